@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv, type Options as AjvOptions } from 'ajv';
+import Fastify from 'fastify';
+import type { AppContext } from './context.js';
+import { handleError, handleNotFound } from './http/error-handler.js';
+import { agentRoutes } from './http/routes/agents.js';
+import { authRoutes } from './http/routes/auth.js';
+import { discoveryRoutes } from './http/routes/discovery.js';
+import { healthRoutes } from './http/routes/health.js';
+import { Capability } from './http/schemas/agents.js';
+import { ErrorResponse } from './http/schemas/common.js';
+import { Chain, DidDocument } from './http/schemas/discovery.js';
+import type { App } from './http/types.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const ajvOptions: AjvOptions = {
+  strict: false,
+  useDefaults: true,
+  removeAdditional: false,
+  allErrors: false,
+};
+// Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
+const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
+const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
+
+export interface BuildAppOptions {
+  logger?: boolean;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    routerOptions: { maxParamLength: 512 },
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: ajvOptions },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
+    bodyAjv.addSchema(schema);
+    textAjv.addSchema(schema);
+    app.addSchema(schema);
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+  );
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+
+  // An empty body with a JSON content type (common on DELETE) is "no body", not malformed JSON.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  // Bearer tokens, never cookies, so any origin may call the API from a browser.
+  await app.register(cors, { origin: '*', exposedHeaders: ['x-request-id', 'retry-after'] });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Agent Registry',
+        version: '0.1.0',
+        description:
+          'Agents prove control of a key, get a DID and a token, publish capabilities, find, invoke and review each other. ' +
+          'Every error is JSON {error, details, code}.',
+      },
+      servers: [{ url: ctx.config.publicUrl }],
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  healthRoutes(app, ctx);
+  authRoutes(app, ctx);
+  agentRoutes(app, ctx);
+  discoveryRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,83 @@
+import crypto, { type KeyObject } from 'node:crypto';
+import { SignJWT, calculateJwkThumbprint, errors, exportJWK, jwtVerify, type JWK } from 'jose';
+import { v7 as uuidv7 } from 'uuid';
+import type { Clock } from '../clock.js';
+import { UnauthorizedError } from '../errors.js';
+
+export interface TokenClaims {
+  sub: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  iss: string;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: number;
+}
+
+export interface TokenServiceOptions {
+  privateKey: KeyObject;
+  issuer: string;
+  ttlSeconds: number;
+  clock: Clock;
+}
+
+/** EdDSA-signed JWTs: `sub` is the agent's DID; the public key is published as a JWKS. */
+export class TokenService {
+  private constructor(
+    private readonly options: TokenServiceOptions,
+    private readonly publicKey: KeyObject,
+    private readonly publicJwk: JWK,
+  ) {}
+
+  static async create(options: TokenServiceOptions): Promise<TokenService> {
+    const publicKey = crypto.createPublicKey(options.privateKey);
+    const jwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(jwk);
+    return new TokenService(options, publicKey, { ...jwk, kid, alg: 'EdDSA', use: 'sig' });
+  }
+
+  get jwks(): { keys: JWK[] } {
+    return { keys: [this.publicJwk] };
+  }
+
+  async issue(did: string): Promise<IssuedToken> {
+    const iat = Math.floor(this.options.clock.now() / 1000);
+    const exp = iat + this.options.ttlSeconds;
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: this.publicJwk.kid as string })
+      .setSubject(did)
+      .setIssuer(this.options.issuer)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .setJti(uuidv7())
+      .sign(this.options.privateKey);
+    return { token, expiresAt: exp * 1000 };
+  }
+
+  /** Checks signature, algorithm, issuer and expiry; throws 401 errors with a code saying which failed. */
+  async verify(token: string): Promise<TokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        algorithms: ['EdDSA'],
+        issuer: this.options.issuer,
+        currentDate: new Date(this.options.clock.now()),
+        requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      });
+      return payload as unknown as TokenClaims;
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) {
+        throw new UnauthorizedError(
+          'TOKEN_EXPIRED',
+          'The token has expired; get a new one at POST /api/auth/token',
+        );
+      }
+      throw new UnauthorizedError(
+        'TOKEN_INVALID',
+        'The bearer token is malformed or its signature does not verify',
+      );
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  /** Base URL the registry is reached at; its host (and port) is the did:web domain. */
+  publicUrl: string;
+  /** did:web domain segment: host, with a port written `%3A<port>` as the did:web method requires. */
+  didWebDomain: string;
+  webhookAllowPrivateNetworks: boolean;
+  logLevel: LogLevel;
+  /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
+  tokenSigningKey: string | undefined;
+  tokenTtlSeconds: number;
+  /** Largest accepted request body in bytes, for every route except invoke. */
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(messages: string[]) {
+    super(`Invalid configuration:\n  - ${messages.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The only reader of environment variables: every setting is parsed and checked here, at boot. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = read('HOST') ?? '0.0.0.0';
+
+  const database = parseDatabaseUrl(read('DATABASE_URL') ?? 'sqlite:./data/registry.db', cwd, problems);
+
+  const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
+  let publicUrl = publicUrlRaw;
+  let didWebDomain = 'localhost';
+  try {
+    const url = new URL(publicUrlRaw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      problems.push(`PUBLIC_URL must be an http(s) URL, got "${publicUrlRaw}"`);
+    } else if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+      problems.push(`PUBLIC_URL must be an origin without path, query or fragment, got "${publicUrlRaw}"`);
+    }
+    publicUrl = url.origin;
+    didWebDomain = url.port === '' ? url.hostname : `${url.hostname}%3A${url.port}`;
+  } catch {
+    problems.push(`PUBLIC_URL must be a URL, got "${publicUrlRaw}"`);
+  }
+
+  const logLevelRaw = (read('LOG_LEVEL') ?? 'info').toLowerCase();
+  const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
+  if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port,
+    host,
+    database,
+    publicUrl,
+    didWebDomain,
+    webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    logLevel: logLevel ?? 'info',
+    tokenSigningKey: read('TOKEN_SIGNING_KEY'),
+    tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
+    bodyLimitBytes: integer('BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
+    trustProxy: boolean('TRUST_PROXY', false),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseDatabaseUrl(raw: string, cwd: string, problems: string[]): DatabaseConfig {
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') {
+      problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/registry.db');
+      return { kind: 'sqlite', path: '' };
+    }
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return { kind: 'postgres', url: raw };
+  problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
+  return { kind: 'sqlite', path: '' };
+}

@@ -1,0 +1,20 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from '../connect.js';
+import * as core from './001-core.js';
+
+/** Explicit, ordered list: a migration is never discovered from the file system at run time. */
+const migrations: Record<string, Migration> = {
+  '001-core': core,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error !== undefined || failed !== undefined) {
+    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    throw new Error(`Database migration failed: ${reason}`, { cause: error });
+  }
+}

@@ -1,0 +1,35 @@
+import type { DeliveryMode, KeyType } from '../../identity/types.js';
+
+export type AgentStatus = 'active' | 'deactivated';
+
+/** One row per registered agent; capabilities and tags are JSON text so one schema serves both dialects. */
+export interface AgentsTable {
+  did: string;
+  key_type: KeyType;
+  /** Lower-case hex, in the form the agent registered it. */
+  public_key: string;
+  /** `<key_type>:<compressed key hex>`: unique, so two encodings of one key are one agent. */
+  key_id: string;
+  chain_id: string | null;
+  name: string;
+  description: string | null;
+  avatar: string | null;
+  website: string | null;
+  capabilities: string;
+  tags: string;
+  status: AgentStatus;
+  invocation_enabled: number;
+  delivery_mode: DeliveryMode;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  referrer: string | null;
+  average_rating: number;
+  reputation_score: number;
+  total_reviews: number;
+  created_at: number;
+  updated_at: number;
+  deactivated_at: number | null;
+}
+
+export const agentsTableName = 'agents';
+export type AgentsPartial = { [agentsTableName]: AgentsTable };

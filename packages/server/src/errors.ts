@@ -1,0 +1,61 @@
+/**
+ * Typed errors carry their HTTP status and a stable machine code; the one error handler in
+ * http/error-handler.ts turns them into `{error, details, code}`. Never match errors by message.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    readonly details: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(`${title}: ${details}`);
+    this.name = new.target.name;
+  }
+}
+
+export class BadRequestError extends ApiError {
+  constructor(code: string, details: string, title = 'Invalid request') {
+    super(400, code, title, details);
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  constructor(code: string, details: string) {
+    super(401, code, 'Unauthorized', details, { 'www-authenticate': 'Bearer' });
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  constructor(code: string, details: string) {
+    super(403, code, 'Forbidden', details);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(code: string, details: string, title = 'Not found') {
+    super(404, code, title, details);
+  }
+}
+
+export class ConflictError extends ApiError {
+  constructor(code: string, details: string, title = 'Conflict') {
+    super(409, code, title, details);
+  }
+}
+
+export class PayloadTooLargeError extends ApiError {
+  constructor(details: string) {
+    super(413, 'PAYLOAD_TOO_LARGE', 'Payload too large', details);
+  }
+}
+
+export class ServiceUnavailableError extends ApiError {
+  constructor(code: string, details: string) {
+    super(503, code, 'Service unavailable', details, { 'retry-after': '1' });
+  }
+}
+
+export const agentNotFound = (did: string): NotFoundError =>
+  new NotFoundError('AGENT_NOT_FOUND', `No active agent is registered with DID ${did}`, 'Agent not found');

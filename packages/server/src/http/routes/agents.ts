@@ -1,0 +1,125 @@
+import type { AppContext } from '../../context.js';
+import {
+  AgentProfile,
+  DeactivateResponse,
+  InvocationConfig,
+  OwnerInvocationConfig,
+  PaymentAddress,
+  RegisterRequest,
+  TokenResponse,
+  UpdateInvocationConfigRequest,
+  UpdateProfileRequest,
+} from '../schemas/agents.js';
+import { DidParams, bearerAuth, errors } from '../schemas/common.js';
+import type { App } from '../types.js';
+
+const tags = ['Agents'];
+
+export function agentRoutes(app: App, ctx: AppContext): void {
+  app.post(
+    '/api/agents/register',
+    {
+      schema: {
+        tags,
+        summary: 'Register an agent by proving control of its key',
+        body: RegisterRequest,
+        response: { 201: TokenResponse, ...errors(400, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await ctx.registration.register(request.body)),
+  );
+
+  app.get(
+    '/api/agents/:did',
+    {
+      schema: {
+        tags,
+        summary: 'Read an agent profile',
+        params: DidParams,
+        response: { 200: AgentProfile, ...errors(400, 404) },
+      },
+    },
+    async (request) => ctx.agents.getProfile(request.params.did),
+  );
+
+  app.put(
+    '/api/agents/:did',
+    {
+      schema: {
+        tags,
+        summary: 'Update your own profile (absent or null fields stay unchanged)',
+        security: bearerAuth,
+        params: DidParams,
+        body: UpdateProfileRequest,
+        response: { 200: AgentProfile, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      return ctx.agents.updateProfile(caller, request.params.did, request.body);
+    },
+  );
+
+  app.delete(
+    '/api/agents/:did',
+    {
+      schema: {
+        tags,
+        summary: 'Deactivate your own agent (soft delete)',
+        security: bearerAuth,
+        params: DidParams,
+        response: { 200: DeactivateResponse, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = await ctx.authentication.authenticate(request.headers.authorization, {
+        allowDeactivated: true,
+      });
+      return ctx.agents.deactivate(caller, request.params.did);
+    },
+  );
+
+  app.get(
+    '/api/agents/:did/invocation',
+    {
+      schema: {
+        tags,
+        summary: 'Read whether and how an agent accepts invocations',
+        params: DidParams,
+        response: { 200: InvocationConfig, ...errors(400, 404) },
+      },
+    },
+    async (request) => ctx.agents.getInvocationConfig(request.params.did),
+  );
+
+  app.put(
+    '/api/agents/:did/invocation',
+    {
+      schema: {
+        tags,
+        summary: 'Configure invocation of your own agent',
+        security: bearerAuth,
+        params: DidParams,
+        body: UpdateInvocationConfigRequest,
+        response: { 200: OwnerInvocationConfig, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      return ctx.agents.updateInvocationConfig(caller, request.params.did, request.body);
+    },
+  );
+
+  app.get(
+    '/api/agents/:did/payment-address',
+    {
+      schema: {
+        tags,
+        summary: 'Payment address of a did:pkh agent',
+        params: DidParams,
+        response: { 200: PaymentAddress, ...errors(400, 404) },
+      },
+    },
+    async (request) => ctx.agents.paymentAddress(request.params.did),
+  );
+}

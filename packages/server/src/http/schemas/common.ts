@@ -1,0 +1,28 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** `type: [T, "null"]` rather than anyOf: clearer validation messages and plain OpenAPI 3.1. */
+export const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String({ description: 'Short title' }),
+    details: Type.String({ description: 'What went wrong and how to fix it' }),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE' }),
+  },
+  { $id: 'ErrorResponse', description: 'Every error of every endpoint has this shape' },
+);
+
+export const errorRef = Type.Ref('ErrorResponse');
+
+/** Error responses for a route, for the OpenAPI document; the error handler produces the body. */
+export const errors = (...statuses: number[]): Record<number, typeof errorRef> =>
+  Object.fromEntries(statuses.map((status) => [status, errorRef]));
+
+export const DidParams = Type.Object({
+  did: Type.String({ description: 'The DID, URL-encoded or raw (did:web:... or did:pkh:...)' }),
+});
+
+export const bearerAuth = [{ bearerAuth: [] }];
+
+export const JsonObject = Type.Object({}, { additionalProperties: true });

@@ -1,0 +1,62 @@
+import type { AgentRow } from '../db/stores/agents.js';
+import type { AgentStatus } from '../db/schema/index.js';
+import type { Capability, DeliveryMode, KeyType } from '../identity/types.js';
+
+export interface AgentEndpoint {
+  type: 'did_document' | 'invoke';
+  url: string;
+}
+
+/** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
+export interface AgentProfile {
+  did: string;
+  name: string;
+  description: string | null;
+  avatar: string | null;
+  website: string | null;
+  public_key: string;
+  key_type: KeyType;
+  chain_id: string | null;
+  capabilities: Capability[];
+  tags: string[];
+  endpoints: AgentEndpoint[];
+  status: AgentStatus;
+  invocation_enabled: boolean;
+  delivery_mode: DeliveryMode;
+  average_rating: number;
+  reputation_score: number;
+  total_reviews: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toAgentProfile(row: AgentRow, publicUrl: string): AgentProfile {
+  const invocationEnabled = row.invocation_enabled === 1;
+  const endpoints: AgentEndpoint[] = [
+    { type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` },
+  ];
+  if (invocationEnabled && row.delivery_mode !== 'none' && row.status === 'active') {
+    endpoints.push({ type: 'invoke', url: `${publicUrl}/api/invoke` });
+  }
+  return {
+    did: row.did,
+    name: row.name,
+    description: row.description,
+    avatar: row.avatar,
+    website: row.website,
+    public_key: row.public_key,
+    key_type: row.key_type,
+    chain_id: row.chain_id,
+    capabilities: JSON.parse(row.capabilities) as Capability[],
+    tags: JSON.parse(row.tags) as string[],
+    endpoints,
+    status: row.status,
+    invocation_enabled: invocationEnabled,
+    delivery_mode: row.delivery_mode,
+    average_rating: row.average_rating,
+    reputation_score: row.reputation_score,
+    total_reviews: row.total_reviews,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import {
+  findActiveAgent,
+  findAgent,
+  updateActiveAgent,
+  type AgentPatch,
+  type AgentRow,
+} from '../db/stores/agents.js';
+import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../errors.js';
+import type { Capability, DeliveryMode } from '../identity/types.js';
+import { toAgentProfile, type AgentProfile } from './agent-view.js';
+import type { AuthenticatedAgent } from './authentication.js';
+import { requireDid } from './did-param.js';
+import { LIMITS } from './limits.js';
+import { assertHttpUrl, assertProfileRules, normaliseCapability } from './profile-rules.js';
+
+/** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
+export interface ProfileUpdate {
+  name?: string | null;
+  description?: string | null;
+  avatar?: string | null;
+  website?: string | null;
+  capabilities?: Capability[] | null;
+  tags?: string[] | null;
+}
+
+export interface InvocationConfig {
+  enabled: boolean;
+  delivery_mode: DeliveryMode;
+}
+
+export interface InvocationConfigUpdate {
+  enabled: boolean;
+  delivery_mode: DeliveryMode;
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+}
+
+/** What the owner sees after configuring: the secret only when the registry generated it just now. */
+export interface OwnerInvocationConfig extends InvocationConfig {
+  webhook_url: string | null;
+  webhook_secret?: string;
+}
+
+export interface PaymentAddress {
+  chain_id: string;
+  address: string;
+  source: 'did';
+}
+
+export interface AgentServiceDeps {
+  db: Db;
+  clock: Clock;
+  didWebDomain: string;
+  publicUrl: string;
+}
+
+export class AgentService {
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** Profiles of deactivated agents stay readable (soft delete keeps the data) with status "deactivated". */
+  async getProfile(rawDid: string | undefined): Promise<AgentProfile> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const row = await findAgent(this.deps.db, did);
+    if (row === undefined) throw agentNotFound(did);
+    return toAgentProfile(row, this.deps.publicUrl);
+  }
+
+  async updateProfile(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+    update: ProfileUpdate,
+  ): Promise<AgentProfile> {
+    const did = await this.requireOwnActiveAgent(caller, rawDid);
+    assertProfileRules(update);
+    const patch: AgentPatch = { updated_at: this.deps.clock.now() };
+    if (update.name != null) patch.name = update.name;
+    if (update.description != null) patch.description = update.description === '' ? null : update.description;
+    if (update.avatar != null) patch.avatar = update.avatar === '' ? null : update.avatar;
+    if (update.website != null) patch.website = update.website === '' ? null : update.website;
+    if (update.capabilities != null)
+      patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
+    if (update.tags != null) patch.tags = JSON.stringify(update.tags);
+    if (!(await updateActiveAgent(this.deps.db, did, patch))) throw agentNotFound(did);
+    return this.getProfile(did);
+  }
+
+  async deactivate(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+  ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
+    const did = await this.requireOwnActiveAgent(caller, rawDid);
+    const now = this.deps.clock.now();
+    const changed = await updateActiveAgent(this.deps.db, did, {
+      status: 'deactivated',
+      deactivated_at: now,
+      updated_at: now,
+    });
+    if (!changed) throw agentNotFound(did);
+    return { did, status: 'deactivated', deactivated_at: now };
+  }
+
+  async getInvocationConfig(rawDid: string | undefined): Promise<InvocationConfig> {
+    const row = await this.requireActiveAgent(rawDid);
+    return { enabled: row.invocation_enabled === 1, delivery_mode: row.delivery_mode };
+  }
+
+  async updateInvocationConfig(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+    update: InvocationConfigUpdate,
+  ): Promise<OwnerInvocationConfig> {
+    const did = await this.requireOwnActiveAgent(caller, rawDid);
+    const current = await this.requireActiveAgent(did);
+    const webhookUrl = update.webhook_url === undefined ? current.webhook_url : update.webhook_url || null;
+    let webhookSecret =
+      update.webhook_secret === undefined ? current.webhook_secret : update.webhook_secret || null;
+    if (webhookUrl !== null) assertHttpUrl('webhook_url', webhookUrl);
+    if (update.webhook_secret) assertWebhookSecret(update.webhook_secret);
+    let generatedSecret: string | undefined;
+    if (update.delivery_mode === 'webhook') {
+      if (webhookUrl === null) {
+        throw new BadRequestError(
+          'WEBHOOK_URL_REQUIRED',
+          'delivery_mode "webhook" needs a webhook_url (http:// or https://)',
+        );
+      }
+      if (webhookSecret === null) {
+        generatedSecret = `whsec_${randomBytes(32).toString('base64')}`;
+        webhookSecret = generatedSecret;
+      }
+    }
+    await updateActiveAgent(this.deps.db, did, {
+      invocation_enabled: update.enabled ? 1 : 0,
+      delivery_mode: update.delivery_mode,
+      webhook_url: webhookUrl,
+      webhook_secret: webhookSecret,
+      updated_at: this.deps.clock.now(),
+    });
+    const config: OwnerInvocationConfig = {
+      enabled: update.enabled,
+      delivery_mode: update.delivery_mode,
+      webhook_url: webhookUrl,
+    };
+    if (generatedSecret !== undefined) config.webhook_secret = generatedSecret;
+    return config;
+  }
+
+  async paymentAddress(rawDid: string | undefined): Promise<PaymentAddress> {
+    const row = await this.requireActiveAgent(rawDid);
+    const parsed = requireDid(row.did, this.deps.didWebDomain);
+    if (parsed.method !== 'pkh') {
+      throw new NotFoundError(
+        'PAYMENT_ADDRESS_UNAVAILABLE',
+        'Payment addresses are derived from did:pkh DIDs; this agent has a did:web DID',
+        'Payment address unavailable',
+      );
+    }
+    return { chain_id: parsed.chainId, address: parsed.address, source: 'did' };
+  }
+
+  private async requireActiveAgent(rawDid: string | undefined): Promise<AgentRow> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const row = await findActiveAgent(this.deps.db, did);
+    if (row === undefined) throw agentNotFound(did);
+    return row;
+  }
+
+  /** 404 before 403: an unknown or deactivated agent is not found, whoever asks. */
+  private async requireOwnActiveAgent(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+  ): Promise<string> {
+    const row = await this.requireActiveAgent(rawDid);
+    if (row.did !== caller.did) {
+      throw new ForbiddenError('NOT_OWNER', `The token belongs to ${caller.did}, not to ${row.did}`);
+    }
+    return row.did;
+  }
+}
+
+/** Standard Webhooks form `whsec_<base64 key of 24-64 bytes>`, or any other 16-256 character string. */
+function assertWebhookSecret(secret: string): void {
+  if (secret.length < LIMITS.webhookSecretMinLength || secret.length > LIMITS.webhookSecretMaxLength) {
+    throw new BadRequestError(
+      'INVALID_WEBHOOK_SECRET',
+      `webhook_secret must be ${LIMITS.webhookSecretMinLength}-${LIMITS.webhookSecretMaxLength} characters`,
+    );
+  }
+  if (secret.startsWith('whsec_')) {
+    const body = secret.slice('whsec_'.length);
+    const key = Buffer.from(body, 'base64');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || key.length < 24 || key.length > 64) {
+      throw new BadRequestError(
+        'INVALID_WEBHOOK_SECRET',
+        'a whsec_ webhook_secret must carry 24-64 bytes of standard base64',
+      );
+    }
+  }
+}

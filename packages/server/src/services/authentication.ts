@@ -1,0 +1,94 @@
+import type { TokenService } from '../auth/tokens.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import { findAgent, findAgentStatus } from '../db/stores/agents.js';
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { DidFormatError, parseDid } from '../identity/did.js';
+import { parsePublicKey } from '../identity/keys.js';
+import { authenticationMessage } from '../identity/messages.js';
+import { assertFreshTimestamp, signatureCoversAny } from './signature-proof.js';
+
+export interface AuthenticatedAgent {
+  did: string;
+}
+
+export interface TokenRequest {
+  did: string;
+  timestamp: number;
+  signature: string;
+}
+
+export interface AuthenticationDeps {
+  db: Db;
+  clock: Clock;
+  tokens: TokenService;
+  didWebDomain: string;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+export class AuthenticationService {
+  constructor(private readonly deps: AuthenticationDeps) {}
+
+  /**
+   * Resolves the bearer token to its agent. A deactivated agent's tokens are refused everywhere except
+   * where the route itself must answer "already deactivated" (a second DELETE answers 404).
+   */
+  async authenticate(
+    authorization: string | undefined,
+    options: { allowDeactivated?: boolean } = {},
+  ): Promise<AuthenticatedAgent> {
+    if (authorization === undefined || authorization === '') {
+      throw new UnauthorizedError('TOKEN_MISSING', 'Send the header Authorization: Bearer <token>');
+    }
+    const match = BEARER.exec(authorization);
+    if (match === null) {
+      throw new UnauthorizedError('TOKEN_INVALID', 'The Authorization header must be "Bearer <token>"');
+    }
+    const claims = await this.deps.tokens.verify(match[1] as string);
+    const status = await findAgentStatus(this.deps.db, claims.sub);
+    if (status === undefined) {
+      throw new UnauthorizedError('TOKEN_INVALID', 'The token names an agent this registry does not know');
+    }
+    if (status !== 'active' && options.allowDeactivated !== true) {
+      throw new UnauthorizedError(
+        'AGENT_DEACTIVATED',
+        'The agent this token belongs to has been deactivated',
+      );
+    }
+    return { did: claims.sub };
+  }
+
+  /** A fresh token for an agent that signs `{purpose:"authenticate", did, timestamp}` with its key. */
+  async tokenForSignature(
+    request: TokenRequest,
+  ): Promise<{ did: string; token: string; expires_at: number }> {
+    let did: string;
+    try {
+      did = parseDid(request.did, this.deps.didWebDomain).did;
+    } catch (error) {
+      if (error instanceof DidFormatError) throw new BadRequestError('INVALID_DID', error.message);
+      throw error;
+    }
+    assertFreshTimestamp(request.timestamp, this.deps.clock.now());
+    const agent = await findAgent(this.deps.db, did);
+    if (agent === undefined || agent.status !== 'active') {
+      throw new NotFoundError(
+        'AGENT_NOT_FOUND',
+        `No active agent is registered with DID ${did}`,
+        'Agent not found',
+      );
+    }
+    const key = parsePublicKey(agent.key_type, agent.public_key);
+    // The agent signs the DID exactly as it sent it, so verify over that spelling.
+    const message = authenticationMessage(agent.key_type, request.did, request.timestamp);
+    if (!signatureCoversAny(key, [message], request.signature)) {
+      throw new UnauthorizedError(
+        'INVALID_SIGNATURE',
+        `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, timestamp}`,
+      );
+    }
+    const issued = await this.deps.tokens.issue(did);
+    return { did, token: issued.token, expires_at: issued.expiresAt };
+  }
+}

@@ -1,0 +1,55 @@
+import type { Db } from '../db/connect.js';
+import { findActiveAgent } from '../db/stores/agents.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { isAgentId, webDid } from '../identity/did.js';
+import { buildDidDocument, type DidDocument } from '../identity/did-document.js';
+import { parsePublicKey } from '../identity/keys.js';
+import { requireDid } from './did-param.js';
+
+export interface DidResolutionDeps {
+  db: Db;
+  didWebDomain: string;
+  publicUrl: string;
+}
+
+const didNotFound = (did: string): NotFoundError =>
+  new NotFoundError(
+    'DID_NOT_FOUND',
+    `${did} is not a DID of an active agent of this registry`,
+    'DID not found',
+  );
+
+export class DidResolutionService {
+  constructor(private readonly deps: DidResolutionDeps) {}
+
+  async resolve(rawDid: string | undefined): Promise<DidDocument> {
+    const parsed = requireDid(rawDid, this.deps.didWebDomain);
+    if (parsed.method === 'web' && !parsed.isLocal) throw didNotFound(parsed.did);
+    return this.documentFor(parsed.did);
+  }
+
+  /** The did.json of `did:web:<registry domain>:agent:<id>`. */
+  async resolveWebAgent(agentId: string | undefined): Promise<DidDocument> {
+    if (agentId === undefined || !isAgentId(agentId)) {
+      throw new BadRequestError(
+        'INVALID_AGENT_ID',
+        'The agent id in a did:web path is 32 hexadecimal characters',
+      );
+    }
+    return this.documentFor(webDid(this.deps.didWebDomain, agentId.toLowerCase()));
+  }
+
+  private async documentFor(did: string): Promise<DidDocument> {
+    const row = await findActiveAgent(this.deps.db, did);
+    if (row === undefined) throw didNotFound(did);
+    const key = parsePublicKey(row.key_type, row.public_key);
+    return buildDidDocument({
+      did: row.did,
+      keyType: row.key_type,
+      publicKeyHex: row.public_key,
+      chainId: row.chain_id,
+      address: key.address,
+      profileUrl: `${this.deps.publicUrl}/api/agents/${encodeURIComponent(row.did)}`,
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { Ajv } from 'ajv';
+import { BadRequestError } from '../errors.js';
+import type { Capability } from '../identity/types.js';
+import { LIMITS } from './limits.js';
+
+const schemaChecker = new Ajv({ strict: false, validateSchema: true });
+
+/** A valid absolute http(s) URL of at most 2048 characters, or a 400 naming the field. */
+export function assertHttpUrl(field: string, value: string): void {
+  if (value.length > LIMITS.urlMaxLength) {
+    throw new BadRequestError('INVALID_URL', `${field} must be at most ${LIMITS.urlMaxLength} characters`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BadRequestError('INVALID_URL', `${field} must be an absolute http:// or https:// URL`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+    throw new BadRequestError('INVALID_URL', `${field} must be an absolute http:// or https:// URL`);
+  }
+}
+
+/** Rules the request schema cannot state: URL validity and capability JSON Schemas that compile. */
+export function assertProfileRules(profile: {
+  avatar?: string | null;
+  website?: string | null;
+  capabilities?: Capability[] | null;
+}): void {
+  if (profile.avatar) assertHttpUrl('profile.avatar', profile.avatar);
+  if (profile.website) assertHttpUrl('profile.website', profile.website);
+  profile.capabilities?.forEach((capability, index) => {
+    for (const member of ['input_schema', 'output_schema'] as const) {
+      const schema = capability[member];
+      if (schema === undefined || schema === null) continue;
+      if (!schemaChecker.validateSchema(schema)) {
+        const reason = schemaChecker.errorsText(schemaChecker.errors, { dataVar: member });
+        throw new BadRequestError(
+          'INVALID_CAPABILITY_SCHEMA',
+          `capabilities[${index}].${member} is not a valid JSON Schema: ${reason}`,
+        );
+      }
+    }
+  });
+}
+
+/** The stored form of a capability: known members only, absent optional members left out. */
+export function normaliseCapability(capability: Capability): Capability {
+  const stored: Capability = { type: capability.type };
+  if (capability.description != null) stored.description = capability.description;
+  if (capability.tags != null) stored.tags = capability.tags;
+  if (capability.input_schema != null) stored.input_schema = capability.input_schema;
+  if (capability.output_schema != null) stored.output_schema = capability.output_schema;
+  return stored;
+}

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { TokenService } from '../auth/tokens.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { insertAgent } from '../db/stores/agents.js';
+import { BadRequestError, ConflictError } from '../errors.js';
+import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
+import { pkhDid, webDid } from '../identity/did.js';
+import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
+import { registrationMessages } from '../identity/messages.js';
+import type { KeyType, ProfileInput } from '../identity/types.js';
+import { assertProfileRules, normaliseCapability } from './profile-rules.js';
+import { assertFreshTimestamp, invalidSignature, signatureCoversAny } from './signature-proof.js';
+
+export interface RegisterCommand {
+  public_key: string;
+  key_type?: KeyType;
+  chain_id?: string | null;
+  profile: ProfileInput;
+  timestamp: number;
+  signature: string;
+  referrer?: string | null;
+}
+
+export interface RegisterResult {
+  did: string;
+  token: string;
+  expires_at: number;
+}
+
+export interface RegistrationDeps {
+  db: Db;
+  clock: Clock;
+  tokens: TokenService;
+  didWebDomain: string;
+}
+
+export class RegistrationService {
+  constructor(private readonly deps: RegistrationDeps) {}
+
+  async register(command: RegisterCommand): Promise<RegisterResult> {
+    const keyType = command.key_type ?? 'ed25519';
+    const chainId = this.checkChain(keyType, command.chain_id ?? null);
+    const key = this.parseKey(keyType, command.public_key);
+    assertProfileRules(command.profile);
+    const now = this.deps.clock.now();
+    assertFreshTimestamp(command.timestamp, now);
+
+    const messages = registrationMessages(keyType, { ...command, chain_id: chainId });
+    if (!signatureCoversAny(key, messages, command.signature)) {
+      throw invalidSignature(
+        keyType === 'ed25519'
+          ? 'signature is not a valid Ed25519 signature by public_key over the canonical registration message (section 5.1)'
+          : 'signature does not recover to public_key under EIP-191 personal_sign over the registration message (section 5.2)',
+      );
+    }
+
+    const did =
+      key.address !== null && chainId !== null
+        ? pkhDid(chainId, key.address)
+        : webDid(this.deps.didWebDomain, randomBytes(16).toString('hex'));
+    const { profile } = command;
+    try {
+      await insertAgent(this.deps.db, {
+        did,
+        key_type: keyType,
+        public_key: key.hex,
+        key_id: key.keyId,
+        chain_id: chainId,
+        name: profile.name,
+        description: profile.description || null,
+        avatar: profile.avatar || null,
+        website: profile.website || null,
+        capabilities: JSON.stringify(profile.capabilities.map(normaliseCapability)),
+        tags: JSON.stringify(profile.tags ?? []),
+        status: 'active',
+        invocation_enabled: 0,
+        delivery_mode: 'none',
+        webhook_url: null,
+        webhook_secret: null,
+        referrer: command.referrer ?? null,
+        average_rating: 0,
+        reputation_score: 0,
+        total_reviews: 0,
+        created_at: now,
+        updated_at: now,
+        deactivated_at: null,
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new ConflictError(
+          'PUBLIC_KEY_EXISTS',
+          'An agent with this public key is already registered; use POST /api/auth/token to get a token for it',
+          'Agent already exists',
+        );
+      }
+      throw error;
+    }
+    const issued = await this.deps.tokens.issue(did);
+    return { did, token: issued.token, expires_at: issued.expiresAt };
+  }
+
+  private checkChain(keyType: KeyType, chainId: string | null): string | null {
+    if (keyType === 'ed25519') {
+      if (chainId !== null) {
+        throw new BadRequestError(
+          'INVALID_CHAIN_ID',
+          'chain_id applies to secp256k1 keys only; omit it for ed25519',
+        );
+      }
+      return null;
+    }
+    if (chainId === null) {
+      throw new BadRequestError(
+        'CHAIN_ID_REQUIRED',
+        'chain_id is required for secp256k1 keys, e.g. "eip155:1"',
+      );
+    }
+    if (!CHAIN_ID_PATTERN.test(chainId)) {
+      throw new BadRequestError(
+        'INVALID_CHAIN_ID',
+        `chain_id "${chainId}" is not a CAIP-2 eip155 chain id such as "eip155:1"`,
+      );
+    }
+    if (findChain(chainId) === undefined) {
+      throw new BadRequestError(
+        'UNSUPPORTED_CHAIN',
+        `chain_id "${chainId}" is not supported; see GET /api/chains`,
+      );
+    }
+    return chainId;
+  }
+
+  private parseKey(keyType: KeyType, publicKey: string): ParsedPublicKey {
+    try {
+      return parsePublicKey(keyType, publicKey);
+    } catch (error) {
+      if (error instanceof InvalidPublicKeyError) {
+        throw new BadRequestError('INVALID_PUBLIC_KEY', error.message, 'Invalid public key');
+      }
+      throw error;
+    }
+  }
+}
