@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { decodeJwt } from 'jose';
+import {
+  agentPath,
+  bearer,
+  ed25519Agent,
+  register,
+  secp256k1Agent,
+  startRegistry,
+  type TestRegistry,
+} from './helpers.js';
+
+describe('POST /api/auth/token', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startRegistry();
+  });
+  after(() => registry.close());
+
+  const requestToken = (payload: Record<string, unknown>) =>
+    registry.app.inject({ method: 'POST', url: '/api/auth/token', payload });
+
+  for (const makeAgent of [ed25519Agent, () => secp256k1Agent({ chainId: 'eip155:42161' })]) {
+    test(`an agent whose token expired signs in again (${makeAgent().keyType})`, async () => {
+      const { did, agent, token: first } = await register(registry, makeAgent());
+      registry.clock.advance(25 * 60 * 60 * 1000);
+      const expired = await registry.app.inject({
+        method: 'PUT',
+        url: agentPath(did),
+        headers: bearer(first),
+        payload: { name: 'x' },
+      });
+      assert.equal(expired.statusCode, 401);
+      assert.equal(expired.json().code, 'TOKEN_EXPIRED');
+
+      const timestamp = registry.clock.now();
+      const response = await requestToken({
+        did,
+        timestamp,
+        signature: await agent.sign(agent.authenticationMessage(did, timestamp)),
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const { token, expires_at } = response.json<{ token: string; expires_at: number }>();
+      const claims = decodeJwt(token);
+      assert.equal(claims.sub, did);
+      assert.equal(expires_at, (claims.exp as number) * 1000);
+      assert.equal(claims.exp, Math.floor(timestamp / 1000) + 24 * 60 * 60);
+      const renamed = await registry.app.inject({
+        method: 'PUT',
+        url: agentPath(did),
+        headers: bearer(token),
+        payload: { name: 'Again' },
+      });
+      assert.equal(renamed.statusCode, 200, renamed.body);
+    });
+  }
+
+  test('401 for a signature by another key or over another message', async () => {
+    const { did, agent } = await register(registry);
+    const impostor = ed25519Agent();
+    const timestamp = registry.clock.now();
+    const forged = await requestToken({
+      did,
+      timestamp,
+      signature: await impostor.sign(impostor.authenticationMessage(did, timestamp)),
+    });
+    assert.equal(forged.statusCode, 401);
+    assert.equal(forged.json().code, 'INVALID_SIGNATURE');
+    const wrongMessage = await requestToken({
+      did,
+      timestamp,
+      signature: await agent.sign(agent.authenticationMessage(did, timestamp + 1)),
+    });
+    assert.equal(wrongMessage.statusCode, 401);
+  });
+
+  test('400 for a stale timestamp or malformed DID; 404 for unknown or deactivated agents', async () => {
+    const { did, agent, token } = await register(registry);
+    const stale = registry.clock.now() - 6 * 60 * 1000;
+    const old = await requestToken({
+      did,
+      timestamp: stale,
+      signature: await agent.sign(agent.authenticationMessage(did, stale)),
+    });
+    assert.equal(old.statusCode, 400);
+    assert.equal(old.json().code, 'TIMESTAMP_OUT_OF_RANGE');
+    const now = registry.clock.now();
+    const malformed = await requestToken({ did: 'did:nope', timestamp: now, signature: 'ab' });
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(malformed.json().code, 'INVALID_DID');
+    const unknownDid = `did:web:localhost%3A8080:agent:${'9a'.repeat(16)}`;
+    const unknown = await requestToken({
+      did: unknownDid,
+      timestamp: now,
+      signature: await agent.sign(agent.authenticationMessage(unknownDid, now)),
+    });
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(
+      (await registry.app.inject({ method: 'DELETE', url: agentPath(did), headers: bearer(token) }))
+        .statusCode,
+      200,
+    );
+    const deactivated = await requestToken({
+      did,
+      timestamp: now,
+      signature: await agent.sign(agent.authenticationMessage(did, now)),
+    });
+    assert.equal(deactivated.statusCode, 404);
+    const missing = await requestToken({ did });
+    assert.equal(missing.statusCode, 400);
+    assert.equal(missing.json().code, 'VALIDATION_FAILED');
+  });
+});

@@ -1,0 +1,214 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Wallet } from 'ethers';
+import { buildApp } from '../src/app.js';
+import type { Clock } from '../src/clock.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { createContext, type AppContext } from '../src/context.js';
+import type { App } from '../src/http/types.js';
+
+/** A clock tests can move: starts at the real time so signed timestamps look current. */
+export class TestClock implements Clock {
+  constructor(private current = Date.now()) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export interface TestRegistry {
+  app: App;
+  ctx: AppContext;
+  clock: TestClock;
+  config: Config;
+  dbFile: string;
+  close(): Promise<void>;
+}
+
+/** A registry on its own real SQLite file, built through the same composition root as production. */
+export async function startRegistry(env: Record<string, string> = {}): Promise<TestRegistry> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-test-'));
+  const dbFile = path.join(dir, 'registry.db');
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${dbFile}`,
+    PUBLIC_URL: 'http://localhost:8080',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const clock = new TestClock();
+  const ctx = await createContext(config, { clock });
+  const app = await buildApp(ctx, { logger: false });
+  await app.ready();
+  return {
+    app,
+    ctx,
+    clock,
+    config,
+    dbFile,
+    close: async () => {
+      await app.close();
+      await ctx.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Capability {
+  type: string;
+  description?: string | null;
+  tags?: string[] | null;
+  input_schema?: Record<string, unknown> | null;
+  output_schema?: Record<string, unknown> | null;
+}
+
+export interface Profile {
+  name: string;
+  description?: string | null;
+  capabilities: Capability[];
+  tags?: string[] | null;
+  avatar?: string | null;
+  website?: string | null;
+}
+
+export const defaultProfile = (): Profile => ({
+  name: 'Translator',
+  description: 'Translates text between languages',
+  capabilities: [{ type: 'translation', description: 'English to French', tags: ['en', 'fr'] }],
+  tags: ['language'],
+});
+
+/** Canonical JSON written out independently of the library the service uses: the rule of section 5.1. */
+export function referenceCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, member]) => member !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${referenceCanonicalJson(member)}`).join(',')}}`;
+}
+
+export interface TestAgent {
+  keyType: 'ed25519' | 'secp256k1';
+  publicKey: string;
+  chainId: string | null;
+  sign(message: string): Promise<string>;
+  registrationMessage(profile: Profile, timestamp: number): string;
+  authenticationMessage(did: string, timestamp: number): string;
+}
+
+/** Ed25519 keys and signatures from node:crypto. */
+export function ed25519Agent(): TestAgent {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
+  const jwk = publicKey.export({ format: 'jwk' });
+  const publicKeyHex = Buffer.from(jwk.x as string, 'base64url').toString('hex');
+  return {
+    keyType: 'ed25519',
+    publicKey: publicKeyHex,
+    chainId: null,
+    sign: async (message) => crypto.sign(null, Buffer.from(message, 'utf8'), privateKey).toString('hex'),
+    registrationMessage: (profile, timestamp) =>
+      referenceCanonicalJson({
+        key_type: 'ed25519',
+        profile: {
+          avatar: profile.avatar ?? null,
+          capabilities: profile.capabilities,
+          description: profile.description ?? null,
+          name: profile.name,
+          tags: profile.tags ?? [],
+          website: profile.website ?? null,
+        },
+        public_key: publicKeyHex,
+        purpose: 'registration',
+        timestamp,
+      }),
+    authenticationMessage: (did, timestamp) =>
+      referenceCanonicalJson({ did, purpose: 'authenticate', timestamp }),
+  };
+}
+
+/** secp256k1 keys and EIP-191 personal_sign signatures from ethers. */
+export function secp256k1Agent(
+  options: { chainId?: string; compressed?: boolean; wallet?: Wallet } = {},
+): TestAgent & { wallet: Wallet } {
+  const wallet = options.wallet ?? (Wallet.createRandom() as unknown as Wallet);
+  const publicKey = (
+    options.compressed ? wallet.signingKey.compressedPublicKey : wallet.signingKey.publicKey
+  ).slice(2);
+  const chainId = options.chainId ?? 'eip155:1';
+  return {
+    wallet,
+    keyType: 'secp256k1',
+    publicKey,
+    chainId,
+    sign: (message) => wallet.signMessage(message),
+    registrationMessage: (profile, timestamp) =>
+      JSON.stringify({
+        purpose: 'registration',
+        public_key: publicKey,
+        key_type: 'secp256k1',
+        chain_id: chainId,
+        profile: {
+          name: profile.name,
+          description: profile.description,
+          avatar: profile.avatar ?? null,
+          website: profile.website ?? null,
+          capabilities: profile.capabilities.map((capability) => ({
+            type: capability.type,
+            description: capability.description,
+            tags: capability.tags ?? [],
+          })),
+          tags: profile.tags,
+        },
+        timestamp,
+      }),
+    authenticationMessage: (did, timestamp) => JSON.stringify({ purpose: 'authenticate', did, timestamp }),
+  };
+}
+
+export async function registrationBody(
+  agent: TestAgent,
+  profile: Profile,
+  timestamp: number,
+  extra: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {
+    public_key: agent.publicKey,
+    key_type: agent.keyType,
+    profile,
+    timestamp,
+    signature: await agent.sign(agent.registrationMessage(profile, timestamp)),
+    ...extra,
+  };
+  if (agent.chainId !== null) body.chain_id = agent.chainId;
+  return body;
+}
+
+export interface Registered {
+  did: string;
+  token: string;
+  agent: TestAgent;
+}
+
+export async function register(
+  registry: TestRegistry,
+  agent: TestAgent = ed25519Agent(),
+  profile: Profile = defaultProfile(),
+): Promise<Registered> {
+  const response = await registry.app.inject({
+    method: 'POST',
+    url: '/api/agents/register',
+    payload: await registrationBody(agent, profile, registry.clock.now()),
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`registration failed: ${response.statusCode} ${response.body}`);
+  const { did, token } = response.json<{ did: string; token: string }>();
+  return { did, token, agent };
+}
+
+export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+export const agentPath = (did: string, suffix = ''): string =>
+  `/api/agents/${encodeURIComponent(did)}${suffix}`;
