@@ -1,0 +1,24 @@
+export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
+export type TaskDelivery = 'queue' | 'webhook';
+
+/** One invocation of one capability; the row is the truth of the task state machine. */
+export interface TasksTable {
+  id: string;
+  caller_did: string;
+  target_did: string;
+  capability: string;
+  /** JSON text of the invocation input. */
+  input: string;
+  status: TaskStatus;
+  delivery_mode: TaskDelivery;
+  /** JSON text of the result, once completed. */
+  output: string | null;
+  error: string | null;
+  created_at: number;
+  deadline_at: number;
+  accepted_at: number | null;
+  completed_at: number | null;
+}
+
+export const tasksTableName = 'tasks';
+export type TasksPartial = { [tasksTableName]: TasksTable };
