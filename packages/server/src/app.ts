@@ -11,6 +11,7 @@ import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
+import { invocationRoutes } from './http/routes/invocation.js';
 import { Capability } from './http/schemas/agents.js';
 import { ErrorResponse } from './http/schemas/common.js';
 import { Chain, DidDocument } from './http/schemas/discovery.js';
@@ -24,9 +25,6 @@ const ajvOptions: AjvOptions = {
   removeAdditional: false,
   allErrors: false,
 };
-// Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
-const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
-const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
 export interface BuildAppOptions {
   logger?: boolean;
@@ -48,6 +46,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     ajv: { customOptions: ajvOptions },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
+  const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
+  const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
   for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
     bodyAjv.addSchema(schema);
     textAjv.addSchema(schema);
@@ -62,6 +63,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // An empty body with a JSON content type (common on DELETE) is "no body", not malformed JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
+  // JSON only: a text/plain body is a 415, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text === '') {
@@ -104,5 +107,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
   discoveryRoutes(app, ctx);
+  invocationRoutes(app, ctx);
+  // Blocked invocations and long polls answer at once instead of holding shutdown for minutes.
+  app.addHook('preClose', async () => ctx.stopWaiters());
   return app;
 }

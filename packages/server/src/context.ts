@@ -8,6 +8,15 @@ import { AgentService } from './services/agents.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
+import { AgentTaskService } from './services/agent-tasks.js';
+import { InvocationService } from './services/invocation.js';
+import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
+import { QueueDeliverer, WebhookDeliverer } from './invocation/deliverers.js';
+import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invocation/network-policy.js';
+import { SchemaCache } from './invocation/schema-cache.js';
+import { TaskStateMachine } from './invocation/task-state.js';
+import { LIMITS } from './services/limits.js';
+import pino from 'pino';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -19,11 +28,18 @@ export interface AppContext {
   authentication: AuthenticationService;
   agents: AgentService;
   didResolution: DidResolutionService;
+  events: TaskEvents;
+  invocation: InvocationService;
+  agentTasks: AgentTaskService;
+  /** Ends blocked invocations and long polls, so shutdown does not wait minutes for them. */
+  stopWaiters(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface ContextOverrides {
   clock?: Clock;
+  /** DNS for webhook hosts; tests simulate rebinding with it. */
+  resolveHost?: HostResolver;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
@@ -40,6 +56,32 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
+    const events: TaskEvents = new InProcessTaskEvents();
+    const states = new TaskStateMachine(db, clock, events);
+    const webhookPolicy = new WebhookNetworkPolicy(
+      config.webhookAllowPrivateNetworks,
+      overrides.resolveHost ?? systemResolver,
+    );
+    const log = pino({ level: config.logLevel });
+    const invocation = new InvocationService({
+      db,
+      clock,
+      events,
+      states,
+      schemas: new SchemaCache(),
+      didWebDomain,
+      deliverers: {
+        queue: new QueueDeliverer(events),
+        webhook: new WebhookDeliverer({
+          clock,
+          states,
+          policy: webhookPolicy,
+          maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+          log,
+        }),
+      },
+    });
+    const agentTasks = new AgentTaskService({ db, clock, events, states });
     return {
       config,
       clock,
@@ -47,9 +89,21 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       tokens,
       registration: new RegistrationService({ db, clock, tokens, didWebDomain }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
-      agents: new AgentService({ db, clock, didWebDomain, publicUrl }),
+      agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
-      close: () => database.close(),
+      events,
+      invocation,
+      agentTasks,
+      stopWaiters: async () => {
+        agentTasks.shutdown();
+        await invocation.shutdown();
+      },
+      close: async () => {
+        agentTasks.shutdown();
+        await invocation.shutdown();
+        await events.close();
+        await database.close();
+      },
     };
   } catch (error) {
     await database.close();

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly title: string,
     readonly details: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Members added to the error body, e.g. the task_id of a failed invocation. */
+    readonly extra: Readonly<Record<string, string>> = {},
   ) {
     super(`${title}: ${details}`);
     this.name = new.target.name;

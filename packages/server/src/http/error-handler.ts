@@ -5,6 +5,7 @@ interface ErrorBody {
   error: string;
   details: string;
   code: string;
+  [extra: string]: string;
 }
 
 interface ValidationIssue {
@@ -46,7 +47,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   let body: ErrorBody;
   if (error instanceof ApiError) {
     status = error.status;
-    body = { error: error.title, details: error.details, code: error.code };
+    body = { ...error.extra, error: error.title, details: error.details, code: error.code };
     reply.headers(error.headers);
   } else if (error.validation !== undefined) {
     const issue = error.validation[0] as ValidationIssue | undefined;

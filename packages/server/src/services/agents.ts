@@ -10,6 +10,7 @@ import {
 } from '../db/stores/agents.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../errors.js';
 import type { Capability, DeliveryMode } from '../identity/types.js';
+import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
@@ -55,6 +56,7 @@ export interface AgentServiceDeps {
   clock: Clock;
   didWebDomain: string;
   publicUrl: string;
+  webhookPolicy: WebhookNetworkPolicy;
 }
 
 export class AgentService {
@@ -117,7 +119,17 @@ export class AgentService {
     const webhookUrl = update.webhook_url === undefined ? current.webhook_url : update.webhook_url || null;
     let webhookSecret =
       update.webhook_secret === undefined ? current.webhook_secret : update.webhook_secret || null;
-    if (webhookUrl !== null) assertHttpUrl('webhook_url', webhookUrl);
+    if (webhookUrl !== null) {
+      assertHttpUrl('webhook_url', webhookUrl);
+      try {
+        await this.deps.webhookPolicy.checkConfiguredUrl(new URL(webhookUrl));
+      } catch (error) {
+        if (error instanceof ForbiddenWebhookTargetError) {
+          throw new BadRequestError('WEBHOOK_URL_FORBIDDEN', `webhook_url is not allowed: ${error.message}`);
+        }
+        throw error;
+      }
+    }
     if (update.webhook_secret) assertWebhookSecret(update.webhook_secret);
     let generatedSecret: string | undefined;
     if (update.delivery_mode === 'webhook') {
@@ -181,8 +193,14 @@ export class AgentService {
   }
 }
 
-/** Standard Webhooks form `whsec_<base64 key of 24-64 bytes>`, or any other 16-256 character string. */
+/** Standard Webhooks form `whsec_<base64 key of 24-64 bytes>`, or any other 16-256 printable ASCII characters. */
 function assertWebhookSecret(secret: string): void {
+  if (!/^[\x21-\x7e]+$/.test(secret)) {
+    throw new BadRequestError(
+      'INVALID_WEBHOOK_SECRET',
+      'webhook_secret must be printable ASCII without spaces',
+    );
+  }
   if (secret.length < LIMITS.webhookSecretMinLength || secret.length > LIMITS.webhookSecretMaxLength) {
     throw new BadRequestError(
       'INVALID_WEBHOOK_SECRET',

@@ -32,11 +32,11 @@ export class AuthenticationService {
 
   /**
    * Resolves the bearer token to its agent. A deactivated agent's tokens are refused everywhere except
-   * where the route itself must answer "already deactivated" (a second DELETE answers 404).
+   * on its own DID where the route must answer "already deactivated" (a second DELETE answers 404).
    */
   async authenticate(
     authorization: string | undefined,
-    options: { allowDeactivated?: boolean } = {},
+    options: { allowDeactivatedFor?: string } = {},
   ): Promise<AuthenticatedAgent> {
     if (authorization === undefined || authorization === '') {
       throw new UnauthorizedError('TOKEN_MISSING', 'Send the header Authorization: Bearer <token>');
@@ -50,13 +50,22 @@ export class AuthenticationService {
     if (status === undefined) {
       throw new UnauthorizedError('TOKEN_INVALID', 'The token names an agent this registry does not know');
     }
-    if (status !== 'active' && options.allowDeactivated !== true) {
+    if (status !== 'active' && !this.namesSameAgent(options.allowDeactivatedFor, claims.sub)) {
       throw new UnauthorizedError(
         'AGENT_DEACTIVATED',
         'The agent this token belongs to has been deactivated',
       );
     }
     return { did: claims.sub };
+  }
+
+  private namesSameAgent(rawDid: string | undefined, did: string): boolean {
+    if (rawDid === undefined) return false;
+    try {
+      return parseDid(rawDid, this.deps.didWebDomain).did === did;
+    } catch {
+      return false;
+    }
   }
 
   /** A fresh token for an agent that signs `{purpose:"authenticate", did, timestamp}` with its key. */

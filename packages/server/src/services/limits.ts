@@ -13,4 +13,15 @@ export const LIMITS = {
   timestampSkewMs: 5 * 60 * 1000,
   webhookSecretMinLength: 16,
   webhookSecretMaxLength: 256,
+  /** Invocation input and task output: 1 MiB of serialised JSON (2^20 bytes). */
+  invocationPayloadMaxBytes: 1024 * 1024,
+  /** Room for the envelope around a 1 MiB input (target_did, capability, timeout_ms). */
+  invocationBodyLimitBytes: 1024 * 1024 + 64 * 1024,
+  invokeTimeoutDefaultMs: 30_000,
+  invokeTimeoutMinMs: 100,
+  invokeTimeoutMaxMs: 300_000,
+  pendingTasksDefaultLimit: 10,
+  pendingTasksMaxLimit: 50,
+  pendingTasksMaxWaitSeconds: 60,
+  taskErrorMaxLength: 10_000,
 } as const;

@@ -3,7 +3,8 @@ import { BadRequestError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
 import { LIMITS } from './limits.js';
 
-const schemaChecker = new Ajv({ strict: false, validateSchema: true });
+// addUsedSchema: false keeps agents' schemas (and their $id) out of the shared instance.
+const schemaChecker = new Ajv({ strict: false, validateSchema: true, addUsedSchema: false });
 
 /** A valid absolute http(s) URL of at most 2048 characters, or a 400 naming the field. */
 export function assertHttpUrl(field: string, value: string): void {
@@ -33,8 +34,17 @@ export function assertProfileRules(profile: {
     for (const member of ['input_schema', 'output_schema'] as const) {
       const schema = capability[member];
       if (schema === undefined || schema === null) continue;
+      let reason: string | undefined;
       if (!schemaChecker.validateSchema(schema)) {
-        const reason = schemaChecker.errorsText(schemaChecker.errors, { dataVar: member });
+        reason = schemaChecker.errorsText(schemaChecker.errors, { dataVar: member });
+      } else {
+        try {
+          schemaChecker.compile(schema);
+        } catch (error) {
+          reason = error instanceof Error ? error.message : 'it does not compile';
+        }
+      }
+      if (reason !== undefined) {
         throw new BadRequestError(
           'INVALID_CAPABILITY_SCHEMA',
           `capabilities[${index}].${member} is not a valid JSON Schema: ${reason}`,

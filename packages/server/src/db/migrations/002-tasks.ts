@@ -12,6 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('delivery_mode', 'text', (col) => col.notNull())
     .addColumn('output', 'text')
     .addColumn('error', 'text')
+    .addColumn('error_code', 'text')
     .addColumn('created_at', 'bigint', (col) => col.notNull())
     .addColumn('deadline_at', 'bigint', (col) => col.notNull())
     .addColumn('accepted_at', 'bigint')

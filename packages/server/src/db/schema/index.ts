@@ -6,4 +6,4 @@ export type DatabaseSchema = AgentsPartial & RegistrySettingsPartial & TasksPart
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
-export type { TaskDelivery, TaskStatus, TasksTable } from './tasks.js';
+export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './tasks.js';

@@ -1,5 +1,6 @@
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
 export type TaskDelivery = 'queue' | 'webhook';
+export type TaskErrorCode = 'AGENT_ERROR' | 'WEBHOOK_FAILED' | 'SHUTDOWN';
 
 /** One invocation of one capability; the row is the truth of the task state machine. */
 export interface TasksTable {
@@ -14,6 +15,8 @@ export interface TasksTable {
   /** JSON text of the result, once completed. */
   output: string | null;
   error: string | null;
+  /** Why a failed task failed: the agent reported it, or the webhook could not deliver it. */
+  error_code: TaskErrorCode | null;
   created_at: number;
   deadline_at: number;
   accepted_at: number | null;

@@ -73,7 +73,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const caller = await ctx.authentication.authenticate(request.headers.authorization, {
-        allowDeactivated: true,
+        allowDeactivatedFor: request.params.did,
       });
       return ctx.agents.deactivate(caller, request.params.did);
     },

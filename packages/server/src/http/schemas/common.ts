@@ -9,6 +9,7 @@ export const ErrorResponse = Type.Object(
     error: Type.String({ description: 'Short title' }),
     details: Type.String({ description: 'What went wrong and how to fix it' }),
     code: Type.String({ description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE' }),
+    task_id: Type.Optional(Type.String({ description: 'The task, when an invocation failed or timed out' })),
   },
   { $id: 'ErrorResponse', description: 'Every error of every endpoint has this shape' },
 );

@@ -1,0 +1,77 @@
+import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../services/limits.js';
+import { JsonObject } from './common.js';
+
+export const InvokeRequest = Type.Object({
+  target_did: Type.String({ minLength: 1, maxLength: 512 }),
+  capability: Type.String({
+    minLength: 1,
+    maxLength: LIMITS.capabilityTypeMaxLength,
+    description: 'A capability type the target offers',
+  }),
+  input: JsonObject,
+  timeout_ms: Type.Optional(
+    Type.Integer({
+      minimum: LIMITS.invokeTimeoutMinMs,
+      maximum: LIMITS.invokeTimeoutMaxMs,
+      default: LIMITS.invokeTimeoutDefaultMs,
+      description: 'How long to wait for the result (default 30000, max 300000)',
+    }),
+  ),
+});
+
+export const InvokeResponse = Type.Object({
+  task_id: Type.String(),
+  status: Type.Literal('completed'),
+  output: JsonObject,
+});
+
+export const TaskParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const TaskStatus = Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] });
+
+export const TaskResponse = Type.Object({
+  task_id: Type.String(),
+  status: TaskStatus,
+  capability: Type.String(),
+  target_did: Type.String(),
+  caller_did: Type.String(),
+  created_at: Type.Integer(),
+  deadline_at: Type.Integer(),
+  completed_at: Type.Optional(Type.Integer()),
+  output: Type.Optional(JsonObject),
+  error: Type.Optional(Type.String()),
+});
+
+export const PendingTasksQuery = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: LIMITS.pendingTasksMaxLimit,
+    default: LIMITS.pendingTasksDefaultLimit,
+  }),
+  wait: Type.Number({
+    minimum: 0,
+    maximum: LIMITS.pendingTasksMaxWaitSeconds,
+    default: 0,
+    description: 'Long poll: seconds to wait for a task when none is pending (at most 60)',
+  }),
+});
+
+export const PendingTasksResponse = Type.Object({
+  tasks: Type.Array(
+    Type.Object({
+      task_id: Type.String(),
+      capability: Type.String(),
+      input: JsonObject,
+      caller_did: Type.String(),
+      created_at: Type.Integer(),
+      deadline_at: Type.Integer(),
+    }),
+  ),
+});
+
+export const TaskResultRequest = Type.Object({ output: JsonObject });
+export const TaskFailRequest = Type.Object({
+  error: Type.String({ minLength: 1, maxLength: LIMITS.taskErrorMaxLength }),
+});
+export const TaskAck = Type.Object({ task_id: Type.String(), status: TaskStatus });

@@ -1,0 +1,67 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import type { TaskErrorCode, TaskStatus } from '../db/schema/index.js';
+import { transitionTask } from '../db/stores/tasks.js';
+import type { TaskEvents } from './events.js';
+
+/**
+ * The task state machine, in one place:
+ *   pending -> processing (accept, before the deadline)
+ *   pending | processing -> completed (result) | failed (fail, webhook failure) | timeout (deadline)
+ * Each move is one conditional UPDATE, so two workers never both win and a late result never
+ * overwrites a timeout. Every move that happened is announced, waking the invoker on any node.
+ */
+export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'processing'];
+export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'timeout'];
+
+export class TaskStateMachine {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly events: TaskEvents,
+  ) {}
+
+  accept(id: string, targetDid: string): Promise<boolean> {
+    const now = this.clock.now();
+    return this.move(
+      id,
+      ['pending'],
+      { status: 'processing', accepted_at: now },
+      { targetDid, notExpiredAt: now },
+    );
+  }
+
+  complete(id: string, output: unknown, targetDid?: string): Promise<boolean> {
+    const patch = {
+      status: 'completed' as const,
+      output: JSON.stringify(output),
+      completed_at: this.clock.now(),
+    };
+    return this.move(id, OPEN_STATUSES, patch, { targetDid });
+  }
+
+  fail(id: string, error: string, code: TaskErrorCode, targetDid?: string): Promise<boolean> {
+    const patch = { status: 'failed' as const, error, error_code: code, completed_at: this.clock.now() };
+    return this.move(id, OPEN_STATUSES, patch, { targetDid });
+  }
+
+  /** The webhook answered 202: the agent has the task and will report through result or fail. */
+  markDelivered(id: string): Promise<boolean> {
+    return this.move(id, ['pending'], { status: 'processing', accepted_at: this.clock.now() });
+  }
+
+  timeOut(id: string): Promise<boolean> {
+    return this.move(id, OPEN_STATUSES, { status: 'timeout', completed_at: this.clock.now() });
+  }
+
+  private async move(
+    id: string,
+    from: readonly TaskStatus[],
+    patch: Parameters<typeof transitionTask>[3],
+    options: { targetDid?: string; notExpiredAt?: number } = {},
+  ): Promise<boolean> {
+    const moved = await transitionTask(this.db, id, from, patch, options);
+    if (moved) await this.events.taskChanged(id);
+    return moved;
+  }
+}

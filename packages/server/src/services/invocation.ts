@@ -1,0 +1,250 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import type { TaskDelivery, TaskStatus } from '../db/schema/index.js';
+import { findActiveAgent, type AgentRow } from '../db/stores/agents.js';
+import { findTask, insertTask, type TaskRow } from '../db/stores/tasks.js';
+import {
+  ApiError,
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  agentNotFound,
+} from '../errors.js';
+import type { Capability } from '../identity/types.js';
+import type { Deliverer } from '../invocation/deliverers.js';
+import type { TaskEvents } from '../invocation/events.js';
+import type { SchemaCache } from '../invocation/schema-cache.js';
+import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
+import { Wakeup } from '../invocation/wait.js';
+import type { AuthenticatedAgent } from './authentication.js';
+import { requireDid } from './did-param.js';
+import { LIMITS } from './limits.js';
+import { v7 as uuidv7 } from 'uuid';
+
+export interface InvokeRequest {
+  target_did: string;
+  capability: string;
+  input: Record<string, unknown>;
+  timeout_ms?: number;
+}
+
+export interface InvokeResult {
+  task_id: string;
+  status: 'completed';
+  output: Record<string, unknown>;
+}
+
+/** The task as its creator sees it (GET /api/tasks/{id}). */
+export interface TaskView {
+  task_id: string;
+  status: TaskStatus;
+  capability: string;
+  target_did: string;
+  caller_did: string;
+  created_at: number;
+  deadline_at: number;
+  completed_at?: number;
+  output?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface InvocationDeps {
+  db: Db;
+  clock: Clock;
+  events: TaskEvents;
+  states: TaskStateMachine;
+  deliverers: Record<TaskDelivery, Deliverer>;
+  schemas: SchemaCache;
+  didWebDomain: string;
+}
+
+export class InvocationService {
+  private readonly closing = new AbortController();
+
+  constructor(private readonly deps: InvocationDeps) {}
+
+  /** Creates the task, hands it to the agent, and blocks until it ends or its deadline passes. */
+  async invoke(
+    caller: AuthenticatedAgent,
+    request: InvokeRequest,
+    clientGone: AbortSignal,
+  ): Promise<InvokeResult> {
+    this.assertOpen();
+    const inputJson = JSON.stringify(request.input);
+    const inputBytes = Buffer.byteLength(inputJson);
+    if (inputBytes > LIMITS.invocationPayloadMaxBytes) {
+      throw new PayloadTooLargeError(
+        `input is ${inputBytes} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+      );
+    }
+    const target = await this.requireInvocableTarget(request.target_did);
+    const capability = this.requireCapability(target, request.capability);
+    this.assertInputMatchesSchema(capability, request.input);
+
+    const { db, clock, states } = this.deps;
+    const now = clock.now();
+    const delivery = target.delivery_mode as TaskDelivery;
+    const task: TaskRow = {
+      id: uuidv7(),
+      caller_did: caller.did,
+      target_did: target.did,
+      capability: capability.type,
+      input: inputJson,
+      status: 'pending',
+      delivery_mode: delivery,
+      output: null,
+      error: null,
+      error_code: null,
+      created_at: now,
+      deadline_at: now + (request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs),
+      accepted_at: null,
+      completed_at: null,
+    };
+    await insertTask(db, task);
+    const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(task.id, wake));
+    try {
+      await this.deps.deliverers[delivery].dispatch(task, target);
+      const signal = AbortSignal.any([clientGone, this.closing.signal]);
+      for (;;) {
+        const current = await findTask(db, task.id);
+        if (current === undefined) throw new Error(`task ${task.id} vanished`);
+        if (FINAL_STATUSES.includes(current.status)) return this.outcome(current);
+        const remaining = Number(current.deadline_at) - clock.now();
+        const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
+        if (reason === 'aborted') {
+          throw new ApiError(
+            503,
+            'SHUTTING_DOWN',
+            'Service unavailable',
+            'The registry is shutting down or the caller left; read the task later at GET /api/tasks/{id}',
+            { 'retry-after': '1' },
+            { task_id: task.id },
+          );
+        }
+        if (reason === 'timeout') await states.timeOut(task.id);
+      }
+    } finally {
+      wakeup.close();
+    }
+  }
+
+  async getTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskView> {
+    let task = await this.requireTask(taskId);
+    if (task.caller_did !== caller.did) {
+      throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
+    }
+    // A task whose invoker vanished (crash, restart) expires lazily when read.
+    if (OPEN_STATUSES.includes(task.status) && Number(task.deadline_at) <= this.deps.clock.now()) {
+      await this.deps.states.timeOut(task.id);
+      task = await this.requireTask(taskId);
+    }
+    const view: TaskView = {
+      task_id: task.id,
+      status: task.status,
+      capability: task.capability,
+      target_did: task.target_did,
+      caller_did: task.caller_did,
+      created_at: Number(task.created_at),
+      deadline_at: Number(task.deadline_at),
+    };
+    if (task.completed_at !== null) view.completed_at = Number(task.completed_at);
+    if (task.output !== null) view.output = JSON.parse(task.output) as Record<string, unknown>;
+    if (task.error !== null) view.error = task.error;
+    return view;
+  }
+
+  /** Wakes every blocked invocation with a 503 and refuses new ones; tasks stay readable. */
+  async shutdown(): Promise<void> {
+    this.closing.abort();
+    await Promise.all(Object.values(this.deps.deliverers).map((deliverer) => deliverer.close()));
+  }
+
+  private outcome(task: TaskRow): InvokeResult {
+    if (task.status === 'completed') {
+      return {
+        task_id: task.id,
+        status: 'completed',
+        output: JSON.parse(task.output ?? '{}') as Record<string, unknown>,
+      };
+    }
+    const extra = { task_id: task.id };
+    if (task.status === 'timeout') {
+      throw new ApiError(
+        504,
+        'INVOCATION_TIMEOUT',
+        'Invocation timed out',
+        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)`,
+        {},
+        extra,
+      );
+    }
+    const webhook = task.error_code === 'WEBHOOK_FAILED';
+    throw new ApiError(
+      502,
+      task.error_code ?? 'AGENT_ERROR',
+      webhook ? 'Webhook failed' : 'Agent error',
+      webhook ? (task.error ?? 'the webhook failed') : `The agent reported: ${task.error ?? 'failure'}`,
+      {},
+      extra,
+    );
+  }
+
+  private async requireInvocableTarget(rawDid: string): Promise<AgentRow> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const target = await findActiveAgent(this.deps.db, did);
+    if (target === undefined) throw agentNotFound(did);
+    if (target.invocation_enabled !== 1) {
+      throw new BadRequestError('INVOCATION_DISABLED', `${did} does not accept invocations`);
+    }
+    if (target.delivery_mode === 'none') {
+      throw new BadRequestError(
+        'INVOCATION_DISABLED',
+        `${did} has delivery mode "none"; it cannot receive invocations`,
+      );
+    }
+    return target;
+  }
+
+  private requireCapability(target: AgentRow, type: string): Capability {
+    const capabilities = JSON.parse(target.capabilities) as Capability[];
+    const capability = capabilities.find((candidate) => candidate.type === type);
+    if (capability === undefined) {
+      const offered = capabilities.map((candidate) => candidate.type).join(', ');
+      throw new BadRequestError(
+        'CAPABILITY_NOT_OFFERED',
+        `${target.did} does not offer "${type}" (it offers: ${offered})`,
+      );
+    }
+    return capability;
+  }
+
+  private assertInputMatchesSchema(capability: Capability, input: unknown): void {
+    if (capability.input_schema == null) return;
+    const validate = this.deps.schemas.validator(capability.input_schema);
+    if (!validate(input)) {
+      throw new BadRequestError(
+        'INPUT_SCHEMA_MISMATCH',
+        `input does not match the input_schema of "${capability.type}": ${this.deps.schemas.describe(validate)}`,
+      );
+    }
+  }
+
+  private async requireTask(taskId: string): Promise<TaskRow> {
+    const task = await findTask(this.deps.db, taskId);
+    if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `No task ${taskId}`, 'Task not found');
+    return task;
+  }
+
+  private assertOpen(): void {
+    if (this.closing.signal.aborted) {
+      throw new ApiError(
+        503,
+        'SHUTTING_DOWN',
+        'Service unavailable',
+        'The registry is shutting down; retry on another node',
+        { 'retry-after': '1' },
+      );
+    }
+  }
+}
