@@ -111,7 +111,9 @@ export class WebhookDeliverer implements Deliverer {
     const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(Math.max(1, remaining))]);
     let response;
     try {
-      response = await postJson(new URL(target.webhook_url), body, headers, {
+      const url = new URL(target.webhook_url);
+      this.deps.policy.assertDeliverableLiteral(url);
+      response = await postJson(url, body, headers, {
         signal,
         maxResponseBytes: this.deps.maxResponseBytes,
         lookup: this.deps.policy.lookup,

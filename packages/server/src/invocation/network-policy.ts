@@ -61,6 +61,12 @@ export class WebhookNetworkPolicy {
     return { address, family: net.isIPv6(address) ? 6 : 4 };
   }
 
+  /** At delivery, for a URL whose host is an IP literal: sockets never call `lookup` for those. */
+  assertDeliverableLiteral(url: URL): void {
+    const host = bareHost(url.hostname);
+    if (net.isIP(host) !== 0 && !this.allowPrivateNetworks) this.assertPublic(host, [host]);
+  }
+
   /** A net/http `lookup` that connects only to the address just checked. */
   readonly lookup: LookupFunction = (hostname, options, callback) => {
     this.resolveForDelivery(hostname).then(

@@ -122,7 +122,9 @@ export class InvocationService {
             { task_id: task.id },
           );
         }
-        if (reason === 'timeout') await states.timeOut(task.id);
+        if (reason !== 'timeout') continue;
+        const unanswered = current.delivery_mode === 'webhook' && current.status === 'pending';
+        if (!(unanswered && (await states.webhookUnanswered(task.id)))) await states.timeOut(task.id);
       }
     } finally {
       wakeup.close();
