@@ -2,7 +2,9 @@ import path from 'node:path';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
 
 export interface Config {
   port: number;
@@ -64,7 +66,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = integer('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
 
-  const database = parseDatabaseUrl(read('DATABASE_URL') ?? 'sqlite:./data/registry.db', cwd, problems);
+  const database = parseDatabaseUrl(read('DATABASE_URL') ?? 'sqlite:./data/registry.db', cwd, problems, {
+    poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+  });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
   let publicUrl = publicUrlRaw;
@@ -103,7 +109,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return config;
 }
 
-function parseDatabaseUrl(raw: string, cwd: string, problems: string[]): DatabaseConfig {
+interface PostgresTuning {
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+function parseDatabaseUrl(
+  raw: string,
+  cwd: string,
+  problems: string[],
+  tuning: PostgresTuning,
+): DatabaseConfig {
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') {
@@ -112,7 +129,8 @@ function parseDatabaseUrl(raw: string, cwd: string, problems: string[]): Databas
     }
     return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file) };
   }
-  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) return { kind: 'postgres', url: raw };
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://'))
+    return { kind: 'postgres', url: raw, ...tuning };
   problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
   return { kind: 'sqlite', path: '' };
 }

@@ -17,6 +17,8 @@ import { SchemaCache } from './invocation/schema-cache.js';
 import { TaskStateMachine } from './invocation/task-state.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
+import { sql } from 'kysely';
+import { NOTIFY_CHANNEL, PostgresTaskEvents } from './invocation/pg-events.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -44,7 +46,10 @@ export interface ContextOverrides {
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const clock = overrides.clock ?? systemClock;
-  const database = openDatabase(config.database);
+  const log = pino({ level: config.logLevel });
+  const database = openDatabase(config.database, (error) =>
+    log.warn({ err: error }, 'idle database connection lost'),
+  );
   try {
     await migrateToLatest(database.db);
     const privateKey = await loadSigningKey(database.db, clock, config.tokenSigningKey);
@@ -56,13 +61,21 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
-    const events: TaskEvents = new InProcessTaskEvents();
+    const events: TaskEvents =
+      database.postgresUrl === undefined
+        ? new InProcessTaskEvents()
+        : await PostgresTaskEvents.start(
+            database.postgresUrl,
+            async (payload) => {
+              await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(db);
+            },
+            log,
+          );
     const states = new TaskStateMachine(db, clock, events);
     const webhookPolicy = new WebhookNetworkPolicy(
       config.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
     );
-    const log = pino({ level: config.logLevel });
     const invocation = new InvocationService({
       db,
       clock,

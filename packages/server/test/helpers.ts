@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
+import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import type { Clock } from '../src/clock.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { App } from '../src/http/types.js';
+import type { HostResolver } from '../src/invocation/network-policy.js';
 
 /** A clock tests can move: starts at the real time so signed timestamps look current. */
 export class TestClock implements Clock {
@@ -25,22 +27,74 @@ export interface TestRegistry {
   ctx: AppContext;
   clock: TestClock;
   config: Config;
-  dbFile: string;
+  database: TestDatabase;
   close(): Promise<void>;
 }
 
-/** A registry on its own real SQLite file, built through the same composition root as production. */
-export async function startRegistry(env: Record<string, string> = {}): Promise<TestRegistry> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-test-'));
-  const dbFile = path.join(dir, 'registry.db');
+/** Which database the suite runs on: `TEST_DATABASE=postgres` runs it on the local PostgreSQL. */
+export const testDatabase: 'sqlite' | 'postgres' =
+  process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  url: string;
+  /** The SQLite file, when on SQLite. */
+  file?: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database of the kind under test; `drop` removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabase === 'sqlite') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-test-'));
+    const file = path.join(dir, 'registry.db');
+    return {
+      url: `sqlite:${file}`,
+      file,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `registry_test_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+export interface StartOptions {
+  /** DNS for webhook hosts (simulates rebinding). */
+  resolveHost?: HostResolver;
+  /** Reuse a database the test owns (it is not dropped on close), e.g. to reopen it with other settings. */
+  database?: TestDatabase;
+}
+
+/** A registry on its own real database, built through the same composition root as production. */
+export async function startRegistry(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestRegistry> {
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = options.database === undefined;
   const config = loadConfig({
-    DATABASE_URL: `sqlite:${dbFile}`,
+    DATABASE_URL: database.url,
     PUBLIC_URL: 'http://localhost:8080',
     LOG_LEVEL: 'silent',
     ...env,
   });
   const clock = new TestClock();
-  const ctx = await createContext(config, { clock });
+  const ctx = await createContext(
+    config,
+    options.resolveHost ? { clock, resolveHost: options.resolveHost } : { clock },
+  );
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
   return {
@@ -48,11 +102,11 @@ export async function startRegistry(env: Record<string, string> = {}): Promise<T
     ctx,
     clock,
     config,
-    dbFile,
+    database,
     close: async () => {
       await app.close();
       await ctx.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (ownsDatabase) await database.drop();
     },
   };
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
 import { computeAddress } from 'ethers';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import {
@@ -152,16 +151,11 @@ describe('POST /api/agents/register', () => {
     const response = await post(body);
     assert.equal(response.statusCode, 201, response.body);
     const { did } = response.json<{ did: string }>();
-    const sqlite = new Database(registry.dbFile, { readonly: true });
-    const row = sqlite
-      .prepare('select referrer, avatar, website, capabilities from agents where did = ?')
-      .get(did) as {
-      referrer: string;
-      avatar: string;
-      website: string;
-      capabilities: string;
-    };
-    sqlite.close();
+    const row = await registry.ctx.database.db
+      .selectFrom('agents')
+      .select(['referrer', 'avatar', 'website', 'capabilities'])
+      .where('did', '=', did)
+      .executeTakeFirstOrThrow();
     assert.equal(row.referrer, 'friend-42');
     assert.equal(row.avatar, 'https://example.com/a.png');
     assert.deepEqual(JSON.parse(row.capabilities), profile.capabilities);

@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createContext } from '../src/context.js';
 import type { HostResolver } from '../src/invocation/network-policy.js';
 import {
-  TestClock,
+  createTestDatabase,
+  type TestDatabase,
   agentPath,
   bearer,
   register,
@@ -105,38 +100,8 @@ const whsecSecret = (): string => `whsec_${crypto.randomBytes(32).toString('base
 // Registries built the way helpers.ts startRegistry builds them, but with injectable DNS and a reusable file.
 // ---------------------------------------------------------------------------------------------------------
 
-async function openRegistry(
-  dbFile: string,
-  env: Record<string, string> = {},
-  resolveHost?: HostResolver,
-): Promise<TestRegistry> {
-  const config = loadConfig({
-    DATABASE_URL: `sqlite:${dbFile}`,
-    PUBLIC_URL: 'http://localhost:8080',
-    LOG_LEVEL: 'silent',
-    ...env,
-  });
-  const clock = new TestClock();
-  const ctx = await createContext(config, resolveHost === undefined ? { clock } : { clock, resolveHost });
-  const app = await buildApp(ctx, { logger: false });
-  await app.ready();
-  return {
-    app,
-    ctx,
-    clock,
-    config,
-    dbFile,
-    close: async () => {
-      await app.close();
-      await ctx.close();
-    },
-  };
-}
-
-const tempDbFile = (): { dir: string; dbFile: string } => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-webhook-test-'));
-  return { dir, dbFile: path.join(dir, 'registry.db') };
-};
+const openRegistry = (database: TestDatabase, env: Record<string, string> = {}, resolveHost?: HostResolver) =>
+  startRegistry(env, resolveHost === undefined ? { database } : { database, resolveHost });
 
 // ---------------------------------------------------------------------------------------------------------
 // Registry helpers
@@ -613,19 +578,18 @@ describe('webhook SSRF protection', () => {
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
     };
 
-    let dir: string;
+    let database: TestDatabase;
     let registry: TestRegistry;
     let hook: HookServer;
     before(async () => {
-      const temp = tempDbFile();
-      dir = temp.dir;
-      registry = await openRegistry(temp.dbFile, {}, resolveHost);
+      database = await createTestDatabase();
+      registry = await openRegistry(database, {}, resolveHost);
       hook = await startHook((_, res) => json(res, 200, { output: { reached: true } }));
     });
     after(async () => {
       await hook.close();
       await registry.close();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await database.drop();
     });
 
     test('DNS rebinding: public when configured, loopback at delivery -> 502, nothing reaches the server', async () => {
@@ -652,9 +616,9 @@ describe('webhook SSRF protection', () => {
 
     test('a loopback IP literal stored while private networks were allowed is refused at delivery', async (t) => {
       // Configure on a registry that allows private networks, then restart the same database without it.
-      const temp = tempDbFile();
-      t.after(() => fs.rmSync(temp.dir, { recursive: true, force: true }));
-      const permissive = await openRegistry(temp.dbFile, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+      const database = await createTestDatabase();
+      t.after(() => database.drop());
+      const permissive = await openRegistry(database, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
       let target: Registered;
       let caller: Registered;
       try {
@@ -663,7 +627,7 @@ describe('webhook SSRF protection', () => {
       } finally {
         await permissive.close();
       }
-      const strict = await openRegistry(temp.dbFile);
+      const strict = await openRegistry(database);
       t.after(() => strict.close());
 
       const response = await invoke(strict, caller, target);

@@ -1,37 +1,70 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { DatabaseSchema } from './schema/index.js';
 
 export type Db = Kysely<DatabaseSchema>;
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   db: Db;
-  dialect: 'sqlite' | 'postgres';
+  dialect: Dialect;
+  /** The PostgreSQL connection string, for the LISTEN connection of the events. */
+  postgresUrl?: string;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  if (config.kind === 'postgres') {
-    throw new Error('PostgreSQL support is not available in this build; use DATABASE_URL=sqlite:<path>');
-  }
-  if (config.path !== ':memory:') fs.mkdirSync(path.dirname(config.path), { recursive: true });
-  const sqlite = new SqliteDatabase(config.path);
+// int8 columns hold epoch milliseconds, well inside Number's exact range.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function openDatabase(
+  config: DatabaseConfig,
+  onPoolError: (error: Error) => void = () => undefined,
+): DatabaseHandle {
+  return config.kind === 'postgres' ? openPostgres(config, onPoolError) : openSqlite(config.path);
+}
+
+function openSqlite(file: string): DatabaseHandle {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
   // WAL lets readers run beside the writer; busy_timeout rides out a backup or a second process briefly.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', ping: () => ping(db), close: () => db.destroy() };
+}
+
+function openPostgres(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  onPoolError: (error: Error) => void,
+): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    // Fail fast while PostgreSQL is down or restarting: requests answer 503 instead of hanging.
+    connectionTimeoutMillis: config.connectTimeoutMs,
+    statement_timeout: config.statementTimeoutMs,
+    query_timeout: config.statementTimeoutMs + 1000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server (restart) emits here; without a listener it would crash the process.
+  pool.on('error', onPoolError);
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
-    dialect: 'sqlite',
-    ping: async () => {
-      await sql`select 1`.execute(db);
-    },
+    dialect: 'postgres',
+    postgresUrl: config.url,
+    ping: () => ping(db),
     close: () => db.destroy(),
   };
+}
+
+async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

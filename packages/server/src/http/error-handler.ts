@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { ApiError } from '../errors.js';
 
 interface ErrorBody {
@@ -63,6 +64,15 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   } else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     status = error.statusCode;
     body = { error: 'Invalid request', details: error.message, code: error.code ?? 'BAD_REQUEST' };
+  } else if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    status = 503;
+    body = {
+      error: 'Service unavailable',
+      details: 'The database is not reachable right now; retry shortly',
+      code: 'DATABASE_UNAVAILABLE',
+    };
+    reply.header('retry-after', '1');
   } else {
     request.log.error({ err: error }, 'unhandled error');
     status = 500;
