@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import {
+  createTestDatabase,
+  defaultProfile,
+  ed25519Agent,
+  registrationBody,
+  testDatabase,
+  type TestDatabase,
+} from './helpers.js';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+interface Node {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A registry process of its own, as an operator runs one, on the shared database. */
+async function startNode(databaseUrl: string): Promise<Node> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: 'http://localhost:8080',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (attempt > 300 || child.exitCode !== null) throw new Error(`node on ${port} did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    process: child,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+async function call(node: Node, method: string, url: string, token?: string, body?: unknown) {
+  const response = await fetch(`${node.url}${url}`, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+async function registerOn(
+  node: Node,
+  capabilities = [{ type: 'echo' }],
+): Promise<{ did: string; token: string }> {
+  const agent = ed25519Agent();
+  const response = await call(
+    node,
+    'POST',
+    '/api/agents/register',
+    undefined,
+    await registrationBody(agent, { ...defaultProfile(), capabilities }, Date.now()),
+  );
+  assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body as { did: string; token: string };
+}
+
+const postgresOnly =
+  testDatabase === 'postgres'
+    ? false
+    : 'several nodes share one database only on PostgreSQL (the postgres pass runs this)';
+
+describe('several registry processes on one PostgreSQL are one registry', { skip: postgresOnly }, () => {
+  let database: TestDatabase;
+  let a: Node;
+  let b: Node;
+  let caller: { did: string; token: string };
+  let worker: { did: string; token: string };
+
+  before(async () => {
+    database = await createTestDatabase();
+    [a, b] = await Promise.all([startNode(database.url), startNode(database.url)]);
+    caller = await registerOn(a);
+    worker = await registerOn(b);
+    const config = await call(
+      a,
+      'PUT',
+      `/api/agents/${encodeURIComponent(worker.did)}/invocation`,
+      worker.token,
+      { enabled: true, delivery_mode: 'queue' },
+    );
+    assert.equal(config.status, 200);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await database?.drop();
+  });
+
+  test('a token issued by one node works on the other (shared signing key)', async () => {
+    const response = await call(b, 'PUT', `/api/agents/${encodeURIComponent(caller.did)}`, caller.token, {
+      name: 'Renamed on B',
+    });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.equal(
+      (await call(a, 'GET', `/api/agents/${encodeURIComponent(caller.did)}`)).body.name,
+      'Renamed on B',
+    );
+  });
+
+  test('an invocation blocked on node A completes when the worker reports through node B', async () => {
+    const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const invocation = call(a, 'POST', '/api/invoke', caller.token, {
+      target_did: worker.did,
+      capability: 'echo',
+      input: { n: 1 },
+      timeout_ms: 20_000,
+    });
+    const tasks = (await poll).body.tasks as { task_id: string }[];
+    assert.equal(tasks.length, 1, 'the long poll on B woke for the task created on A');
+    const id = tasks[0]!.task_id;
+    assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
+    assert.equal(
+      (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { via: 'B' } })).status,
+      200,
+    );
+    const response = await invocation;
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    assert.deepEqual(response.body.output, { via: 'B' });
+  });
+
+  test('two accepts through two nodes never both win', async () => {
+    for (let round = 0; round < 5; round++) {
+      const invocation = call(a, 'POST', '/api/invoke', caller.token, {
+        target_did: worker.did,
+        capability: 'echo',
+        input: { round },
+        timeout_ms: 20_000,
+      });
+      let tasks: { task_id: string }[] = [];
+      while (tasks.length === 0)
+        tasks = (await call(a, 'GET', '/api/agent/tasks?wait=5', worker.token)).body.tasks as {
+          task_id: string;
+        }[];
+      const id = tasks[0]!.task_id;
+      const [onA, onB] = await Promise.all([
+        call(a, 'POST', `/api/agent/tasks/${id}/accept`, worker.token),
+        call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token),
+      ]);
+      assert.deepEqual([onA.status, onB.status].sort(), [200, 409]);
+      await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { round } });
+      assert.equal((await invocation).status, 200);
+    }
+  });
+
+  const canRestart =
+    process.getuid?.() === 0 &&
+    spawnSync('which', ['pg_ctlcluster']).status === 0 &&
+    fs.existsSync('/etc/postgresql');
+  test(
+    'PostgreSQL restarts: requests meanwhile get a JSON 503, the service recovers, a blocked invocation still completes',
+    { skip: canRestart ? false : 'needs root and pg_ctlcluster to restart the local PostgreSQL' },
+    async () => {
+      const version = fs.readdirSync('/etc/postgresql')[0]!;
+      const cluster = (action: string) =>
+        spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', action], {
+          stdio: 'inherit',
+        });
+      const invocation = call(a, 'POST', '/api/invoke', caller.token, {
+        target_did: worker.did,
+        capability: 'echo',
+        input: {},
+        timeout_ms: 60_000,
+      });
+      let tasks: { task_id: string }[] = [];
+      while (tasks.length === 0)
+        tasks = (await call(b, 'GET', '/api/agent/tasks?wait=5', worker.token)).body.tasks as {
+          task_id: string;
+        }[];
+      const id = tasks[0]!.task_id;
+
+      try {
+        assert.equal(cluster('stop').status, 0);
+        for (const node of [a, b]) {
+          const response = await call(node, 'GET', `/api/agents/${encodeURIComponent(caller.did)}`);
+          assert.equal(response.status, 503, JSON.stringify(response.body));
+          assert.equal(response.body.code, 'DATABASE_UNAVAILABLE');
+          assert.equal((await call(node, 'GET', '/readyz')).status, 503);
+        }
+      } finally {
+        assert.equal(cluster('start').status, 0);
+      }
+
+      let result = { status: 0, body: {} as Record<string, unknown> };
+      for (let attempt = 0; attempt < 100 && result.status !== 200; attempt++) {
+        result = await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, {
+          output: { after: 'restart' },
+        });
+        if (result.status !== 200) {
+          assert.equal(result.status, 503, JSON.stringify(result.body));
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      assert.equal(result.status, 200, 'node B recovered by itself');
+      const response = await invocation;
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      assert.deepEqual(response.body.output, { after: 'restart' });
+      assert.equal((await call(a, 'GET', '/readyz')).status, 200);
+    },
+  );
+});
