@@ -16,6 +16,8 @@ import { Capability } from './http/schemas/agents.js';
 import { ErrorResponse } from './http/schemas/common.js';
 import { Chain, DidDocument } from './http/schemas/discovery.js';
 import type { App } from './http/types.js';
+import { MAX_JSON_DEPTH, jsonDepthExceeds } from './http/json-depth.js';
+import { BadRequestError } from './errors.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -57,6 +59,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
   );
+  app.decorateRequest('caller', null);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
@@ -69,6 +72,16 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text === '') {
       done(null, undefined);
+      return;
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(
+        new BadRequestError(
+          'JSON_TOO_DEEP',
+          `JSON nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`,
+        ),
+        undefined,
+      );
       return;
     }
     parseJson(request, text, done);

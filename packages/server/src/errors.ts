@@ -61,3 +61,9 @@ export class ServiceUnavailableError extends ApiError {
 
 export const agentNotFound = (did: string): NotFoundError =>
   new NotFoundError('AGENT_NOT_FOUND', `No active agent is registered with DID ${did}`, 'Agent not found');
+
+export const taskNotFound = (taskId: string): NotFoundError =>
+  new NotFoundError('TASK_NOT_FOUND', `No task ${taskId}`, 'Task not found');
+
+export const shuttingDown = (details: string, extra: Record<string, string> = {}): ApiError =>
+  new ApiError(503, 'SHUTTING_DOWN', 'Service unavailable', details, { 'retry-after': '1' }, extra);

@@ -1,3 +1,4 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
@@ -24,6 +25,18 @@ export function parsePublicKey(keyType: KeyType, raw: string): ParsedPublicKey {
     if (hex.length !== 64) {
       throw new InvalidPublicKeyError(`an ed25519 public_key is 64 hex characters, got ${hex.length}`);
     }
+    let point;
+    try {
+      point = ed25519.Point.fromHex(hex, false);
+    } catch {
+      throw new InvalidPublicKeyError('public_key is not a valid Ed25519 point encoding');
+    }
+    // A small-order key admits signatures that verify for any message: anyone could act as it.
+    if (point.isSmallOrder())
+      throw new InvalidPublicKeyError('public_key is a small-order (weak) Ed25519 point');
+    const canonical = bytesToHex(point.toBytes());
+    if (canonical !== hex)
+      throw new InvalidPublicKeyError('public_key is not the canonical encoding of its point');
     return { keyType, hex, keyId: `ed25519:${hex}`, address: null };
   }
   if (hex.length !== 66 && hex.length !== 130) {

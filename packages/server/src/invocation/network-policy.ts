@@ -19,8 +19,12 @@ export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address();
+  // Global unicast IPv6 is 2000::/3; anything else (e.g. IPv4-compatible ::/96) is not an internet host.
+  if (parsed instanceof ipaddr.IPv6 && !parsed.match(GLOBAL_UNICAST_V6)) return false;
   return parsed.range() === 'unicast';
 }
+
+const GLOBAL_UNICAST_V6: [ipaddr.IPv6, number] = [ipaddr.IPv6.parse('2000::'), 3];
 
 const bareHost = (hostname: string): string => hostname.replace(/^\[(.*)\]$/, '$1');
 

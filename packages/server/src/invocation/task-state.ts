@@ -31,18 +31,17 @@ export class TaskStateMachine {
     );
   }
 
+  /** A result counts only before the deadline: after it the task is (or is about to be) a timeout. */
   complete(id: string, output: unknown, targetDid?: string): Promise<boolean> {
-    const patch = {
-      status: 'completed' as const,
-      output: JSON.stringify(output),
-      completed_at: this.clock.now(),
-    };
-    return this.move(id, OPEN_STATUSES, patch, { targetDid });
+    const now = this.clock.now();
+    const patch = { status: 'completed' as const, output: JSON.stringify(output), completed_at: now };
+    return this.move(id, OPEN_STATUSES, patch, { targetDid, notExpiredAt: now });
   }
 
   fail(id: string, error: string, code: TaskErrorCode, targetDid?: string): Promise<boolean> {
-    const patch = { status: 'failed' as const, error, error_code: code, completed_at: this.clock.now() };
-    return this.move(id, OPEN_STATUSES, patch, { targetDid });
+    const now = this.clock.now();
+    const patch = { status: 'failed' as const, error, error_code: code, completed_at: now };
+    return this.move(id, OPEN_STATUSES, patch, { targetDid, notExpiredAt: now });
   }
 
   /** The webhook answered 202: the agent has the task and will report through result or fail. */

@@ -2,11 +2,13 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskStatus } from '../db/schema/index.js';
 import { findTask, listPendingTasks, type TaskRow } from '../db/stores/tasks.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
+import { ConflictError, ForbiddenError, PayloadTooLargeError, taskNotFound } from '../errors.js';
 import type { TaskEvents } from '../invocation/events.js';
-import type { TaskStateMachine } from '../invocation/task-state.js';
+import { linkedSignal } from '../invocation/linked-signal.js';
+import { OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
 import { Wakeup } from '../invocation/wait.js';
 import type { AuthenticatedAgent } from './authentication.js';
+import { LIMITS } from './limits.js';
 
 export interface PendingTask {
   task_id: string;
@@ -54,9 +56,10 @@ export class AgentTaskService {
     const { db, clock, events } = this.deps;
     if (waitSeconds <= 0) return (await listPendingTasks(db, caller.did, clock.now(), limit)).map(toPending);
     const wakeup = new Wakeup((wake) => events.onWorkAvailable(caller.did, wake));
+    const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
     try {
+      // Real time, like the timer that waits: the clock only decides which tasks have expired.
       const giveUpAt = Date.now() + waitSeconds * 1000;
-      const signal = AbortSignal.any([clientGone, this.closing.signal]);
       for (;;) {
         const tasks = await listPendingTasks(db, caller.did, clock.now(), limit);
         const remaining = giveUpAt - Date.now();
@@ -64,6 +67,7 @@ export class AgentTaskService {
         if ((await wakeup.wait(remaining, signal)) === 'aborted') return [];
       }
     } finally {
+      dispose();
       wakeup.close();
     }
   }
@@ -79,16 +83,24 @@ export class AgentTaskService {
     taskId: string,
     output: Record<string, unknown>,
   ): Promise<TaskAck> {
+    const size = Buffer.byteLength(JSON.stringify(output));
+    if (size > LIMITS.invocationPayloadMaxBytes) {
+      throw new PayloadTooLargeError(
+        `output is ${size} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+      );
+    }
     await this.requireOwnTask(caller, taskId);
-    if (!(await this.deps.states.complete(taskId, output, caller.did)))
+    if (!(await this.deps.states.complete(taskId, output, caller.did))) {
       throw await this.notOpen(taskId, 'completed');
+    }
     return { task_id: taskId, status: 'completed' };
   }
 
   async fail(caller: AuthenticatedAgent, taskId: string, error: string): Promise<TaskAck> {
     await this.requireOwnTask(caller, taskId);
-    if (!(await this.deps.states.fail(taskId, error, 'AGENT_ERROR', caller.did)))
+    if (!(await this.deps.states.fail(taskId, error, 'AGENT_ERROR', caller.did))) {
       throw await this.notOpen(taskId, 'failed');
+    }
     return { task_id: taskId, status: 'failed' };
   }
 
@@ -99,23 +111,29 @@ export class AgentTaskService {
 
   private async requireOwnTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskRow> {
     const task = await findTask(this.deps.db, taskId);
-    if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `No task ${taskId}`, 'Task not found');
+    if (task === undefined) throw taskNotFound(taskId);
     if (task.target_did !== caller.did) {
       throw new ForbiddenError('NOT_YOUR_TASK', 'This task was sent to another agent');
     }
     return task;
   }
 
+  /** Why a transition lost. An open task past its deadline is settled as a timeout first, so every reader agrees. */
   private async notOpen(taskId: string, verb: string): Promise<ConflictError> {
-    const task = await findTask(this.deps.db, taskId);
-    const status = task?.status ?? 'gone';
+    let task = await findTask(this.deps.db, taskId);
     const expired =
-      task !== undefined && task.status === 'pending' && Number(task.deadline_at) <= this.deps.clock.now();
+      task !== undefined &&
+      OPEN_STATUSES.includes(task.status) &&
+      Number(task.deadline_at) <= this.deps.clock.now();
+    if (expired) {
+      await this.deps.states.timeOut(taskId);
+      task = await findTask(this.deps.db, taskId);
+    }
     return new ConflictError(
       expired ? 'TASK_EXPIRED' : 'TASK_NOT_OPEN',
       expired
         ? `Task ${taskId} passed its deadline and cannot be ${verb}`
-        : `Task ${taskId} is ${status} and cannot be ${verb}`,
+        : `Task ${taskId} is ${task?.status ?? 'gone'} and cannot be ${verb}`,
     );
   }
 }

@@ -75,7 +75,7 @@ export class AgentService {
     rawDid: string | undefined,
     update: ProfileUpdate,
   ): Promise<AgentProfile> {
-    const did = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     assertProfileRules(update);
     const patch: AgentPatch = { updated_at: this.deps.clock.now() };
     if (update.name != null) patch.name = update.name;
@@ -93,7 +93,7 @@ export class AgentService {
     caller: AuthenticatedAgent,
     rawDid: string | undefined,
   ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
-    const did = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     const now = this.deps.clock.now();
     const changed = await updateActiveAgent(this.deps.db, did, {
       status: 'deactivated',
@@ -114,8 +114,8 @@ export class AgentService {
     rawDid: string | undefined,
     update: InvocationConfigUpdate,
   ): Promise<OwnerInvocationConfig> {
-    const did = await this.requireOwnActiveAgent(caller, rawDid);
-    const current = await this.requireActiveAgent(did);
+    const current = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = current;
     const webhookUrl = update.webhook_url === undefined ? current.webhook_url : update.webhook_url || null;
     let webhookSecret =
       update.webhook_secret === undefined ? current.webhook_secret : update.webhook_secret || null;
@@ -144,13 +144,14 @@ export class AgentService {
         webhookSecret = generatedSecret;
       }
     }
-    await updateActiveAgent(this.deps.db, did, {
+    const saved = await updateActiveAgent(this.deps.db, did, {
       invocation_enabled: update.enabled ? 1 : 0,
       delivery_mode: update.delivery_mode,
       webhook_url: webhookUrl,
       webhook_secret: webhookSecret,
       updated_at: this.deps.clock.now(),
     });
+    if (!saved) throw agentNotFound(did);
     const config: OwnerInvocationConfig = {
       enabled: update.enabled,
       delivery_mode: update.delivery_mode,
@@ -184,12 +185,12 @@ export class AgentService {
   private async requireOwnActiveAgent(
     caller: AuthenticatedAgent,
     rawDid: string | undefined,
-  ): Promise<string> {
+  ): Promise<AgentRow> {
     const row = await this.requireActiveAgent(rawDid);
     if (row.did !== caller.did) {
       throw new ForbiddenError('NOT_OWNER', `The token belongs to ${caller.did}, not to ${row.did}`);
     }
-    return row.did;
+    return row;
   }
 }
 

@@ -1,9 +1,10 @@
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { findAgent, findAgentStatus } from '../db/stores/agents.js';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { DidFormatError, parseDid } from '../identity/did.js';
+import { findActiveAgent, findAgentStatus } from '../db/stores/agents.js';
+import { UnauthorizedError, agentNotFound } from '../errors.js';
+import { parseDid } from '../identity/did.js';
+import { requireDid } from './did-param.js';
 import { parsePublicKey } from '../identity/keys.js';
 import { authenticationMessage } from '../identity/messages.js';
 import { assertFreshTimestamp, signatureCoversAny } from './signature-proof.js';
@@ -72,22 +73,10 @@ export class AuthenticationService {
   async tokenForSignature(
     request: TokenRequest,
   ): Promise<{ did: string; token: string; expires_at: number }> {
-    let did: string;
-    try {
-      did = parseDid(request.did, this.deps.didWebDomain).did;
-    } catch (error) {
-      if (error instanceof DidFormatError) throw new BadRequestError('INVALID_DID', error.message);
-      throw error;
-    }
+    const did = requireDid(request.did, this.deps.didWebDomain).did;
     assertFreshTimestamp(request.timestamp, this.deps.clock.now());
-    const agent = await findAgent(this.deps.db, did);
-    if (agent === undefined || agent.status !== 'active') {
-      throw new NotFoundError(
-        'AGENT_NOT_FOUND',
-        `No active agent is registered with DID ${did}`,
-        'Agent not found',
-      );
-    }
+    const agent = await findActiveAgent(this.deps.db, did);
+    if (agent === undefined) throw agentNotFound(did);
     const key = parsePublicKey(agent.key_type, agent.public_key);
     // The agent signs the DID exactly as it sent it, so verify over that spelling.
     const message = authenticationMessage(agent.key_type, request.did, request.timestamp);

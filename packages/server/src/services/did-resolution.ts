@@ -3,7 +3,6 @@ import { findActiveAgent } from '../db/stores/agents.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { isAgentId, webDid } from '../identity/did.js';
 import { buildDidDocument, type DidDocument } from '../identity/did-document.js';
-import { parsePublicKey } from '../identity/keys.js';
 import { requireDid } from './did-param.js';
 
 export interface DidResolutionDeps {
@@ -42,13 +41,13 @@ export class DidResolutionService {
   private async documentFor(did: string): Promise<DidDocument> {
     const row = await findActiveAgent(this.deps.db, did);
     if (row === undefined) throw didNotFound(did);
-    const key = parsePublicKey(row.key_type, row.public_key);
     return buildDidDocument({
       did: row.did,
       keyType: row.key_type,
       publicKeyHex: row.public_key,
       chainId: row.chain_id,
-      address: key.address,
+      // did:pkh:eip155:<chain>:<address>: the address is the DID's last segment.
+      address: row.key_type === 'secp256k1' ? (row.did.split(':').at(-1) ?? null) : null,
       profileUrl: `${this.deps.publicUrl}/api/agents/${encodeURIComponent(row.did)}`,
     });
   }

@@ -7,10 +7,12 @@ import {
   ApiError,
   BadRequestError,
   ForbiddenError,
-  NotFoundError,
   PayloadTooLargeError,
   agentNotFound,
+  shuttingDown,
+  taskNotFound,
 } from '../errors.js';
+import { linkedSignal } from '../invocation/linked-signal.js';
 import type { Capability } from '../identity/types.js';
 import type { Deliverer } from '../invocation/deliverers.js';
 import type { TaskEvents } from '../invocation/events.js';
@@ -103,9 +105,9 @@ export class InvocationService {
     };
     await insertTask(db, task);
     const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(task.id, wake));
+    const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
     try {
       await this.deps.deliverers[delivery].dispatch(task, target);
-      const signal = AbortSignal.any([clientGone, this.closing.signal]);
       for (;;) {
         const current = await findTask(db, task.id);
         if (current === undefined) throw new Error(`task ${task.id} vanished`);
@@ -113,20 +115,16 @@ export class InvocationService {
         const remaining = Number(current.deadline_at) - clock.now();
         const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
         if (reason === 'aborted') {
-          throw new ApiError(
-            503,
-            'SHUTTING_DOWN',
-            'Service unavailable',
-            'The registry is shutting down or the caller left; read the task later at GET /api/tasks/{id}',
-            { 'retry-after': '1' },
-            { task_id: task.id },
-          );
+          throw shuttingDown('The registry is shutting down; read the task later at GET /api/tasks/{id}', {
+            task_id: task.id,
+          });
         }
         if (reason !== 'timeout') continue;
         const unanswered = current.delivery_mode === 'webhook' && current.status === 'pending';
         if (!(unanswered && (await states.webhookUnanswered(task.id)))) await states.timeOut(task.id);
       }
     } finally {
+      dispose();
       wakeup.close();
     }
   }
@@ -234,19 +232,12 @@ export class InvocationService {
 
   private async requireTask(taskId: string): Promise<TaskRow> {
     const task = await findTask(this.deps.db, taskId);
-    if (task === undefined) throw new NotFoundError('TASK_NOT_FOUND', `No task ${taskId}`, 'Task not found');
+    if (task === undefined) throw taskNotFound(taskId);
     return task;
   }
 
   private assertOpen(): void {
-    if (this.closing.signal.aborted) {
-      throw new ApiError(
-        503,
-        'SHUTTING_DOWN',
-        'Service unavailable',
-        'The registry is shutting down; retry on another node',
-        { 'retry-after': '1' },
-      );
-    }
+    if (this.closing.signal.aborted)
+      throw shuttingDown('The registry is shutting down; retry on another node');
   }
 }

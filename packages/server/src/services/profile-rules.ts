@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import safeRegex from 'safe-regex2';
 import { BadRequestError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
 import { LIMITS } from './limits.js';
@@ -22,7 +23,41 @@ export function assertHttpUrl(field: string, value: string): void {
   }
 }
 
-/** Rules the request schema cannot state: URL validity and capability JSON Schemas that compile. */
+/** Every regular expression a schema asks the validator to run: `pattern` values and `patternProperties` keys. */
+function schemaPatterns(schema: unknown, found: string[] = []): string[] {
+  if (Array.isArray(schema)) {
+    for (const item of schema) schemaPatterns(item, found);
+  } else if (typeof schema === 'object' && schema !== null) {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'pattern' && typeof value === 'string') found.push(value);
+      if (key === 'patternProperties' && typeof value === 'object' && value !== null)
+        found.push(...Object.keys(value));
+      schemaPatterns(value, found);
+    }
+  }
+  return found;
+}
+
+/** Why a capability schema cannot be used, or undefined when it is fine. */
+function schemaProblem(schema: object): string | undefined {
+  if (!schemaChecker.validateSchema(schema)) {
+    return schemaChecker.errorsText(schemaChecker.errors);
+  }
+  // Validation runs on the event loop: a backtracking pattern would let one input stall the registry.
+  const risky = schemaPatterns(schema).find((pattern) => !safeRegex(pattern));
+  if (risky !== undefined) return `pattern "${risky.slice(0, 80)}" may backtrack exponentially; simplify it`;
+  try {
+    schemaChecker.compile(schema);
+  } catch (error) {
+    return error instanceof Error ? error.message : 'it does not compile';
+  } finally {
+    // Ajv caches compiled schemas by object; drop it so published schemas do not accumulate.
+    schemaChecker.removeSchema(schema);
+  }
+  return undefined;
+}
+
+/** Rules the request schema cannot state: URL validity and capability JSON Schemas that compile safely. */
 export function assertProfileRules(profile: {
   avatar?: string | null;
   website?: string | null;
@@ -34,20 +69,11 @@ export function assertProfileRules(profile: {
     for (const member of ['input_schema', 'output_schema'] as const) {
       const schema = capability[member];
       if (schema === undefined || schema === null) continue;
-      let reason: string | undefined;
-      if (!schemaChecker.validateSchema(schema)) {
-        reason = schemaChecker.errorsText(schemaChecker.errors, { dataVar: member });
-      } else {
-        try {
-          schemaChecker.compile(schema);
-        } catch (error) {
-          reason = error instanceof Error ? error.message : 'it does not compile';
-        }
-      }
-      if (reason !== undefined) {
+      const problem = schemaProblem(schema);
+      if (problem !== undefined) {
         throw new BadRequestError(
           'INVALID_CAPABILITY_SCHEMA',
-          `capabilities[${index}].${member} is not a valid JSON Schema: ${reason}`,
+          `capabilities[${index}].${member} is not a usable JSON Schema: ${problem}`,
         );
       }
     }

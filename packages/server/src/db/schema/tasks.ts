@@ -1,6 +1,6 @@
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
 export type TaskDelivery = 'queue' | 'webhook';
-export type TaskErrorCode = 'AGENT_ERROR' | 'WEBHOOK_FAILED' | 'SHUTDOWN';
+export type TaskErrorCode = 'AGENT_ERROR' | 'WEBHOOK_FAILED';
 
 /** One invocation of one capability; the row is the truth of the task state machine. */
 export interface TasksTable {

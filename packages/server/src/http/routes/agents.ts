@@ -12,6 +12,7 @@ import {
 } from '../schemas/agents.js';
 import { DidParams, bearerAuth, errors } from '../schemas/common.js';
 import type { App } from '../types.js';
+import { authenticated, callerOf } from '../authenticate.js';
 
 const tags = ['Agents'];
 
@@ -45,6 +46,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
   app.put(
     '/api/agents/:did',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         summary: 'Update your own profile (absent or null fields stay unchanged)',
@@ -55,7 +57,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.agents.updateProfile(caller, request.params.did, request.body);
     },
   );
@@ -63,6 +65,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
   app.delete(
     '/api/agents/:did',
     {
+      onRequest: authenticated(ctx, { allowDeactivatedSelf: true }),
       schema: {
         tags,
         summary: 'Deactivate your own agent (soft delete)',
@@ -72,10 +75,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization, {
-        allowDeactivatedFor: request.params.did,
-      });
-      return ctx.agents.deactivate(caller, request.params.did);
+      return ctx.agents.deactivate(callerOf(request), request.params.did);
     },
   );
 
@@ -95,6 +95,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
   app.put(
     '/api/agents/:did/invocation',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         summary: 'Configure invocation of your own agent',
@@ -105,7 +106,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.agents.updateInvocationConfig(caller, request.params.did, request.body);
     },
   );

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
-import { CHAIN_ID_PATTERN, SUPPORTED_CHAINS, findChain } from '../../identity/chains.js';
+import { listChains, requireChain } from '../../services/chains.js';
 import { DidParams, errors } from '../schemas/common.js';
 import { AgentIdParams, ChainParams, DidDocument } from '../schemas/discovery.js';
 import type { App } from '../types.js';
@@ -45,7 +44,7 @@ export function discoveryRoutes(app: App, ctx: AppContext): void {
         response: { 200: Type.Object({ chains: Type.Array(Type.Ref('Chain')) }) },
       },
     },
-    async () => ({ chains: [...SUPPORTED_CHAINS] }),
+    async () => ({ chains: listChains() }),
   );
   app.get(
     '/api/chains/:chain_id',
@@ -57,23 +56,6 @@ export function discoveryRoutes(app: App, ctx: AppContext): void {
         response: { 200: Type.Object({ chain: Type.Ref('Chain') }), ...errors(400, 404) },
       },
     },
-    async (request) => {
-      const chainId = request.params.chain_id;
-      if (!CHAIN_ID_PATTERN.test(chainId)) {
-        throw new BadRequestError(
-          'INVALID_CHAIN_ID',
-          `"${chainId.slice(0, 80)}" is not a CAIP-2 chain id such as eip155:1`,
-        );
-      }
-      const chain = findChain(chainId);
-      if (chain === undefined) {
-        throw new NotFoundError(
-          'CHAIN_NOT_FOUND',
-          `Chain ${chainId} is not supported; see GET /api/chains`,
-          'Chain not found',
-        );
-      }
-      return { chain };
-    },
+    async (request) => ({ chain: requireChain(request.params.chain_id) }),
   );
 }

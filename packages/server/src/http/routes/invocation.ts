@@ -14,6 +14,7 @@ import {
   TaskResultRequest,
 } from '../schemas/invocation.js';
 import type { App } from '../types.js';
+import { authenticated, callerOf } from '../authenticate.js';
 
 /** Aborts when the client closes the connection before we answer. */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -31,6 +32,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/invoke',
     {
+      onRequest: authenticated(ctx),
       bodyLimit: LIMITS.invocationBodyLimitBytes,
       schema: {
         tags,
@@ -41,7 +43,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.invocation.invoke(caller, request.body, clientGone(reply));
     },
   );
@@ -49,6 +51,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/tasks/:id',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         summary: 'Read a task you created',
@@ -58,7 +61,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.invocation.getTask(caller, request.params.id);
     },
   );
@@ -66,6 +69,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/agent/tasks',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
         summary: 'Pending tasks for the calling queue-mode agent, oldest first (optional long poll)',
@@ -75,7 +79,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       const { limit, wait } = request.query;
       return { tasks: await ctx.agentTasks.listPending(caller, limit, wait, clientGone(reply)) };
     },
@@ -84,6 +88,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/agent/tasks/:id/accept',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
         summary: 'Claim a pending task (pending -> processing)',
@@ -93,7 +98,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.agentTasks.accept(caller, request.params.id);
     },
   );
@@ -101,6 +106,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/agent/tasks/:id/result',
     {
+      onRequest: authenticated(ctx),
       bodyLimit: LIMITS.invocationBodyLimitBytes,
       schema: {
         tags: workerTags,
@@ -112,7 +118,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.agentTasks.result(caller, request.params.id, request.body.output);
     },
   );
@@ -120,6 +126,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/agent/tasks/:id/fail',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
         summary: 'Report that a task failed',
@@ -130,7 +137,7 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
+      const caller = callerOf(request);
       return ctx.agentTasks.fail(caller, request.params.id, request.body.error);
     },
   );
