@@ -25,7 +25,14 @@ export interface TokenServiceOptions {
 }
 
 /** EdDSA-signed JWTs: `sub` is the agent's DID; the public key is published as a JWKS. */
+const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+
+const expiredToken = (): UnauthorizedError =>
+  new UnauthorizedError('TOKEN_EXPIRED', 'The token has expired; get a new one at POST /api/auth/token');
+
 export class TokenService {
+  private readonly verified = new Map<string, TokenClaims>();
+
   private constructor(
     private readonly options: TokenServiceOptions,
     private readonly publicKey: KeyObject,
@@ -59,6 +66,13 @@ export class TokenService {
 
   /** Checks signature, algorithm, issuer and expiry; throws 401 errors with a code saying which failed. */
   async verify(token: string): Promise<TokenClaims> {
+    const cached = this.verified.get(token);
+    if (cached !== undefined) {
+      if (cached.exp * 1000 > this.options.clock.now()) return cached;
+      this.verified.delete(token);
+      throw expiredToken();
+    }
+    let claims: TokenClaims;
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: ['EdDSA'],
@@ -66,18 +80,28 @@ export class TokenService {
         currentDate: new Date(this.options.clock.now()),
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
       });
-      return payload as unknown as TokenClaims;
+      claims = payload as unknown as TokenClaims;
     } catch (error) {
-      if (error instanceof errors.JWTExpired) {
-        throw new UnauthorizedError(
-          'TOKEN_EXPIRED',
-          'The token has expired; get a new one at POST /api/auth/token',
-        );
-      }
+      if (error instanceof errors.JWTExpired) throw expiredToken();
       throw new UnauthorizedError(
         'TOKEN_INVALID',
         'The bearer token is malformed or its signature does not verify',
       );
     }
+    this.remember(token, claims);
+    return claims;
+  }
+
+  /**
+   * Verifying an EdDSA signature costs more than a whole cached GET, so verified tokens are kept
+   * (bounded, oldest evicted). Only the signature check is skipped on a hit: expiry is checked every
+   * time, and the caller still reads the agent's status, so deactivation takes effect at once.
+   */
+  private remember(token: string, claims: TokenClaims): void {
+    if (this.verified.size >= VERIFIED_TOKEN_CACHE_SIZE) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, claims);
   }
 }
