@@ -24,9 +24,6 @@ const ajvOptions: AjvOptions = {
   removeAdditional: false,
   allErrors: false,
 };
-// Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
-const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
-const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
 export interface BuildAppOptions {
   logger?: boolean;
@@ -47,6 +44,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     ajv: { customOptions: ajvOptions },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
+  // One pair per app, so several apps (two registry nodes in one test) can be built in one process.
+  const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
+  const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
   for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
     bodyAjv.addSchema(schema);
