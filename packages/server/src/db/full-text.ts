@@ -1,0 +1,68 @@
+import { sql, type AliasedRawBuilder } from 'kysely';
+import type { Db } from './connect.js';
+import { sqlDialect } from './dialect.js';
+
+/**
+ * Full-text search is the one dialect-specific part of discovery, and it lives only here.
+ * SQLite: an FTS5 table (porter stemming, diacritics folded, contentless) keyed by the integer ids of
+ * `agents_fts_ids`, ranked by bm25 with column weights. PostgreSQL: a tsvector, added by its issue.
+ */
+
+export interface FullTextDocument {
+  name: string;
+  description: string;
+  /** Capability types and descriptions. */
+  capabilities: string;
+  /** Agent tags and capability tags. */
+  tags: string;
+}
+
+export interface FullTextMatch {
+  did: string;
+  /** Lower is more relevant. */
+  rank: number;
+}
+
+/** bm25 weights of name, description, capabilities, tags: a hit in the name counts most. */
+const COLUMN_WEIGHTS = sql.raw('10.0, 2.0, 5.0, 5.0');
+
+/** Words of a query: letters and digits, lower-cased; punctuation and FTS operators never reach SQL. */
+export function fullTextTerms(query: string): string[] {
+  const words =
+    query
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return [...new Set(words)];
+}
+
+/** Replaces the agent's document in the full-text index; call inside the transaction that writes the agent. */
+export async function writeFullTextDocument(db: Db, did: string, document: FullTextDocument): Promise<void> {
+  if (sqlDialect(db) !== 'sqlite') throw unsupported();
+  await sql`insert into agents_fts_ids (did) values (${did}) on conflict (did) do nothing`.execute(db);
+  const row = await sql<{ id: number }>`select id from agents_fts_ids where did = ${did}`.execute(db);
+  const id = row.rows[0]?.id;
+  if (id === undefined) throw new Error(`full-text id for ${did} vanished`);
+  await sql`delete from agents_fts where rowid = ${id}`.execute(db);
+  await sql`insert into agents_fts (rowid, name, description, capabilities, tags)
+    values (${id}, ${document.name}, ${document.description}, ${document.capabilities}, ${document.tags})`.execute(
+    db,
+  );
+}
+
+/**
+ * A derived table `fts(did, rank)` of the agents whose document contains every term (the last term
+ * also as a prefix, for search-as-you-type), to join on agents.did.
+ */
+export function fullTextMatches(db: Db, terms: readonly string[]): AliasedRawBuilder<FullTextMatch, 'fts'> {
+  if (sqlDialect(db) !== 'sqlite') throw unsupported();
+  const expression = terms
+    .map((term, index) => `"${term}"${index === terms.length - 1 ? '*' : ''}`)
+    .join(' ');
+  return sql<FullTextMatch>`(select agents_fts_ids.did as did, bm25(agents_fts, ${COLUMN_WEIGHTS}) as rank
+    from agents_fts join agents_fts_ids on agents_fts_ids.id = agents_fts.rowid
+    where agents_fts match ${expression})`.as('fts');
+}
+
+const unsupported = (): Error =>
+  new Error('Full-text search on PostgreSQL arrives with the PostgreSQL issue (tsvector in db/full-text.ts)');
