@@ -11,6 +11,9 @@ import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
+import { reviewRoutes } from './http/routes/reviews.js';
+import { searchRoutes } from './http/routes/search.js';
+import { statsRoutes } from './http/routes/stats.js';
 import { Capability } from './http/schemas/agents.js';
 import { ErrorResponse } from './http/schemas/common.js';
 import { Chain, DidDocument } from './http/schemas/discovery.js';
@@ -106,5 +109,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
   discoveryRoutes(app, ctx);
+  searchRoutes(app, ctx);
+  reviewRoutes(app, ctx);
+  statsRoutes(app, ctx);
   return app;
 }

@@ -8,6 +8,12 @@ import { AgentService } from './services/agents.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
+import { startDiscoveryJobs } from './services/background-jobs.js';
+import { registryGovernance } from './services/governance.js';
+import { ReputationService } from './services/reputation.js';
+import { ReviewService } from './services/reviews.js';
+import { SearchService } from './services/search.js';
+import { StatsService } from './services/stats.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -19,6 +25,10 @@ export interface AppContext {
   authentication: AuthenticationService;
   agents: AgentService;
   didResolution: DidResolutionService;
+  reviews: ReviewService;
+  reputation: ReputationService;
+  search: SearchService;
+  stats: StatsService;
   close(): Promise<void>;
 }
 
@@ -40,6 +50,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
+    const reputation = new ReputationService({ db, clock, didWebDomain });
+    const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
+    const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
+    // Timers belong to the context: reputation refresh and search-count flush, stopped by close().
+    const discoveryJobs = startDiscoveryJobs({ config, reputation, stats });
     return {
       config,
       clock,
@@ -49,7 +64,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
       agents: new AgentService({ db, clock, didWebDomain, publicUrl }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
-      close: () => database.close(),
+      reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
+      reputation,
+      search: new SearchService({ db, searches: stats }),
+      stats,
+      close: async () => {
+        await discoveryJobs.stop();
+        await database.close();
+      },
     };
   } catch (error) {
     await database.close();
