@@ -11,7 +11,7 @@ export function searchRoutes(app: App, ctx: AppContext): void {
         tags: ['Discovery'],
         summary: 'Search active agents by capability, tags, reputation and full text',
         querystring: SearchQuery,
-        response: { 200: SearchResponse, ...errors(400) },
+        response: { 200: SearchResponse, ...errors(400, 500) },
       },
     },
     async (request) => ctx.search.search(request.query),

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { errors } from '../schemas/common.js';
 import { ExtendedStats } from '../schemas/stats.js';
 import type { App } from '../types.js';
 
@@ -9,7 +10,7 @@ export function statsRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags: ['Discovery'],
         summary: 'Platform statistics and governance rules (cached 60 seconds)',
-        response: { 200: ExtendedStats },
+        response: { 200: ExtendedStats, ...errors(500) },
       },
     },
     async (_request, reply) => {
