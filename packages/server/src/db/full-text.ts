@@ -1,4 +1,4 @@
-import { sql, type AliasedRawBuilder } from 'kysely';
+import { sql, type AliasedRawBuilder, type RawBuilder } from 'kysely';
 import type { Db } from './connect.js';
 import { sqlDialect } from './dialect.js';
 
@@ -50,18 +50,29 @@ export async function writeFullTextDocument(db: Db, did: string, document: FullT
   );
 }
 
+/** A subquery of the DIDs whose document contains every term, for `agents.did in (...)`. */
+export function fullTextDids(db: Db, terms: readonly string[]): RawBuilder<string> {
+  if (sqlDialect(db) !== 'sqlite') throw unsupported();
+  return sql<string>`(select agents_fts_ids.did from agents_fts
+    join agents_fts_ids on agents_fts_ids.id = agents_fts.rowid
+    where agents_fts match ${matchExpression(terms)})`;
+}
+
 /**
- * A derived table `fts(did, rank)` of the agents whose document contains every term (the last term
- * also as a prefix, for search-as-you-type), to join on agents.did.
+ * A derived table `fts(did, rank)` of the same agents with their relevance, to join on agents.did.
+ * `limit -1` keeps SQLite from flattening it into the outer query, where it would otherwise probe the
+ * FTS id table once per value of an IN filter (minutes at 100,000 agents instead of milliseconds).
  */
 export function fullTextMatches(db: Db, terms: readonly string[]): AliasedRawBuilder<FullTextMatch, 'fts'> {
   if (sqlDialect(db) !== 'sqlite') throw unsupported();
-  const expression = terms
-    .map((term, index) => `"${term}"${index === terms.length - 1 ? '*' : ''}`)
-    .join(' ');
   return sql<FullTextMatch>`(select agents_fts_ids.did as did, bm25(agents_fts, ${COLUMN_WEIGHTS}) as rank
     from agents_fts join agents_fts_ids on agents_fts_ids.id = agents_fts.rowid
-    where agents_fts match ${expression})`.as('fts');
+    where agents_fts match ${matchExpression(terms)} limit -1)`.as('fts');
+}
+
+/** Every term must match; the last one also as a prefix. Terms are letters and digits only. */
+function matchExpression(terms: readonly string[]): string {
+  return terms.map((term, index) => `"${term}"${index === terms.length - 1 ? '*' : ''}`).join(' ');
 }
 
 const unsupported = (): Error =>

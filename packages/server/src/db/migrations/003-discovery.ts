@@ -31,6 +31,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('agents')
     .columns(['status', 'reputation_score', 'created_at', 'did'])
     .execute();
+  // Filtered searches check and order the agents a side table names without reading their rows.
+  await db.schema
+    .createIndex('agents_did_search_idx')
+    .on('agents')
+    .columns(['did', 'status', 'reputation_score', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('reviews')
