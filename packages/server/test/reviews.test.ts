@@ -543,12 +543,14 @@ describe('review rate limit', () => {
     assert.equal(mine.total, 3);
   });
 
-  test('REVIEW_RATE_LIMIT and REVIEW_RATE_WINDOW_SECONDS are validated at boot', async () => {
+  test('REVIEW_RATE_LIMIT, REVIEW_RATE_WINDOW_SECONDS and REPUTATION_REFRESH_SECONDS are validated at boot', async () => {
     const { loadConfig, ConfigError } = await import('../src/config.js');
     assert.throws(() => loadConfig({ REVIEW_RATE_LIMIT: '0' }), ConfigError);
     assert.throws(() => loadConfig({ REVIEW_RATE_WINDOW_SECONDS: 'soon' }), ConfigError);
     const defaults = loadConfig({});
     assert.equal(defaults.reviewRateLimit, 10);
     assert.equal(defaults.reviewRateWindowSeconds, 3600);
+    assert.equal(defaults.reputationRefreshSeconds, 3600);
+    assert.throws(() => loadConfig({ REPUTATION_REFRESH_SECONDS: '10' }), ConfigError);
   });
 });
