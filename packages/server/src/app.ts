@@ -12,6 +12,9 @@ import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { invocationRoutes } from './http/routes/invocation.js';
+import { reviewRoutes } from './http/routes/reviews.js';
+import { searchRoutes } from './http/routes/search.js';
+import { statsRoutes } from './http/routes/stats.js';
 import { Capability } from './http/schemas/agents.js';
 import { ErrorResponse } from './http/schemas/common.js';
 import { Chain, DidDocument } from './http/schemas/discovery.js';
@@ -49,8 +52,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
+  // One pair per app, so several apps (two registry nodes in one test) can be built in one process.
   const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
   const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
+
   for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
     bodyAjv.addSchema(schema);
     textAjv.addSchema(schema);
@@ -123,5 +128,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   invocationRoutes(app, ctx);
   // Blocked invocations and long polls answer at once instead of holding shutdown for minutes.
   app.addHook('preClose', async () => ctx.stopWaiters());
+  searchRoutes(app, ctx);
+  reviewRoutes(app, ctx);
+  statsRoutes(app, ctx);
   return app;
 }

@@ -22,6 +22,11 @@ export interface Config {
   /** Largest accepted request body in bytes, for every route except invoke. */
   bodyLimitBytes: number;
   trustProxy: boolean;
+  /** Most reviews one reviewer may submit per window (counted in the database, so across nodes). */
+  reviewRateLimit: number;
+  reviewRateWindowSeconds: number;
+  /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
+  reputationRefreshSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -104,6 +109,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     trustProxy: boolean('TRUST_PROXY', false),
+    reviewRateLimit: integer('REVIEW_RATE_LIMIT', 10, 1, 100_000),
+    reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
+    reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -19,6 +19,12 @@ import { LIMITS } from './services/limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { NOTIFY_CHANNEL, PostgresTaskEvents } from './invocation/pg-events.js';
+import { startDiscoveryJobs } from './services/background-jobs.js';
+import { registryGovernance } from './services/governance.js';
+import { ReputationService } from './services/reputation.js';
+import { ReviewService } from './services/reviews.js';
+import { SearchService } from './services/search.js';
+import { StatsService } from './services/stats.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -35,6 +41,10 @@ export interface AppContext {
   agentTasks: AgentTaskService;
   /** Ends blocked invocations and long polls, so shutdown does not wait minutes for them. */
   stopWaiters(): Promise<void>;
+  reviews: ReviewService;
+  reputation: ReputationService;
+  search: SearchService;
+  stats: StatsService;
   close(): Promise<void>;
 }
 
@@ -95,6 +105,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     });
     const agentTasks = new AgentTaskService({ db, clock, events, states });
+    const reputation = new ReputationService({ db, clock, didWebDomain });
+    const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
+    const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
+    // Timers belong to the context: reputation refresh and search-count flush, stopped by close().
+    const discoveryJobs = startDiscoveryJobs({ config, reputation, stats });
     return {
       config,
       clock,
@@ -104,6 +119,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
       agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
+      reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
+      reputation,
+      search: new SearchService({ db, searches: stats }),
+      stats,
       events,
       invocation,
       agentTasks,
@@ -114,6 +133,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       close: async () => {
         agentTasks.shutdown();
         await invocation.shutdown();
+        await discoveryJobs.stop();
         await events.close();
         await database.close();
       },

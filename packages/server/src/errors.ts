@@ -53,6 +53,12 @@ export class PayloadTooLargeError extends ApiError {
   }
 }
 
+export class TooManyRequestsError extends ApiError {
+  constructor(code: string, details: string, retryAfterSeconds: number) {
+    super(429, code, 'Too many requests', details, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
 export class ServiceUnavailableError extends ApiError {
   constructor(code: string, details: string) {
     super(503, code, 'Service unavailable', details, { 'retry-after': '1' });

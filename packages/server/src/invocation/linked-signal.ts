@@ -1,3 +1,5 @@
+import { setMaxListeners } from 'node:events';
+
 /**
  * An AbortSignal that aborts when any of `sources` does, released by `dispose`. Unlike
  * AbortSignal.any, it leaves no trace on a long-lived source once disposed (Node 20 keeps those).
@@ -15,4 +17,11 @@ export function linkedSignal(...sources: AbortSignal[]): { signal: AbortSignal; 
       for (const source of sources) source.removeEventListener('abort', abort);
     },
   };
+}
+
+/** A controller whose signal every concurrent wait listens to: no listener-count warning for it. */
+export function longLivedController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }

@@ -4,7 +4,7 @@ import type { TaskStatus } from '../db/schema/index.js';
 import { findTask, listPendingTasks, type TaskRow } from '../db/stores/tasks.js';
 import { ConflictError, ForbiddenError, PayloadTooLargeError, taskNotFound } from '../errors.js';
 import type { TaskEvents } from '../invocation/events.js';
-import { linkedSignal } from '../invocation/linked-signal.js';
+import { linkedSignal, longLivedController } from '../invocation/linked-signal.js';
 import { OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
 import { Wakeup } from '../invocation/wait.js';
 import type { AuthenticatedAgent } from './authentication.js';
@@ -42,7 +42,7 @@ const toPending = (task: TaskRow): PendingTask => ({
 
 /** The worker side of queue mode: list (with long poll), accept, result, fail. */
 export class AgentTaskService {
-  private readonly closing = new AbortController();
+  private readonly closing = longLivedController();
 
   constructor(private readonly deps: AgentTaskDeps) {}
 

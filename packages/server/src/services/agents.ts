@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
+import { updateIndexedAgent } from '../db/stores/agent-index.js';
 import {
   findActiveAgent,
   findAgent,
@@ -85,7 +86,7 @@ export class AgentService {
     if (update.capabilities != null)
       patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
     if (update.tags != null) patch.tags = JSON.stringify(update.tags);
-    if (!(await updateActiveAgent(this.deps.db, did, patch))) throw agentNotFound(did);
+    if (!(await updateIndexedAgent(this.deps.db, did, patch))) throw agentNotFound(did);
     return this.getProfile(did);
   }
 

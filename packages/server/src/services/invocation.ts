@@ -12,7 +12,7 @@ import {
   shuttingDown,
   taskNotFound,
 } from '../errors.js';
-import { linkedSignal } from '../invocation/linked-signal.js';
+import { linkedSignal, longLivedController } from '../invocation/linked-signal.js';
 import type { Capability } from '../identity/types.js';
 import type { Deliverer } from '../invocation/deliverers.js';
 import type { TaskEvents } from '../invocation/events.js';
@@ -62,7 +62,7 @@ export interface InvocationDeps {
 }
 
 export class InvocationService {
-  private readonly closing = new AbortController();
+  private readonly closing = longLivedController();
 
   constructor(private readonly deps: InvocationDeps) {}
 

@@ -3,7 +3,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertAgent } from '../db/stores/agents.js';
+import { insertIndexedAgent } from '../db/stores/agent-index.js';
 import { BadRequestError, ConflictError } from '../errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
 import { pkhDid, webDid } from '../identity/did.js';
@@ -62,7 +62,7 @@ export class RegistrationService {
         : webDid(this.deps.didWebDomain, randomBytes(16).toString('hex'));
     const { profile } = command;
     try {
-      await insertAgent(this.deps.db, {
+      await insertIndexedAgent(this.deps.db, {
         did,
         key_type: keyType,
         public_key: key.hex,

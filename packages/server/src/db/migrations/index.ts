@@ -2,11 +2,13 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from '../connect.js';
 import * as core from './001-core.js';
 import * as tasks from './002-tasks.js';
+import * as discovery from './003-discovery.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
   '001-core': core,
   '002-tasks': tasks,
+  '003-discovery': discovery,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,9 +1,17 @@
 import type { AgentsPartial } from './agents.js';
 import type { RegistrySettingsPartial } from './registry-settings.js';
 import type { TasksPartial } from './tasks.js';
+import type { AgentIndexPartial } from './agent-index.js';
+import type { RegistryCountersPartial } from './registry-counters.js';
+import type { ReviewsPartial } from './reviews.js';
 
-export type DatabaseSchema = AgentsPartial & RegistrySettingsPartial & TasksPartial;
+type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
+
+export type DatabaseSchema = AgentsPartial & RegistrySettingsPartial & TasksPartial & DiscoveryPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
 export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './tasks.js';
+export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
+export type { RegistryCountersTable } from './registry-counters.js';
+export type { ReviewsTable } from './reviews.js';

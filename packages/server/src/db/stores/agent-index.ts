@@ -1,0 +1,98 @@
+import type { Db } from '../connect.js';
+import { writeFullTextDocument, type FullTextDocument } from '../full-text.js';
+import { findAgent, insertAgent, updateActiveAgent, type AgentPatch, type NewAgentRow } from './agents.js';
+
+interface StoredCapability {
+  type: string;
+  description?: string | null;
+  tags?: string[] | null;
+}
+
+export interface IndexedAgentFields {
+  did: string;
+  name: string;
+  description?: string | null;
+  /** JSON text, as stored in agents.capabilities. */
+  capabilities: string;
+  /** JSON text, as stored in agents.tags. */
+  tags: string;
+}
+
+/** The form filters compare: NFKC, trimmed, lower-case, so "Translation" finds "translation". */
+export function searchKey(value: string): string {
+  return value.normalize('NFKC').trim().toLowerCase();
+}
+
+/** What search indexes for an agent: capability types and tags for filters, a document for full text. */
+export function agentIndexEntries(agent: IndexedAgentFields): {
+  capabilityTypes: string[];
+  tags: string[];
+  document: FullTextDocument;
+} {
+  const capabilities = JSON.parse(agent.capabilities) as StoredCapability[];
+  const tags = JSON.parse(agent.tags) as string[];
+  const capabilityTags = capabilities.flatMap((capability) => capability.tags ?? []);
+  return {
+    capabilityTypes: [...new Set(capabilities.map((capability) => searchKey(capability.type)))],
+    tags: [...new Set(tags.map(searchKey))].filter((tag) => tag !== ''),
+    document: {
+      name: agent.name,
+      description: agent.description ?? '',
+      capabilities: capabilities
+        .map((capability) => `${capability.type} ${capability.description ?? ''}`.trim())
+        .join('\n'),
+      tags: [...tags, ...capabilityTags].join('\n'),
+    },
+  };
+}
+
+/** Rewrites the agent's search side tables and full-text document; call in the agent's write transaction. */
+export async function writeAgentIndex(db: Db, agent: IndexedAgentFields): Promise<void> {
+  const entries = agentIndexEntries(agent);
+  await db.deleteFrom('agent_capabilities').where('did', '=', agent.did).execute();
+  await db.deleteFrom('agent_tags').where('did', '=', agent.did).execute();
+  if (entries.capabilityTypes.length > 0) {
+    await db
+      .insertInto('agent_capabilities')
+      .values(entries.capabilityTypes.map((type) => ({ did: agent.did, type })))
+      .execute();
+  }
+  if (entries.tags.length > 0) {
+    await db
+      .insertInto('agent_tags')
+      .values(entries.tags.map((tag) => ({ did: agent.did, tag })))
+      .execute();
+  }
+  await writeFullTextDocument(db, agent.did, entries.document);
+}
+
+/** Inserts an agent and its search index in one transaction (a unique violation propagates as is). */
+export async function insertIndexedAgent(db: Db, row: NewAgentRow): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await insertAgent(trx, row);
+    await writeAgentIndex(trx, row);
+  });
+}
+
+const INDEXED_MEMBERS = ['name', 'description', 'capabilities', 'tags'] as const;
+
+/** updateActiveAgent, plus the search index in the same transaction when an indexed member changes. */
+export async function updateIndexedAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await updateActiveAgent(trx, did, patch);
+    if (updated && INDEXED_MEMBERS.some((member) => patch[member] !== undefined)) {
+      const row = await findAgent(trx, did);
+      if (row !== undefined) await writeAgentIndex(trx, row);
+    }
+    return updated;
+  });
+}
+
+export async function countActiveAgents(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('agents')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

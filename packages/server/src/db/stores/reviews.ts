@@ -1,0 +1,174 @@
+import type { Insertable, Updateable } from 'kysely';
+import { sql } from 'kysely';
+import type { Db } from '../connect.js';
+import type { ReviewsTable, TasksTable } from '../schema/index.js';
+
+export type ReviewRow = ReviewsTable;
+export type NewReviewRow = Insertable<ReviewsTable>;
+
+/**
+ * Locks agent rows for the rest of the transaction with a no-op write, in DID order so two
+ * transactions never wait on each other in a cycle. SQLite: the first write takes the database write
+ * lock. PostgreSQL: row locks, so concurrent reviews of one agent, or by one reviewer, serialise.
+ */
+export async function lockAgentRows(db: Db, dids: readonly string[]): Promise<void> {
+  for (const did of [...new Set(dids)].sort()) {
+    await db
+      .updateTable('agents')
+      .set((eb) => ({ total_reviews: eb.ref('total_reviews') }))
+      .where('did', '=', did)
+      .execute();
+  }
+}
+
+export async function insertReview(db: Db, row: NewReviewRow): Promise<void> {
+  await db.insertInto('reviews').values(row).execute();
+}
+
+export async function findReview(db: Db, id: string): Promise<ReviewRow | undefined> {
+  return db.selectFrom('reviews').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findReviewByPair(
+  db: Db,
+  reviewerDid: string,
+  targetDid: string,
+): Promise<ReviewRow | undefined> {
+  return db
+    .selectFrom('reviews')
+    .selectAll()
+    .where('reviewer_did', '=', reviewerDid)
+    .where('target_did', '=', targetDid)
+    .executeTakeFirst();
+}
+
+export async function updateReview(
+  db: Db,
+  id: string,
+  patch: Pick<Updateable<ReviewsTable>, 'rating' | 'comment' | 'updated_at'>,
+): Promise<void> {
+  await db
+    .updateTable('reviews')
+    .set((eb) => ({ ...patch, edit_count: eb('edit_count', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** How many reviews a reviewer submitted after `since`, and when the oldest of them was submitted. */
+export async function reviewsSubmittedSince(
+  db: Db,
+  reviewerDid: string,
+  since: number,
+): Promise<{ count: number; oldest: number | null }> {
+  const row = await db
+    .selectFrom('reviews')
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
+    .where('reviewer_did', '=', reviewerDid)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
+}
+
+export type ReviewListFilter = { target_did: string } | { reviewer_did: string };
+
+/** A page of reviews, newest first, and the exact total, read in one transaction so they agree. */
+export async function listReviews(
+  db: Db,
+  filter: ReviewListFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: ReviewRow[]; total: number }> {
+  return db.transaction().execute(async (trx) => {
+    const base =
+      'target_did' in filter
+        ? trx.selectFrom('reviews').where('target_did', '=', filter.target_did)
+        : trx.selectFrom('reviews').where('reviewer_did', '=', filter.reviewer_did);
+    const { total } = await base
+      .select((eb) => eb.fn.countAll<number>().as('total'))
+      .executeTakeFirstOrThrow();
+    const rows = await base
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return { rows, total: Number(total) };
+  });
+}
+
+/** Every rating of an agent, for recomputing its aggregates inside the review's transaction. */
+export async function ratingsOf(
+  db: Db,
+  targetDid: string,
+): Promise<{ rating: number; verified: number; created_at: number }[]> {
+  const rows = await db
+    .selectFrom('reviews')
+    .select(['rating', 'verified', 'created_at'])
+    .where('target_did', '=', targetDid)
+    .execute();
+  return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
+}
+
+/** Review counts by whole rating point (the floor of each rating: 9.99 -> 9, 10.00 -> 10). */
+export async function ratingBuckets(
+  db: Db,
+  targetDid: string,
+): Promise<{ bucket: number; count: number; verified: number }[]> {
+  const rows = await db
+    .selectFrom('reviews')
+    .select((eb) => [
+      sql<number>`rating / 100`.as('bucket'),
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.sum<number>('verified').as('verified'),
+    ])
+    .where('target_did', '=', targetDid)
+    .groupBy(sql`rating / 100`)
+    .execute();
+  return rows.map((row) => ({
+    bucket: Number(row.bucket),
+    count: Number(row.count),
+    verified: Number(row.verified),
+  }));
+}
+
+export async function writeReputation(
+  db: Db,
+  did: string,
+  aggregates: { average_rating: number; reputation_score: number; total_reviews: number },
+): Promise<void> {
+  await db.updateTable('agents').set(aggregates).where('did', '=', did).execute();
+}
+
+/** DIDs of agents that have reviews, in DID order after `afterDid`, for the periodic refresh. */
+export async function agentsWithReviews(db: Db, afterDid: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('agents')
+    .select('did')
+    .where('total_reviews', '>', 0)
+    .where('did', '>', afterDid)
+    .orderBy('did')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.did);
+}
+
+/** The task a verified review cites (the invocation issue owns writing tasks). */
+export async function findCallRecord(
+  db: Db,
+  taskId: string,
+): Promise<Pick<TasksTable, 'id' | 'caller_did' | 'target_did' | 'status'> | undefined> {
+  return db
+    .selectFrom('tasks')
+    .select(['id', 'caller_did', 'target_did', 'status'])
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+}
+
+export async function countReviews(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('reviews')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,22 @@
+import type { AppContext } from '../../context.js';
+import { errors } from '../schemas/common.js';
+import { ExtendedStats } from '../schemas/stats.js';
+import type { App } from '../types.js';
+
+export function statsRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    '/api/stats',
+    {
+      schema: {
+        tags: ['Discovery'],
+        summary: 'Platform statistics and governance rules (cached 60 seconds)',
+        response: { 200: ExtendedStats, ...errors(500) },
+      },
+    },
+    async (_request, reply) => {
+      const { stats, maxAgeSeconds } = await ctx.stats.get();
+      void reply.header('cache-control', `public, max-age=${maxAgeSeconds}`);
+      return stats;
+    },
+  );
+}

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+
+const Governance = Type.Object(
+  {
+    identity: Type.Object({
+      key_types: Type.Array(Type.String()),
+      did_methods: Type.Array(Type.String()),
+      chains: Type.Array(Type.String()),
+      registration_timestamp_window_seconds: Type.Integer(),
+      token_ttl_seconds: Type.Integer(),
+    }),
+    reviews: Type.Object({
+      rating_min: Type.Number(),
+      rating_max: Type.Number(),
+      rating_decimals: Type.Integer(),
+      comment_max_length: Type.Integer(),
+      reviews_per_agent: Type.Integer(),
+      self_review_allowed: Type.Boolean(),
+      edit_window_seconds: Type.Integer(),
+      edit_max_rating_change: Type.Number(),
+      rate_limit: Type.Object({ max_reviews: Type.Integer(), window_seconds: Type.Integer() }),
+      verified_review: Type.String(),
+    }),
+    reputation: Type.Object({
+      scale_min: Type.Number(),
+      scale_max: Type.Number(),
+      prior_mean: Type.Number(),
+      prior_weight: Type.Number(),
+      verified_weight: Type.Number(),
+      unverified_weight: Type.Number(),
+      decay_days: Type.Number(),
+      refresh_interval_seconds: Type.Integer(),
+    }),
+    search: Type.Object({
+      limit_default: Type.Integer(),
+      limit_max: Type.Integer(),
+      offset_max: Type.Integer(),
+      sorts: Type.Array(Type.String()),
+      full_text: Type.Boolean(),
+    }),
+    stats_cache_seconds: Type.Integer(),
+  },
+  { description: 'The rules this registry enforces' },
+);
+
+export const ExtendedStats = Type.Object({
+  agents_count: Type.Integer({ description: 'Active agents' }),
+  reviews_count: Type.Integer(),
+  searches_count: Type.Integer({ description: 'Searches served, by every node' }),
+  governance: Governance,
+  updated_at: Type.Integer({ description: 'Epoch milliseconds when these numbers were computed' }),
+});

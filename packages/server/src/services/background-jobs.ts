@@ -1,0 +1,75 @@
+import type { Config } from '../config.js';
+import { SEARCH_RULES } from './discovery-rules.js';
+import type { ReputationService } from './reputation.js';
+import type { StatsService } from './stats.js';
+
+export interface BackgroundJobs {
+  /** Stops the timers, waits for a run in progress, and flushes the search count. */
+  stop(): Promise<void>;
+}
+
+export interface DiscoveryJobsDeps {
+  config: Config;
+  reputation: ReputationService;
+  stats: StatsService;
+  onError?: (job: string, error: unknown) => void;
+}
+
+const reportToStderr = (job: string, error: unknown): void => {
+  console.error(`background job ${job} failed`, error);
+};
+
+/**
+ * Timers owned by the context (created in createContext, stopped by ctx.close()): the periodic
+ * reputation refresh and the search-count flush. Unref'd, so they never keep the process alive.
+ */
+export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
+  const onError = deps.onError ?? reportToStderr;
+  const jobs = [
+    every(
+      deps.config.reputationRefreshSeconds * 1000,
+      (signal) => deps.reputation.refreshAll(signal),
+      (error) => onError('reputation-refresh', error),
+    ),
+    every(
+      SEARCH_RULES.countFlushMs,
+      () => deps.stats.flushSearches(),
+      (error) => onError('search-count-flush', error),
+    ),
+  ];
+  return {
+    stop: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
+      await deps.stats.flushSearches().catch((error: unknown) => onError('search-count-flush', error));
+    },
+  };
+}
+
+/** Runs `run` every `intervalMs`, never two runs at once; stop() aborts a run in progress and awaits it. */
+function every(
+  intervalMs: number,
+  run: (signal: AbortSignal) => Promise<unknown>,
+  onError: (error: unknown) => void,
+): BackgroundJobs {
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running !== undefined || controller.signal.aborted) return;
+    running = run(controller.signal)
+      .then(
+        () => undefined,
+        (error: unknown) => onError(error),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      controller.abort();
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,253 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/connect.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { findAgentStatus } from '../db/stores/agents.js';
+import {
+  findCallRecord,
+  findReview,
+  findReviewByPair,
+  insertReview,
+  listReviews,
+  lockAgentRows,
+  reviewsSubmittedSince,
+  updateReview,
+  type ReviewListFilter,
+  type ReviewRow,
+} from '../db/stores/reviews.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TooManyRequestsError,
+  agentNotFound,
+} from '../errors.js';
+import type { AuthenticatedAgent } from './authentication.js';
+import { requireDid } from './did-param.js';
+import { REVIEW_RULES } from './discovery-rules.js';
+import { ratingFromHundredths, ratingHundredths } from './rating.js';
+import type { ReputationService } from './reputation.js';
+
+/** Section 2.6 ReviewResponse, plus updated_at. */
+export interface Review {
+  review_id: string;
+  reviewer_did: string;
+  target_did: string;
+  rating: number;
+  comment: string | null;
+  created_at: number;
+  updated_at: number;
+  is_edited: boolean;
+  edit_count: number;
+  verified: boolean;
+}
+
+export interface ReviewsPage {
+  reviews: Review[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface SubmitReviewCommand {
+  target_did: string;
+  rating: number;
+  comment?: string | null;
+  call_record_id?: string | null;
+}
+
+export interface EditReviewCommand {
+  rating: number;
+  /** Absent or null keeps the comment; "" removes it. */
+  comment?: string | null;
+}
+
+export interface PageRequest {
+  limit?: number;
+  offset?: number;
+}
+
+export interface ReviewRateLimit {
+  maxReviews: number;
+  windowMs: number;
+}
+
+export interface ReviewServiceDeps {
+  db: Db;
+  clock: Clock;
+  didWebDomain: string;
+  reputation: ReputationService;
+  rateLimit: ReviewRateLimit;
+}
+
+export class ReviewService {
+  constructor(private readonly deps: ReviewServiceDeps) {}
+
+  /**
+   * One transaction: lock reviewer and target rows, check the target, the one-review rule, the call
+   * record and the rate limit, insert, and recompute the target's aggregates from its reviews.
+   */
+  async submit(caller: AuthenticatedAgent, command: SubmitReviewCommand): Promise<Review> {
+    const rating = ratingHundredths(command.rating);
+    const target = requireDid(command.target_did, this.deps.didWebDomain).did;
+    if (target === caller.did) {
+      throw new ForbiddenError('SELF_REVIEW', 'An agent cannot review itself');
+    }
+    const callRecordId = command.call_record_id || null;
+    const now = this.deps.clock.now();
+    const row: ReviewRow = {
+      id: uuidv7(),
+      reviewer_did: caller.did,
+      target_did: target,
+      rating,
+      comment: command.comment || null,
+      verified: callRecordId === null ? 0 : 1,
+      call_record_id: callRecordId,
+      edit_count: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await lockAgentRows(trx, [caller.did, target]);
+        if ((await findAgentStatus(trx, target)) !== 'active') throw agentNotFound(target);
+        if ((await findReviewByPair(trx, caller.did, target)) !== undefined) throw alreadyReviewed(target);
+        if (callRecordId !== null) await assertCallRecord(trx, callRecordId, caller.did, target);
+        await this.assertWithinRateLimit(trx, caller.did, now);
+        await insertReview(trx, row);
+        await this.deps.reputation.recompute(trx, target, now);
+      });
+    } catch (error) {
+      // The unique (reviewer, target) index is the last word when two submissions race.
+      if (isUniqueViolation(error)) throw alreadyReviewed(target);
+      throw error;
+    }
+    return toReview(row);
+  }
+
+  /** Only the author, within 10 minutes of creation, by at most 4.0 from the current rating. */
+  async edit(caller: AuthenticatedAgent, reviewId: string, command: EditReviewCommand): Promise<Review> {
+    const rating = ratingHundredths(command.rating);
+    const now = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      const located = await findReview(trx, reviewId);
+      if (located === undefined) throw reviewNotFound(reviewId);
+      await lockAgentRows(trx, [located.target_did]);
+      // Read again under the lock: a concurrent edit may have changed the rating.
+      const review = (await findReview(trx, reviewId)) as ReviewRow;
+      if (review.reviewer_did !== caller.did) {
+        throw new ForbiddenError('NOT_REVIEW_AUTHOR', 'Only the author of a review may edit it');
+      }
+      const age = now - Number(review.created_at);
+      if (age > REVIEW_RULES.editWindowMs) {
+        throw new ForbiddenError(
+          'EDIT_WINDOW_CLOSED',
+          `A review can be edited for ${REVIEW_RULES.editWindowMs / 60_000} minutes after it was submitted; this one is ${Math.floor(age / 1000)} s old`,
+        );
+      }
+      if (Math.abs(rating - review.rating) > REVIEW_RULES.maxRatingChangeHundredths) {
+        throw new BadRequestError(
+          'RATING_CHANGE_TOO_LARGE',
+          `An edit may change the rating by at most ${REVIEW_RULES.maxRatingChangeHundredths / 100} either way; the current rating is ${ratingFromHundredths(review.rating)}`,
+        );
+      }
+      if ((await findAgentStatus(trx, review.target_did)) !== 'active')
+        throw agentNotFound(review.target_did);
+      const comment =
+        command.comment === undefined || command.comment === null ? review.comment : command.comment || null;
+      await updateReview(trx, reviewId, { rating, comment, updated_at: now });
+      await this.deps.reputation.recompute(trx, review.target_did, now);
+      return toReview({ ...review, rating, comment, updated_at: now, edit_count: review.edit_count + 1 });
+    });
+  }
+
+  /** Reviews of an agent, newest first. An agent without reviews, or unknown, has an empty list. */
+  async listForAgent(rawDid: string | undefined, page: PageRequest): Promise<ReviewsPage> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    return this.page({ target_did: did }, page);
+  }
+
+  async listByReviewer(caller: AuthenticatedAgent, page: PageRequest): Promise<ReviewsPage> {
+    return this.page({ reviewer_did: caller.did }, page);
+  }
+
+  private async page(filter: ReviewListFilter, page: PageRequest): Promise<ReviewsPage> {
+    const limit = page.limit ?? REVIEW_RULES.pageLimitDefault;
+    const offset = page.offset ?? 0;
+    const { rows, total } = await listReviews(this.deps.db, filter, limit, offset);
+    return { reviews: rows.map(toReview), total, limit, offset };
+  }
+
+  /** Counted in the database under the reviewer's row lock, so the limit holds across nodes. */
+  private async assertWithinRateLimit(trx: Db, reviewerDid: string, now: number): Promise<void> {
+    const { maxReviews, windowMs } = this.deps.rateLimit;
+    const recent = await reviewsSubmittedSince(trx, reviewerDid, now - windowMs);
+    if (recent.count < maxReviews) return;
+    const retryAfter = Math.max(1, Math.ceil(((recent.oldest ?? now) + windowMs - now) / 1000));
+    throw new TooManyRequestsError(
+      'REVIEW_RATE_LIMITED',
+      `At most ${maxReviews} reviews per ${windowMs / 1000} s; try again in ${retryAfter} s`,
+      retryAfter,
+    );
+  }
+}
+
+/**
+ * A verified review cites a completed task in which the reviewer was the caller and the reviewed agent
+ * the target. A task the reviewer did not call is reported as not found, so task ids of others leak nothing.
+ */
+async function assertCallRecord(
+  trx: Db,
+  taskId: string,
+  reviewerDid: string,
+  targetDid: string,
+): Promise<void> {
+  const task = await findCallRecord(trx, taskId);
+  if (task === undefined || task.caller_did !== reviewerDid) {
+    throw new BadRequestError(
+      'CALL_RECORD_NOT_FOUND',
+      `call_record_id ${taskId.slice(0, 128)} is not the task_id of an invocation you made`,
+      'Invalid call record',
+    );
+  }
+  if (task.target_did !== targetDid) {
+    throw new BadRequestError(
+      'CALL_RECORD_TARGET_MISMATCH',
+      `Task ${task.id} invoked ${task.target_did}, not ${targetDid}`,
+      'Invalid call record',
+    );
+  }
+  if (task.status !== 'completed') {
+    throw new BadRequestError(
+      'CALL_RECORD_NOT_COMPLETED',
+      `Task ${task.id} is ${task.status}; only a completed invocation verifies a review`,
+      'Invalid call record',
+    );
+  }
+}
+
+function toReview(row: ReviewRow): Review {
+  return {
+    review_id: row.id,
+    reviewer_did: row.reviewer_did,
+    target_did: row.target_did,
+    rating: ratingFromHundredths(row.rating),
+    comment: row.comment,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    is_edited: row.edit_count > 0,
+    edit_count: row.edit_count,
+    verified: row.verified === 1,
+  };
+}
+
+const alreadyReviewed = (target: string): ConflictError =>
+  new ConflictError(
+    'REVIEW_EXISTS',
+    `You have already reviewed ${target}; edit that review with PUT /api/reviews/{review_id} within 10 minutes of submitting it`,
+    'Already reviewed',
+  );
+
+const reviewNotFound = (id: string): NotFoundError =>
+  new NotFoundError('REVIEW_NOT_FOUND', `No review has id ${id.slice(0, 128)}`, 'Review not found');
