@@ -109,7 +109,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
     const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
     // Timers belong to the context: reputation refresh and search-count flush, stopped by close().
-    const discoveryJobs = startDiscoveryJobs({ config, reputation, stats });
+    const discoveryJobs = startDiscoveryJobs({
+      config,
+      reputation,
+      stats,
+      onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
+    });
     return {
       config,
       clock,

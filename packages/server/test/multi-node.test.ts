@@ -45,6 +45,7 @@ async function startNode(databaseUrl: string): Promise<Node> {
       HOST: '127.0.0.1',
       PUBLIC_URL: 'http://localhost:8080',
       LOG_LEVEL: 'warn',
+      REVIEW_RATE_LIMIT: '3',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -185,6 +186,39 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
       await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { round } });
       assert.equal((await invocation).status, 200);
     }
+  });
+
+  test('one review per reviewer per agent holds when two nodes race', async () => {
+    const reviewer = await registerOn(a);
+    const target = await registerOn(b);
+    const body = { target_did: target.did, rating: 8.5, comment: 'raced' };
+    const [onA, onB] = await Promise.all([
+      call(a, 'POST', '/api/reviews', reviewer.token, body),
+      call(b, 'POST', '/api/reviews', reviewer.token, body),
+    ]);
+    assert.deepEqual([onA.status, onB.status].sort(), [201, 409]);
+    const reviews = await call(a, 'GET', `/api/agents/${encodeURIComponent(target.did)}/reviews`);
+    assert.equal(reviews.body.total, 1);
+    assert.equal(
+      (await call(b, 'GET', `/api/agents/${encodeURIComponent(target.did)}`)).body.total_reviews,
+      1,
+    );
+  });
+
+  test('the review rate limit counts reviews made through every node', async () => {
+    const reviewer = await registerOn(a);
+    const targets = await Promise.all([registerOn(a), registerOn(b), registerOn(a), registerOn(b)]);
+    const statuses: number[] = [];
+    for (const [index, target] of targets.entries()) {
+      const node = index % 2 === 0 ? a : b;
+      const response = await call(node, 'POST', '/api/reviews', reviewer.token, {
+        target_did: target.did,
+        rating: 7,
+      });
+      statuses.push(response.status);
+      if (response.status === 429) assert.equal(response.body.code, 'REVIEW_RATE_LIMITED');
+    }
+    assert.deepEqual(statuses, [201, 201, 201, 429], 'REVIEW_RATE_LIMIT=3 on both nodes, one shared count');
   });
 
   const canRestart =

@@ -12,19 +12,15 @@ export interface DiscoveryJobsDeps {
   config: Config;
   reputation: ReputationService;
   stats: StatsService;
-  onError?: (job: string, error: unknown) => void;
+  onError: (job: string, error: unknown) => void;
 }
-
-const reportToStderr = (job: string, error: unknown): void => {
-  console.error(`background job ${job} failed`, error);
-};
 
 /**
  * Timers owned by the context (created in createContext, stopped by ctx.close()): the periodic
  * reputation refresh and the search-count flush. Unref'd, so they never keep the process alive.
  */
 export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
-  const onError = deps.onError ?? reportToStderr;
+  const { onError } = deps;
   const jobs = [
     every(
       deps.config.reputationRefreshSeconds * 1000,
