@@ -395,3 +395,17 @@ describe('configuration (loadConfig)', () => {
     assert.equal(config.publicUrl, 'https://registry.example.com');
   });
 });
+
+describe('validation errors say what is allowed', () => {
+  test('an unknown enum value lists the allowed values', async () => {
+    const registry = await startRegistry();
+    try {
+      const response = await registry.app.inject({ method: 'GET', url: '/api/agents/search?sort=bogus' });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.json().code, 'VALIDATION_FAILED');
+      assert.match(response.json().details, /sort must be one of: reputation, created_at/);
+    } finally {
+      await registry.close();
+    }
+  });
+});

@@ -12,6 +12,15 @@ interface ErrorBody {
 interface ValidationIssue {
   instancePath: string;
   message?: string;
+  keyword?: string;
+  params?: { allowedValues?: unknown[] };
+}
+
+/** Ajv's message, plus the allowed values when an enum was missed ("sort must be one of: a, b"). */
+function describeIssue(issue: ValidationIssue | undefined): string {
+  const allowed = issue?.keyword === 'enum' ? issue.params?.allowedValues : undefined;
+  if (allowed !== undefined) return `must be one of: ${allowed.map(String).join(', ')}`;
+  return issue?.message ?? 'is invalid';
 }
 
 const FRAMEWORK_ERRORS: Record<string, { status: number; code: string; error: string }> = {
@@ -54,7 +63,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     const issue = error.validation[0] as ValidationIssue | undefined;
     const where = error.validationContext === 'body' ? undefined : error.validationContext;
     const field = fieldName(where, issue?.instancePath ?? '');
-    const details = `${where !== undefined && field !== where ? `${where} ` : ''}${field} ${issue?.message ?? 'is invalid'}`;
+    const details = `${where !== undefined && field !== where ? `${where} ` : ''}${field} ${describeIssue(issue)}`;
     status = 400;
     body = { error: 'Invalid request', details, code: 'VALIDATION_FAILED' };
   } else if (error.code !== undefined && FRAMEWORK_ERRORS[error.code] !== undefined) {
