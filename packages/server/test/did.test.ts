@@ -10,7 +10,6 @@ import {
   agentPath,
   bearer,
   ed25519Agent,
-  referenceCanonicalJson,
   register,
   secp256k1Agent,
   startRegistry,
@@ -44,43 +43,6 @@ interface ChainInfo {
   name: string;
   native_currency: { name: string; symbol: string; decimals: number };
   explorer_url: string;
-}
-
-/**
- * An Ed25519 agent like helpers' ed25519Agent, but exposing its 32-byte private seed so the agent
- * can sign JWTs with its own key.
- */
-function ed25519AgentWithSeed(): TestAgent & { seed: Uint8Array } {
-  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
-  const publicKeyHex = Buffer.from(publicKey.export({ format: 'jwk' }).x as string, 'base64url').toString(
-    'hex',
-  );
-  const seed = new Uint8Array(Buffer.from(privateKey.export({ format: 'jwk' }).d as string, 'base64url'));
-  assert.equal(seed.length, 32);
-  return {
-    seed,
-    keyType: 'ed25519',
-    publicKey: publicKeyHex,
-    chainId: null,
-    sign: async (message) => crypto.sign(null, Buffer.from(message, 'utf8'), privateKey).toString('hex'),
-    registrationMessage: (profile, timestamp) =>
-      referenceCanonicalJson({
-        key_type: 'ed25519',
-        profile: {
-          avatar: profile.avatar ?? null,
-          capabilities: profile.capabilities,
-          description: profile.description ?? null,
-          name: profile.name,
-          tags: profile.tags ?? [],
-          website: profile.website ?? null,
-        },
-        public_key: publicKeyHex,
-        purpose: 'registration',
-        timestamp,
-      }),
-    authenticationMessage: (did, timestamp) =>
-      referenceCanonicalJson({ did, purpose: 'authenticate', timestamp }),
-  };
 }
 
 const randomAgentId = (): string => crypto.randomBytes(16).toString('hex');
@@ -156,7 +118,7 @@ describe('DID documents, chains and payment addresses', () => {
 
   before(async () => {
     registry = await startRegistry();
-    const webAgent = ed25519AgentWithSeed();
+    const webAgent = ed25519Agent();
     web = { ...(await register(registry, webAgent)), agent: webAgent };
     const secp = secp256k1Agent({ chainId: 'eip155:8453' });
     pkh = { ...(await register(registry, secp)), wallet: secp.wallet };

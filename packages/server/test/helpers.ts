@@ -155,11 +155,13 @@ export interface TestAgent {
 }
 
 /** Ed25519 keys and signatures from node:crypto. */
-export function ed25519Agent(): TestAgent {
+export function ed25519Agent(): TestAgent & { seed: Uint8Array } {
   const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
   const jwk = publicKey.export({ format: 'jwk' });
   const publicKeyHex = Buffer.from(jwk.x as string, 'base64url').toString('hex');
   return {
+    /** The 32-byte private seed, for signing with other libraries (did-jwt). */
+    seed: new Uint8Array(Buffer.from(privateKey.export({ format: 'jwk' }).d as string, 'base64url')),
     keyType: 'ed25519',
     publicKey: publicKeyHex,
     chainId: null,
