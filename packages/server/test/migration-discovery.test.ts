@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createContext } from '../src/context.js';
@@ -11,7 +11,7 @@ import { openDatabase } from '../src/db/connect.js';
 import * as core from '../src/db/migrations/001-core.js';
 import * as tasks from '../src/db/migrations/002-tasks.js';
 
-test('migration 003-discovery indexes the agents registered before it', async () => {
+test('migrations 003 and 004 index the active agents registered before them, and only those', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-migration-'));
   const file = path.join(dir, 'registry.db');
   try {
@@ -22,33 +22,35 @@ test('migration 003-discovery indexes the agents registered before it', async ()
     });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     const now = Date.now();
+    const agent = (id: string, name: string, status: 'active' | 'deactivated') => ({
+      did: `did:web:localhost%3A8080:agent:${id.repeat(16)}`,
+      key_type: 'ed25519' as const,
+      public_key: id.repeat(32),
+      key_id: `ed25519:${id.repeat(32)}`,
+      chain_id: null,
+      name,
+      description: 'Draws maps',
+      avatar: null,
+      website: null,
+      capabilities: JSON.stringify([{ type: 'Mapping', description: 'Topographic surveys' }]),
+      tags: JSON.stringify(['Geo']),
+      status,
+      invocation_enabled: 0,
+      delivery_mode: 'none' as const,
+      webhook_url: null,
+      webhook_secret: null,
+      referrer: null,
+      average_rating: 0,
+      reputation_score: 0,
+      total_reviews: 0,
+      created_at: now,
+      updated_at: now,
+      deactivated_at: status === 'active' ? null : now,
+    });
+    const retired = agent('cd', 'Retired Cartographer', 'deactivated');
     await before.db
       .insertInto('agents')
-      .values({
-        did: `did:web:localhost%3A8080:agent:${'ab'.repeat(16)}`,
-        key_type: 'ed25519',
-        public_key: 'ab'.repeat(32),
-        key_id: `ed25519:${'ab'.repeat(32)}`,
-        chain_id: null,
-        name: 'Veteran Cartographer',
-        description: 'Draws maps',
-        avatar: null,
-        website: null,
-        capabilities: JSON.stringify([{ type: 'Mapping', description: 'Topographic surveys' }]),
-        tags: JSON.stringify(['Geo']),
-        status: 'active',
-        invocation_enabled: 0,
-        delivery_mode: 'none',
-        webhook_url: null,
-        webhook_secret: null,
-        referrer: null,
-        average_rating: 0,
-        reputation_score: 0,
-        total_reviews: 0,
-        created_at: now,
-        updated_at: now,
-        deactivated_at: null,
-      })
+      .values([agent('ab', 'Veteran Cartographer', 'active'), retired])
       .execute();
     await before.close();
 
@@ -70,6 +72,14 @@ test('migration 003-discovery indexes the agents registered before it', async ()
           query,
         );
       }
+      // 004: the search index holds active agents only.
+      const { db } = ctx.database;
+      for (const table of ['agent_capabilities', 'agent_tags'] as const) {
+        const rows = await db.selectFrom(table).select('did').where('did', '=', retired.did).execute();
+        assert.deepEqual(rows, [], table);
+      }
+      const ids = await sql`select id from agents_fts_ids where did = ${retired.did}`.execute(db);
+      assert.deepEqual(ids.rows, []);
     } finally {
       await app.close();
       await ctx.close();

@@ -139,6 +139,15 @@ describe('GET /api/agents/search', () => {
     assert.deepEqual(none, { agents: [], total: 0, limit: 50, offset: 0 });
   });
 
+  test('deactivation takes the agent out of the search index', async () => {
+    const { db } = registry.ctx.database;
+    for (const table of ['agent_capabilities', 'agent_tags'] as const) {
+      const rows = await db.selectFrom(table).select('did').where('did', '=', agents.dormant!.did).execute();
+      assert.deepEqual(rows, [], table);
+    }
+    assert.equal((await search('q=dormant')).total, 0);
+  });
+
   test('tags match if the agent has any of them, case-insensitively', async () => {
     assert.deepEqual(names(await search('tags=python')), ['Code Smith', 'Data Cruncher']);
     assert.deepEqual(names(await search('tags=finance,writing')), ['Data Cruncher', 'Essay Writer']);

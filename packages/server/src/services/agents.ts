@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { updateIndexedAgent } from '../db/stores/agent-index.js';
+import { deactivateIndexedAgent, updateIndexedAgent } from '../db/stores/agent-index.js';
 import {
   findActiveAgent,
   findAgent,
@@ -96,7 +96,7 @@ export class AgentService {
   ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     const now = this.deps.clock.now();
-    const changed = await updateActiveAgent(this.deps.db, did, {
+    const changed = await deactivateIndexedAgent(this.deps.db, did, {
       status: 'deactivated',
       deactivated_at: now,
       updated_at: now,

@@ -3,12 +3,14 @@ import type { Db } from '../connect.js';
 import * as core from './001-core.js';
 import * as tasks from './002-tasks.js';
 import * as discovery from './003-discovery.js';
+import * as searchActiveOnly from './004-search-active-only.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
   '001-core': core,
   '002-tasks': tasks,
   '003-discovery': discovery,
+  '004-search-active-only': searchActiveOnly,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

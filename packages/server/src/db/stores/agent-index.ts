@@ -1,5 +1,5 @@
 import type { Db } from '../connect.js';
-import { writeFullTextDocument, type FullTextDocument } from '../full-text.js';
+import { deleteFullTextDocument, writeFullTextDocument, type FullTextDocument } from '../full-text.js';
 import { findAgent, insertAgent, updateActiveAgent, type AgentPatch, type NewAgentRow } from './agents.js';
 
 interface StoredCapability {
@@ -46,7 +46,10 @@ export function agentIndexEntries(agent: IndexedAgentFields): {
   };
 }
 
-/** Rewrites the agent's search side tables and full-text document; call in the agent's write transaction. */
+/**
+ * Rewrites the agent's search side tables and full-text document; call in the agent's write transaction.
+ * The search index holds active agents only (deactivation removes them), so counts come from the index alone.
+ */
 export async function writeAgentIndex(db: Db, agent: IndexedAgentFields): Promise<void> {
   const entries = agentIndexEntries(agent);
   await db.deleteFrom('agent_capabilities').where('did', '=', agent.did).execute();
@@ -64,6 +67,22 @@ export async function writeAgentIndex(db: Db, agent: IndexedAgentFields): Promis
       .execute();
   }
   await writeFullTextDocument(db, agent.did, entries.document);
+}
+
+/** Takes a deactivated agent out of the search side tables and the full-text index. */
+export async function removeAgentIndex(db: Db, did: string): Promise<void> {
+  await db.deleteFrom('agent_capabilities').where('did', '=', did).execute();
+  await db.deleteFrom('agent_tags').where('did', '=', did).execute();
+  await deleteFullTextDocument(db, did);
+}
+
+/** updateActiveAgent with a patch that deactivates it, and its removal from the search index, in one transaction. */
+export async function deactivateIndexedAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const updated = await updateActiveAgent(trx, did, patch);
+    if (updated) await removeAgentIndex(trx, did);
+    return updated;
+  });
 }
 
 /** Inserts an agent and its search index in one transaction (a unique violation propagates as is). */

@@ -1,7 +1,8 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../connect.js';
-import { fullTextDids, fullTextMatches } from '../full-text.js';
-import type { AgentsTable, DatabaseSchema } from '../schema/index.js';
+import { sqlDialect } from '../dialect.js';
+import { countFullTextMatches, fullTextSource, rankedMatches } from '../full-text.js';
+import type { AgentsTable } from '../schema/index.js';
 
 export type SearchSort = 'relevance' | 'reputation' | 'created_at';
 export type SearchOrder = 'asc' | 'desc';
@@ -34,29 +35,37 @@ export type AgentSearchRow = Pick<
   | 'status'
 >;
 
-type AgentQuery = SelectQueryBuilder<DatabaseSchema, 'agents', object>;
+/** Pages this deep or shallower are first looked for by walking the sort order (see `sortedPage`). */
+const WALK_MAX_DEPTH = 200;
+/** How many agents, in sort order, that walk looks at before collecting the matches instead. */
+const WALK_ROWS = 3000;
 
 /**
  * Active agents matching every given filter: one page in the requested order plus the exact total,
- * read in one transaction.
+ * read in one transaction. Shapes chosen by measuring at 100,000 agents (bench/RESULTS.md):
  *
- * Shape, chosen by measuring at 100,000 agents: every filter is a semi-join (`did in (...)`) on a
- * side table's (value, did) index or the full-text index; the count and the page order are answered
- * from the covering indexes (did, status, reputation_score, created_at) and (status, reputation_score,
- * created_at, did) without reading agent rows; only the page's rows are read, by primary key.
+ * - The search index (side tables and full text) holds active agents only, so a total is counted in
+ *   one index: the full-text index for `q`, else the capability index, else the tag index, else the
+ *   agents' (status, reputation) index. Any other filter is a correlated EXISTS probe by DID.
+ * - Relevance: the full-text index ranks every match and keeps the best `offset + limit + 1`; ties at
+ *   the page boundary are settled by reputation then DID, as the order promises.
+ * - Reputation or creation order: first walk that order's index, probing the filters, which is fast
+ *   when the filters keep many agents; when the walk finds too few, collect the matches from the
+ *   filter's index and sort them.
  */
 export async function searchAgents(
   db: Db,
   filter: AgentSearchFilter,
 ): Promise<{ rows: AgentSearchRow[]; total: number }> {
   return db.transaction().execute(async (trx) => {
-    const { total } = await matching(trx, filter)
-      .select((eb) => eb.fn.countAll<number>().as('total'))
-      .executeTakeFirstOrThrow();
-    if (Number(total) === 0 || filter.offset >= Number(total)) return { rows: [], total: Number(total) };
+    const total = await countMatching(trx, filter);
+    if (total === 0 || filter.offset >= total) return { rows: [], total };
 
-    const page = await pageDids(trx, filter);
-    if (page.length === 0) return { rows: [], total: Number(total) };
+    const page =
+      filter.sort === 'relevance' && filter.terms !== undefined
+        ? await relevancePage(trx, filter, filter.terms)
+        : await sortedPage(trx, filter, total);
+    if (page.length === 0) return { rows: [], total };
     const rows = await trx
       .selectFrom('agents')
       .select([
@@ -74,61 +83,189 @@ export async function searchAgents(
       .where('did', 'in', page)
       .execute();
     const byDid = new Map(rows.map((row) => [row.did, row]));
-    return {
-      rows: page.flatMap((did) => byDid.get(did) ?? []),
-      total: Number(total),
-    };
+    return { rows: page.flatMap((did) => byDid.get(did) ?? []), total };
   });
 }
 
-/** The DIDs of one page, in order. */
-async function pageDids(trx: Db, filter: AgentSearchFilter): Promise<string[]> {
-  const { order } = filter;
-  if (filter.sort === 'relevance' && filter.terms !== undefined) {
-    // bm25 is lower for better matches: "desc" (most relevant first) is ascending rank.
-    const rows = await matching(trx, { ...filter, terms: undefined })
-      .innerJoin(fullTextMatches(trx, filter.terms), 'fts.did', 'agents.did')
-      .select('agents.did')
-      .orderBy('fts.rank', order === 'desc' ? 'asc' : 'desc')
-      .orderBy('agents.reputation_score', 'desc')
-      .orderBy('agents.did', 'asc')
-      .limit(filter.limit)
-      .offset(filter.offset)
-      .execute();
-    return rows.map((row) => row.did);
+type Filter = 'capability' | 'tags' | 'minReputation';
+
+/** EXISTS probes, by DID, for every filter except those the caller's driving index already applies. */
+function probes(
+  filter: AgentSearchFilter,
+  did: RawBuilder<string>,
+  skip: readonly Filter[],
+): RawBuilder<boolean>[] {
+  const conditions: RawBuilder<boolean>[] = [];
+  if (filter.capability !== undefined && !skip.includes('capability')) {
+    conditions.push(sql<boolean>`exists (select 1 from agent_capabilities
+      where agent_capabilities.did = ${did} and agent_capabilities.type = ${filter.capability})`);
   }
-  let query = matching(trx, filter).select('agents.did');
-  query =
-    filter.sort === 'created_at'
-      ? query.orderBy('agents.created_at', order).orderBy('agents.did', order)
-      : query
-          .orderBy('agents.reputation_score', order)
-          .orderBy('agents.created_at', order)
-          .orderBy('agents.did', order);
-  const rows = await query.limit(filter.limit).offset(filter.offset).execute();
-  return rows.map((row) => row.did);
+  if (filter.tags !== undefined && !skip.includes('tags')) {
+    conditions.push(sql<boolean>`exists (select 1 from agent_tags
+      where agent_tags.did = ${did} and agent_tags.tag in (${sql.join([...filter.tags])}))`);
+  }
+  if (filter.minReputation !== undefined && !skip.includes('minReputation')) {
+    conditions.push(sql<boolean>`exists (select 1 from agents as probe
+      where probe.did = ${did} and probe.status = 'active' and probe.reputation_score >= ${filter.minReputation})`);
+  }
+  return conditions;
 }
 
-/** Active agents that pass every filter. */
-function matching(trx: Db, filter: AgentSearchFilter): AgentQuery {
-  let query: AgentQuery = trx.selectFrom('agents').where('agents.status', '=', 'active');
+const allOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
+  conditions.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`${sql.join(conditions, sql` and `)}`;
+
+async function countOf(trx: Db, query: RawBuilder<{ count: number }>): Promise<number> {
+  const { rows } = await query.execute(trx);
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** The exact number of matches, counted in the most specific index. */
+async function countMatching(trx: Db, filter: AgentSearchFilter): Promise<number> {
+  if (filter.terms !== undefined) {
+    const source = fullTextSource(trx, filter.terms);
+    const others = probes(filter, source.did, []);
+    if (others.length === 0) return countFullTextMatches(trx, filter.terms);
+    return countOf(
+      trx,
+      sql`select count(*) as count from ${source.from} where ${source.match} and ${allOf(others)}`,
+    );
+  }
   if (filter.capability !== undefined) {
-    const capability = filter.capability;
-    query = query.where('agents.did', 'in', (eb) =>
-      eb.selectFrom('agent_capabilities').select('agent_capabilities.did').where('type', '=', capability),
+    const others = probes(filter, sql.ref('agent_capabilities.did'), ['capability']);
+    return countOf(
+      trx,
+      sql`select count(*) as count from agent_capabilities
+        where agent_capabilities.type = ${filter.capability} and ${allOf(others)}`,
     );
   }
   if (filter.tags !== undefined) {
-    const tags = [...filter.tags];
-    query = query.where('agents.did', 'in', (eb) =>
-      eb.selectFrom('agent_tags').select('agent_tags.did').where('tag', 'in', tags),
+    const others = probes(filter, sql.ref('tagged.did'), ['tags']);
+    return countOf(
+      trx,
+      sql`select count(*) as count from
+        (select distinct did from agent_tags where tag in (${sql.join([...filter.tags])})) as tagged
+        where ${allOf(others)}`,
     );
   }
-  if (filter.minReputation !== undefined) {
-    query = query.where('agents.reputation_score', '>=', filter.minReputation);
+  const minimum =
+    filter.minReputation === undefined ? sql`` : sql` and reputation_score >= ${filter.minReputation}`;
+  return countOf(trx, sql`select count(*) as count from agents where status = 'active'${minimum}`);
+}
+
+/**
+ * Relevance order (bm25 / ts_rank, then reputation, then DID). The index ranks every match; filters
+ * are probed in rank order only until `offset + limit + 1` rows pass. When the last two of those tie,
+ * every passing match of that rank is read so the tie-break is exact.
+ */
+async function relevancePage(
+  trx: Db,
+  filter: AgentSearchFilter,
+  terms: readonly string[],
+): Promise<string[]> {
+  const bestFirst = filter.order === 'desc';
+  const ranked = rankedMatches(trx, terms, bestFirst);
+  const passes = allOf(probes(filter, sql.ref('ranked.did'), []));
+  const want = filter.offset + filter.limit;
+  const inOrder = (rows: { score: number }[]) =>
+    rows.every((row, index) => {
+      const previous = rows[index - 1];
+      return (
+        previous === undefined || (bestFirst ? previous.score <= row.score : previous.score >= row.score)
+      );
+    });
+  let { rows: walked } = await sql<{ did: string; score: number }>`select ranked.did, ranked.score
+    from ${ranked} where ${passes} limit ${want + 1}`.execute(trx);
+  if (!inOrder(walked)) {
+    // The rank order of a subquery is an implementation detail of the database; if it ever does not
+    // hold, sort explicitly (every match is then probed).
+    const direction = bestFirst ? sql`asc` : sql`desc`;
+    walked = (
+      await sql<{ did: string; score: number }>`select ranked.did, ranked.score from ${ranked}
+        where ${passes} order by ranked.score ${direction} limit ${want + 1}`.execute(trx)
+    ).rows;
   }
+  let candidates = walked;
+  const boundary = walked[want - 1]?.score;
+  if (walked.length > want && boundary !== undefined && walked[want]?.score === boundary) {
+    const { rows: tied } = await sql<{ did: string; score: number }>`select ranked.did, ranked.score
+      from ${ranked} where ranked.score = ${boundary} and ${passes}`.execute(trx);
+    candidates = [...walked.filter((row) => row.score !== boundary), ...tied];
+  }
+  const reputations = new Map<string, number>();
+  const dids = candidates.map((row) => row.did);
+  for (let start = 0; start < dids.length; start += 500) {
+    const rows = await trx
+      .selectFrom('agents')
+      .select(['did', 'reputation_score'])
+      .where('did', 'in', dids.slice(start, start + 500))
+      .execute();
+    for (const row of rows) reputations.set(row.did, row.reputation_score);
+  }
+  const better = bestFirst ? 1 : -1;
+  candidates.sort(
+    (a, b) =>
+      better * (a.score - b.score) ||
+      (reputations.get(b.did) ?? 0) - (reputations.get(a.did) ?? 0) ||
+      (a.did < b.did ? -1 : a.did > b.did ? 1 : 0),
+  );
+  return candidates.slice(filter.offset, want).map((row) => row.did);
+}
+
+/** Reputation order (ties: newer first, then DID) or creation order (ties: DID), either direction. */
+async function sortedPage(trx: Db, filter: AgentSearchFilter, total: number): Promise<string[]> {
+  const dir = filter.order === 'asc' ? sql`asc` : sql`desc`;
+  const orderBy = (table: string) =>
+    filter.sort === 'created_at'
+      ? sql`${sql.ref(`${table}.created_at`)} ${dir}, ${sql.ref(`${table}.did`)} ${dir}`
+      : sql`${sql.ref(`${table}.reputation_score`)} ${dir}, ${sql.ref(`${table}.created_at`)} ${dir}, ${sql.ref(`${table}.did`)} ${dir}`;
+  const minimum =
+    filter.minReputation === undefined ? sql`` : sql` and agents.reputation_score >= ${filter.minReputation}`;
+  const page = sql`limit ${filter.limit} offset ${filter.offset}`;
+  const dids = (rows: { did: string }[]) => rows.map((row) => row.did);
+
+  const filtered = filter.terms !== undefined || filter.capability !== undefined || filter.tags !== undefined;
+  if (!filtered) {
+    // The (status, reputation_score, created_at, did) or (status, created_at) index answers in order.
+    const { rows } = await sql<{ did: string }>`select agents.did from agents
+      where agents.status = 'active'${minimum} order by ${orderBy('agents')} ${page}`.execute(trx);
+    return dids(rows);
+  }
+
+  const wanted = Math.min(filter.limit, total - filter.offset);
+  if (filter.terms === undefined && filter.offset + filter.limit <= WALK_MAX_DEPTH) {
+    // Walk the first WALK_ROWS agents in this order and probe the filters: enough when they keep many.
+    const walked = sql`(select agents.did, agents.reputation_score, agents.created_at from agents
+      where agents.status = 'active'${minimum} order by ${orderBy('agents')} limit ${WALK_ROWS}) as walked`;
+    const { rows } = await sql<{ did: string }>`select walked.did from ${walked}
+      where ${allOf(probes(filter, sql.ref('walked.did'), ['minReputation']))}
+      order by ${orderBy('walked')} ${page}`.execute(trx);
+    if (rows.length >= wanted) return dids(rows);
+  }
+
+  // Collect the matches from the filter's own index, then sort them. SQLite keeps the join order as
+  // written with CROSS JOIN; PostgreSQL plans the join itself.
+  const join = sqlDialect(trx) === 'sqlite' ? sql`cross join` : sql`join`;
+  let driver: RawBuilder<unknown>;
+  let skip: Filter[];
+  let driverDid: RawBuilder<string>;
   if (filter.terms !== undefined) {
-    query = query.where('agents.did', 'in', fullTextDids(trx, filter.terms));
+    const source = fullTextSource(trx, filter.terms);
+    driver = sql`(select ${source.did} as did from ${source.from} where ${source.match}) as matches`;
+    driverDid = sql<string>`matches.did`;
+    skip = ['minReputation'];
+  } else if (filter.capability !== undefined) {
+    driver = sql`(select did from agent_capabilities where type = ${filter.capability}) as matches`;
+    driverDid = sql<string>`matches.did`;
+    skip = ['capability', 'minReputation'];
+  } else {
+    driver = sql`(select distinct did from agent_tags where tag in (${sql.join([...(filter.tags ?? [])])})) as matches`;
+    driverDid = sql<string>`matches.did`;
+    skip = ['tags', 'minReputation'];
   }
-  return query;
+  const { rows } = await sql<{
+    did: string;
+  }>`select agents.did from ${driver} ${join} agents on agents.did = ${driverDid}
+    where agents.status = 'active'${minimum} and ${allOf(probes(filter, driverDid, skip))}
+    order by ${orderBy('agents')} ${page}`.execute(trx);
+  return dids(rows);
 }

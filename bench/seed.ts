@@ -1,0 +1,266 @@
+/**
+ * Seeds a fresh registry database through the service's own storage layer (the Kysely store functions
+ * registration and reviews use), in transactions of a few hundred rows, never through HTTP.
+ * Reputation aggregates are computed with the service's own formula from the reviews written.
+ */
+import crypto from 'node:crypto';
+import type { Config } from '../packages/server/src/config.js';
+import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
+import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
+import { writeAgentIndex } from '../packages/server/src/db/stores/agent-index.js';
+import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
+import {
+  insertReview,
+  writeReputation,
+  type NewReviewRow,
+} from '../packages/server/src/db/stores/reviews.js';
+import { insertTask } from '../packages/server/src/db/stores/tasks.js';
+import { webDid, pkhDid } from '../packages/server/src/identity/did.js';
+import { toChecksumAddress } from '../packages/server/src/identity/keys.js';
+import { aggregateReviews, type RatedReview } from '../packages/server/src/services/reputation-model.js';
+import { prng, syntheticProfile, zipf } from './corpus.js';
+
+export interface SeedOptions {
+  database: Config['database'];
+  agents: number;
+  /** did:web domain of the registry that will serve this database. */
+  didWebDomain: string;
+  /** Rows per transaction. */
+  batch?: number;
+  /** Transactions in flight at once (PostgreSQL only; SQLite has one connection). */
+  parallel?: number;
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface SeedResult {
+  dids: string[];
+  reviews: number;
+  verifiedReviews: number;
+  reviewedAgents: number;
+  agentsSeconds: number;
+  reviewsSeconds: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
+  const batch = options.batch ?? 500;
+  const parallel = options.database.kind === 'postgres' ? (options.parallel ?? 4) : 1;
+  const log = options.log ?? (() => undefined);
+  const handle = openDatabase(options.database);
+  const { db } = handle;
+  try {
+    await migrateToLatest(db);
+    const random = prng(options.seed ?? 20261122);
+    const now = Date.now();
+    const dids: string[] = new Array<string>(options.agents);
+    const createdAt: number[] = new Array<number>(options.agents);
+
+    // Agents: rows built up front (cheap), written a batch per transaction.
+    const started = performance.now();
+    const rows: NewAgentRow[] = [];
+    for (let n = 0; n < options.agents; n++) {
+      const profile = syntheticProfile(random, n);
+      const created = now - Math.floor(random() * 730 * DAY_MS) - DAY_MS;
+      const secp = random() < 0.1;
+      let did: string;
+      let publicKey: string;
+      let keyId: string;
+      let chainId: string | null = null;
+      if (secp) {
+        // Stored as registration would store it; the key bytes are random (no request verifies them).
+        publicKey = `04${crypto.randomBytes(64).toString('hex')}`;
+        keyId = `secp256k1:0${2 + (n % 2)}${publicKey.slice(2, 66)}`;
+        chainId = 'eip155:1';
+        did = pkhDid(chainId, toChecksumAddress(crypto.randomBytes(20).toString('hex')));
+      } else {
+        publicKey = crypto.randomBytes(32).toString('hex');
+        keyId = `ed25519:${publicKey}`;
+        did = webDid(options.didWebDomain, crypto.randomBytes(16).toString('hex'));
+      }
+      dids[n] = did;
+      createdAt[n] = created;
+      rows.push({
+        did,
+        key_type: secp ? 'secp256k1' : 'ed25519',
+        public_key: publicKey,
+        key_id: keyId,
+        chain_id: chainId,
+        name: profile.name,
+        description: profile.description,
+        avatar: random() < 0.3 ? `https://avatars.example.com/${n}.png` : null,
+        website: random() < 0.4 ? `https://agent-${n}.example.com` : null,
+        capabilities: JSON.stringify(profile.capabilities),
+        tags: JSON.stringify(profile.tags),
+        status: random() < 0.02 ? 'deactivated' : 'active',
+        invocation_enabled: 0,
+        delivery_mode: 'none',
+        webhook_url: null,
+        webhook_secret: null,
+        referrer: null,
+        average_rating: 0,
+        reputation_score: 0,
+        total_reviews: 0,
+        created_at: created,
+        updated_at: created,
+        deactivated_at: null,
+      });
+    }
+    for (const row of rows) if (row.status === 'deactivated') row.deactivated_at = now - DAY_MS;
+
+    await inBatches(rows, batch, parallel, async (chunk) => {
+      await db.transaction().execute(async (trx) => {
+        for (const row of chunk) {
+          await insertAgent(trx, row);
+          await writeAgentIndex(trx, row);
+        }
+      });
+    });
+    const agentsSeconds = (performance.now() - started) / 1000;
+    log(`seeded ${options.agents} agents in ${agentsSeconds.toFixed(1)} s`);
+
+    // Reviews: about 40% of agents are reviewed, a few reviewers each (a long tail gets many), 15%
+    // verified by a completed task; each target's aggregates are written in the same transaction.
+    const reviewStart = performance.now();
+    const perAgent = zipf(40, 1.8);
+    interface TargetPlan {
+      target: number;
+      reviews: NewReviewRow[];
+      tasks: Parameters<typeof insertTask>[1][];
+    }
+    const plans: TargetPlan[] = [];
+    let reviewCount = 0;
+    let verifiedCount = 0;
+    for (let target = 0; target < options.agents; target++) {
+      if (random() >= 0.4) continue;
+      const count = 1 + perAgent(random);
+      const reviewers = new Set<number>();
+      const plan: TargetPlan = { target, reviews: [], tasks: [] };
+      for (let guard = 0; reviewers.size < count && guard < count * 4; guard++) {
+        const reviewer = Math.floor(random() * options.agents);
+        if (reviewer === target || reviewers.has(reviewer)) continue;
+        reviewers.add(reviewer);
+        const earliest = Math.max(createdAt[target] as number, createdAt[reviewer] as number);
+        const created = earliest + Math.floor(random() * Math.max(1, now - earliest));
+        // Ratings lean high, as on real marketplaces; hundredths 100-1000.
+        const rating = Math.min(
+          1000,
+          Math.max(100, Math.round((10 - Math.pow(random(), 0.6) * 9) * 10) * 10),
+        );
+        const verified = random() < 0.15;
+        const id = crypto.randomUUID();
+        let callRecordId: string | null = null;
+        if (verified) {
+          callRecordId = crypto.randomUUID();
+          plan.tasks.push({
+            id: callRecordId,
+            caller_did: dids[reviewer] as string,
+            target_did: dids[target] as string,
+            capability: 'general',
+            input: '{}',
+            status: 'completed',
+            delivery_mode: 'queue',
+            output: '{"ok":true}',
+            error: null,
+            error_code: null,
+            created_at: created - 1000,
+            deadline_at: created + 29_000,
+            accepted_at: created - 900,
+            completed_at: created - 500,
+          });
+          verifiedCount++;
+        }
+        plan.reviews.push({
+          id,
+          reviewer_did: dids[reviewer] as string,
+          target_did: dids[target] as string,
+          rating,
+          comment:
+            random() < 0.6 ? `Review ${reviewCount}: ${rating >= 700 ? 'worked well' : 'not great'}` : null,
+          verified: verified ? 1 : 0,
+          call_record_id: callRecordId,
+          edit_count: 0,
+          created_at: created,
+          updated_at: created,
+        });
+        reviewCount++;
+      }
+      plans.push(plan);
+    }
+    // Batches of ~`batch` reviews.
+    const reviewBatches: TargetPlan[][] = [];
+    let current: TargetPlan[] = [];
+    let size = 0;
+    for (const plan of plans) {
+      current.push(plan);
+      size += plan.reviews.length;
+      if (size >= batch) {
+        reviewBatches.push(current);
+        current = [];
+        size = 0;
+      }
+    }
+    if (current.length > 0) reviewBatches.push(current);
+    await inBatches(reviewBatches, 1, parallel, async ([group]) => {
+      await db.transaction().execute(async (trx) => {
+        for (const plan of group as TargetPlan[]) {
+          for (const task of plan.tasks) await insertTask(trx, task);
+          for (const review of plan.reviews) await insertReview(trx, review);
+          const rated: RatedReview[] = plan.reviews.map((review) => ({
+            rating: review.rating,
+            verified: review.verified === 1,
+            createdAt: review.created_at,
+          }));
+          await writeReputation(trx, dids[plan.target] as string, aggregateReviews(rated, now));
+        }
+      });
+    });
+    const reviewsSeconds = (performance.now() - reviewStart) / 1000;
+    log(
+      `seeded ${reviewCount} reviews (${verifiedCount} verified) of ${plans.length} agents in ${reviewsSeconds.toFixed(1)} s`,
+    );
+    await analyze(db, handle.dialect);
+    return {
+      dids,
+      reviews: reviewCount,
+      verifiedReviews: verifiedCount,
+      reviewedAgents: plans.length,
+      agentsSeconds,
+      reviewsSeconds,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Runs `work` on consecutive chunks, at most `parallel` at a time. */
+async function inBatches<T>(
+  items: readonly T[],
+  size: number,
+  parallel: number,
+  work: (chunk: T[]) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const start = next;
+      next += size;
+      await work(items.slice(start, start + size));
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
+}
+
+/** Leaves the database as a running registry would have it. */
+async function analyze(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  const { sql } = await import('kysely');
+  if (dialect === 'sqlite') {
+    // The registry never runs ANALYZE on SQLite, so neither does the seed: the planner sees what it
+    // sees in production. Only fold the WAL back so the server starts from a compact file.
+    await sql`pragma wal_checkpoint(truncate)`.execute(db);
+  } else {
+    // PostgreSQL's autovacuum analyzes a table after bulk inserts anyway; do it now rather than mid-run.
+    await sql`analyze`.execute(db);
+  }
+}
