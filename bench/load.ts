@@ -31,6 +31,31 @@ export interface LoadResult {
   p50: number;
   p99: number;
   mean: number;
+  /** Every 2xx latency, sorted (ms). */
+  latencies: number[];
+}
+
+/** Several runs of one scenario as one: requests and seconds add up, percentiles over every sample. */
+export function mergeLoads(loads: readonly LoadResult[]): LoadResult {
+  const latencies = loads.flatMap((load) => load.latencies).sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const load of loads) {
+    for (const [status, count] of Object.entries(load.statuses))
+      statuses[status] = (statuses[status] ?? 0) + count;
+  }
+  const seconds = loads.reduce((sum, load) => sum + load.seconds, 0);
+  return {
+    ok: latencies.length,
+    non2xx: loads.reduce((sum, load) => sum + load.non2xx, 0),
+    errors: loads.reduce((sum, load) => sum + load.errors, 0),
+    statuses,
+    seconds,
+    rps: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    mean: latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length),
+    latencies,
+  };
 }
 
 export function percentile(sorted: readonly number[], p: number): number {
@@ -81,5 +106,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     mean: ok === 0 ? Number.NaN : latencies.reduce((sum, value) => sum + value, 0) / ok,
+    latencies,
   };
 }

@@ -32,9 +32,10 @@ function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Rep
       {
         method,
         agent,
+        // An explicit length, also for an empty POST, so the request goes out in one piece (no chunking).
         headers:
           payload === undefined
-            ? headers
+            ? { ...headers, 'content-length': 0 }
             : {
                 ...headers,
                 'content-type': 'application/json',

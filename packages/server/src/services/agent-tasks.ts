@@ -73,8 +73,8 @@ export class AgentTaskService {
   }
 
   async accept(caller: AuthenticatedAgent, taskId: string): Promise<TaskAck> {
-    await this.requireOwnTask(caller, taskId);
-    if (!(await this.deps.states.accept(taskId, caller.did))) throw await this.notOpen(taskId, 'accepted');
+    if (!(await this.deps.states.accept(taskId, caller.did)))
+      throw await this.refusal(caller, taskId, 'accepted');
     return { task_id: taskId, status: 'processing' };
   }
 
@@ -89,17 +89,15 @@ export class AgentTaskService {
         `output is ${size} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
       );
     }
-    await this.requireOwnTask(caller, taskId);
     if (!(await this.deps.states.complete(taskId, output, caller.did))) {
-      throw await this.notOpen(taskId, 'completed');
+      throw await this.refusal(caller, taskId, 'completed');
     }
     return { task_id: taskId, status: 'completed' };
   }
 
   async fail(caller: AuthenticatedAgent, taskId: string, error: string): Promise<TaskAck> {
-    await this.requireOwnTask(caller, taskId);
     if (!(await this.deps.states.fail(taskId, error, 'AGENT_ERROR', caller.did))) {
-      throw await this.notOpen(taskId, 'failed');
+      throw await this.refusal(caller, taskId, 'failed');
     }
     return { task_id: taskId, status: 'failed' };
   }
@@ -109,13 +107,18 @@ export class AgentTaskService {
     this.closing.abort();
   }
 
-  private async requireOwnTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskRow> {
+  /**
+   * Why a transition did not happen: 404 unknown task, 403 someone else's, 409 not open (or expired).
+   * Transitions check ownership and state in their own conditional UPDATE, so the task is read only
+   * when one is refused.
+   */
+  private async refusal(caller: AuthenticatedAgent, taskId: string, verb: string): Promise<Error> {
     const task = await findTask(this.deps.db, taskId);
-    if (task === undefined) throw taskNotFound(taskId);
+    if (task === undefined) return taskNotFound(taskId);
     if (task.target_did !== caller.did) {
-      throw new ForbiddenError('NOT_YOUR_TASK', 'This task was sent to another agent');
+      return new ForbiddenError('NOT_YOUR_TASK', 'This task was sent to another agent');
     }
-    return task;
+    return this.notOpen(taskId, verb);
   }
 
   /** Why a transition lost. An open task past its deadline is settled as a timeout first, so every reader agrees. */

@@ -108,8 +108,11 @@ export class InvocationService {
     const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
     try {
       await this.deps.deliverers[delivery].dispatch(task, target);
-      for (;;) {
-        const current = await findTask(db, task.id);
+      // The row just written is the first state; any change from here on wakes the loop to re-read it
+      // (the subscription was opened before dispatch, so none is missed).
+      let current: TaskRow | undefined = task;
+      for (let first = true; ; first = false) {
+        if (!first) current = await findTask(db, task.id);
         if (current === undefined) throw new Error(`task ${task.id} vanished`);
         if (FINAL_STATUSES.includes(current.status)) return this.outcome(current);
         const remaining = Number(current.deadline_at) - clock.now();
