@@ -59,7 +59,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const clock = overrides.clock ?? systemClock;
   const log = pino({ level: config.logLevel });
   const database = openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'idle database connection lost'),
+    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)'),
   );
   try {
     await migrateToLatest(database.db);
