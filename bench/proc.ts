@@ -32,18 +32,28 @@ export function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   return match === null ? Number.NaN : Number(match[1]);
 }
 
-/** CPU time of every PostgreSQL process on the machine (backends, writer, WAL), in milliseconds. */
-export function postgresCpuMs(): number {
-  let total = 0;
+/** CPU time of every PostgreSQL process on the machine (backends, writer, WAL), in ms, by pid. */
+export function postgresCpuByPid(): Map<number, number> {
+  const byPid = new Map<number, number>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const comm = fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
-      if (comm === 'postgres' || comm.startsWith('postgres:')) total += cpuMs(Number(entry));
+      if (comm === 'postgres' || comm.startsWith('postgres:')) byPid.set(Number(entry), cpuMs(Number(entry)));
     } catch {
       // The process ended while we looked.
     }
   }
+  return byPid;
+}
+
+/**
+ * PostgreSQL CPU spent between two snapshots: the growth of every process alive at the end (a process
+ * started meanwhile counts in full). A backend that exited meanwhile is lost, so this may undercount.
+ */
+export function postgresCpuSince(before: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of postgresCpuByPid()) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 

@@ -19,7 +19,7 @@ import pg from 'pg';
 import { CAPABILITY_TYPES, SEARCH_QUERIES } from './corpus.js';
 import { ed25519Identity, ed25519RegistrationBody } from './keys.js';
 import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
-import { cpuMs, machine, postgresCpuMs, statusKb } from './proc.js';
+import { cpuMs, machine, postgresCpuByPid, postgresCpuSince, statusKb } from './proc.js';
 import { seedRegistry } from './seed.js';
 import { summariseProfile } from './profile-summary.js';
 
@@ -327,7 +327,7 @@ async function measure(
   }
   spec.beforeMeasure?.();
   const cpuBefore = cpuMs(pid);
-  const dbBefore = options.db === 'postgres' ? postgresCpuMs() : 0;
+  const dbBefore = options.db === 'postgres' ? postgresCpuByPid() : new Map<number, number>();
   const load = await runLoad({
     url: base,
     connections: spec.connections,
@@ -345,7 +345,7 @@ async function measure(
     cpuPerRequest: cpu / Math.max(1, load.ok),
     cpuPercent: (cpu / (load.seconds * 1000)) * 100,
   };
-  if (options.db === 'postgres') row.dbCpuPerRequest = (postgresCpuMs() - dbBefore) / Math.max(1, load.ok);
+  if (options.db === 'postgres') row.dbCpuPerRequest = postgresCpuSince(dbBefore) / Math.max(1, load.ok);
   if (spec.note !== undefined) row.note = spec.note;
   const bad = load.non2xx + load.errors;
   log(

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
+import { sweepInactiveFromIndex } from './db/stores/agent-index.js';
 import { AgentService } from './services/agents.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
@@ -58,10 +59,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const clock = overrides.clock ?? systemClock;
   const log = pino({ level: config.logLevel });
   const database = openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'idle database connection lost'),
+    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)'),
   );
   try {
     await migrateToLatest(database.db);
+    const swept = await sweepInactiveFromIndex(database.db);
+    if (swept > 0) log.warn({ agents: swept }, 'took deactivated agents out of the search index');
     const privateKey = await loadSigningKey(database.db, clock, config.tokenSigningKey);
     const tokens = await TokenService.create({
       privateKey,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getJson, registerNamed, submitReview } from './discovery-helpers.js';
+import { getJson, registerNamed, startSecondNode, submitReview } from './discovery-helpers.js';
 import { agentPath, bearer, startRegistry, type Registered, type TestRegistry } from './helpers.js';
 
 interface Summary {
@@ -146,6 +146,27 @@ describe('GET /api/agents/search', () => {
       assert.deepEqual(rows, [], table);
     }
     assert.equal((await search('q=dormant')).total, 0);
+  });
+
+  test('an agent deactivated behind the index (an older node mid-upgrade) never shows; the next start sweeps it', async () => {
+    const stale = await registerNamed(registry, 'Stale Wanderer', {
+      capabilities: [{ type: 'wandering' }],
+      tags: ['nomad'],
+    });
+    const { db } = registry.ctx.database;
+    await db.updateTable('agents').set({ status: 'deactivated' }).where('did', '=', stale.did).execute();
+    assert.deepEqual((await search('q=wanderer')).agents, []);
+    assert.deepEqual((await search('capability=wandering')).agents, []);
+    const node = await startSecondNode(registry);
+    await node.close();
+    const rows = await db
+      .selectFrom('agent_capabilities')
+      .select('did')
+      .where('did', '=', stale.did)
+      .execute();
+    assert.deepEqual(rows, []);
+    assert.equal((await search('q=wanderer')).total, 0);
+    assert.equal((await search('tags=nomad')).total, 0);
   });
 
   test('tags match if the agent has any of them, case-insensitively', async () => {

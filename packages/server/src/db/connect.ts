@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
 
 export type Db = Kysely<DatabaseSchema>;
@@ -23,12 +24,14 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function openDatabase(
   config: DatabaseConfig,
-  onPoolError: (error: Error) => void = () => undefined,
+  onBackgroundError: (error: Error) => void = () => undefined,
 ): DatabaseHandle {
-  return config.kind === 'postgres' ? openPostgres(config, onPoolError) : openSqlite(config.path);
+  return config.kind === 'postgres'
+    ? openPostgres(config, onBackgroundError)
+    : openSqlite(config.path, onBackgroundError);
 }
 
-function openSqlite(file: string): DatabaseHandle {
+function openSqlite(file: string, onError: (error: Error) => void): DatabaseHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
   // WAL lets readers run beside the writer; busy_timeout rides out a backup or a second process briefly.
@@ -36,10 +39,19 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const db = new Kysely<DatabaseSchema>({
     dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
   });
-  return { db, dialect: 'sqlite', ping: () => ping(db), close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    ping: () => ping(db),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Distinct SQL texts are few (IN lists and multi-row inserts vary in length); beyond this, oldest go first. */

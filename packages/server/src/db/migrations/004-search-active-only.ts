@@ -1,15 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../connect.js';
-import { removeAgentIndex } from '../stores/agent-index.js';
+import { sweepInactiveFromIndex } from '../stores/agent-index.js';
 
 // The search index now holds active agents only (docs/decisions.md, "Search"): take out the agents
 // deactivated before this migration. New deactivations remove their agent in the same transaction.
 export async function up(db: Kysely<unknown>): Promise<void> {
-  const registry = db as unknown as Db;
-  const deactivated = await registry
-    .selectFrom('agents')
-    .select('did')
-    .where('status', '<>', 'active')
-    .execute();
-  for (const { did } of deactivated) await removeAgentIndex(registry, did);
+  await sweepInactiveFromIndex(db as unknown as Db);
 }

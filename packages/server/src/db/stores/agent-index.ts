@@ -76,6 +76,27 @@ export async function removeAgentIndex(db: Db, did: string): Promise<void> {
   await deleteFullTextDocument(db, did);
 }
 
+/**
+ * Takes out of the search index every agent that is not active but still has index rows, and returns
+ * how many. Run by migration 004 and at every start: a node of an earlier version (a rolling upgrade)
+ * deactivates without touching the index. Every indexed agent has capability rows (at least one
+ * capability), so those find them.
+ */
+export async function sweepInactiveFromIndex(db: Db): Promise<number> {
+  const stale = await db
+    .selectFrom('agents')
+    .innerJoin('agent_capabilities', 'agent_capabilities.did', 'agents.did')
+    .select('agents.did')
+    .distinct()
+    .where('agents.status', '<>', 'active')
+    .execute();
+  for (const { did } of stale) {
+    if (db.isTransaction) await removeAgentIndex(db, did);
+    else await db.transaction().execute((trx) => removeAgentIndex(trx, did));
+  }
+  return stale.length;
+}
+
 /** updateActiveAgent with a patch that deactivates it, and its removal from the search index, in one transaction. */
 export async function deactivateIndexedAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

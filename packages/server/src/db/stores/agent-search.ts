@@ -164,7 +164,12 @@ async function relevancePage(
 ): Promise<string[]> {
   const bestFirst = filter.order === 'desc';
   const ranked = rankedMatches(trx, terms, bestFirst);
-  const passes = allOf(probes(filter, sql.ref('ranked.did'), []));
+  // The index holds active agents only; the status is still checked on the rows a page reads, so an
+  // agent deactivated by an older node during a rolling upgrade never shows (see sweepInactiveFromIndex).
+  const passes = allOf([
+    sql<boolean>`exists (select 1 from agents as live where live.did = ranked.did and live.status = 'active')`,
+    ...probes(filter, sql.ref('ranked.did'), []),
+  ]);
   const want = filter.offset + filter.limit;
   const inOrder = (rows: { score: number }[]) =>
     rows.every((row, index) => {
