@@ -4,7 +4,10 @@ import type SqliteDatabase from 'better-sqlite3';
 
 /** How often the checkpoint thread copies the WAL back into the database file. */
 const CHECKPOINT_INTERVAL_MS = 500;
-/** The WAL file is cut back to this size after the checkpoints have caught up. */
+/**
+ * The WAL file is cut back to this size after the checkpoints have caught up. Past it, the request
+ * connection checkpoints at commit again (see below).
+ */
 const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 
 // CommonJS run by the worker thread (eval), so it needs no loader and works from src (tests) and dist.
@@ -35,22 +38,30 @@ export interface Checkpointer {
  * crosses 1,000 WAL pages: at 100,000 agents that cost a registration about 240 µs of CPU and 330 µs
  * of fsync on average, in stalls of tens of milliseconds (bench/RESULTS.md). Instead, the request
  * connection stops checkpointing and a worker thread with its own connection runs a PASSIVE
- * checkpoint (it never waits for, nor blocks, readers and the writer) twice a second. If the thread
- * fails, the connection checkpoints by itself again, so the WAL cannot grow without bound.
+ * checkpoint (it never waits for, nor blocks, readers and the writer) twice a second.
+ *
+ * A PASSIVE checkpoint cannot start the WAL over while commits keep coming (the last frame is always
+ * newer than its pass), so under a steady write load the WAL would grow without bound and every read
+ * would search a longer WAL index: 5.8 GB while seeding 100,000 agents. So the request connection
+ * still checkpoints at commit, but only past the size limit: by then the thread has copied all but
+ * the last few frames, and the commit that finishes the copy lets the next one start the WAL over.
+ * If the thread fails, the connection checkpoints at SQLite's usual 1,000 pages again.
  */
 export function startCheckpointer(
   sqlite: SqliteDatabase.Database,
   file: string,
   onError: (error: Error) => void,
+  { walLimitBytes = WAL_SIZE_LIMIT_BYTES, intervalMs = CHECKPOINT_INTERVAL_MS } = {},
 ): Checkpointer {
-  sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
-  sqlite.pragma('wal_autocheckpoint = 0');
+  sqlite.pragma(`journal_size_limit = ${walLimitBytes}`);
+  const pageSize = sqlite.pragma('page_size', { simple: true }) as number;
+  sqlite.pragma(`wal_autocheckpoint = ${Math.max(1, Math.floor(walLimitBytes / pageSize))}`);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: {
       driver: createRequire(import.meta.url).resolve('better-sqlite3'),
       file,
-      intervalMs: CHECKPOINT_INTERVAL_MS,
+      intervalMs,
     },
   });
   worker.unref();
