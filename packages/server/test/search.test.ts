@@ -282,6 +282,49 @@ describe('GET /api/agents/search', () => {
       }
     });
 
+    test('a tie wider than one read of the index pages exactly: reputation, then DID, each agent once', async () => {
+      const tied = await startRegistry();
+      try {
+        // Identical documents score the same; 45 of them outnumber the first read for a page of 5.
+        const twins: Registered[] = [];
+        for (let index = 0; index < 45; index += 1) {
+          twins.push(await registerNamed(tied, 'Zebra twin', { description: 'Same words' }));
+        }
+        const reviewer = await registerNamed(tied, 'Unrelated reviewer');
+        const favourite = twins[30]!;
+        const review = await submitReview(tied, reviewer.token, { target_did: favourite.did, rating: 9 });
+        assert.equal(review.statusCode, 201, review.body);
+        const expected = [
+          favourite.did,
+          ...twins
+            .map((twin) => twin.did)
+            .filter((did) => did !== favourite.did)
+            .sort(),
+        ];
+        const seen: string[] = [];
+        for (let offset = 0; offset < 50; offset += 5) {
+          const page = (
+            await getJson(tied, `/api/agents/search?q=zebra&limit=5&offset=${offset}`)
+          ).json<SearchBody>();
+          assert.equal(page.total, 45);
+          seen.push(...page.agents.map((agent) => agent.did));
+        }
+        assert.deepEqual(seen, expected);
+        // With a filter the matches are walked in rank order instead; same answer.
+        const walked: string[] = [];
+        for (let offset = 0; offset < 45; offset += 5) {
+          const page = (
+            await getJson(tied, `/api/agents/search?q=zebra&capability=general&limit=5&offset=${offset}`)
+          ).json<SearchBody>();
+          assert.equal(page.total, 45);
+          walked.push(...page.agents.map((agent) => agent.did));
+        }
+        assert.deepEqual(walked, expected);
+      } finally {
+        await tied.close();
+      }
+    });
+
     test('q combines with filters and pagination; the total counts every match', async () => {
       assert.deepEqual(names(await search('q=python&capability=data_analysis')), ['Data Cruncher']);
       const all = await search('q=reviewer');

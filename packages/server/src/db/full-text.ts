@@ -98,21 +98,27 @@ export function fullTextSource(db: Db, terms: readonly string[]): FullTextSource
 }
 
 /**
- * The matching agents as a derived table `ranked(did, score)` whose rows come out in rank order (most
- * relevant first when `bestFirst`). A caller that filters it further and stops at a LIMIT reads only
- * as many rows as it needs. SQLite: ranked by rowid and bm25 in the FTS table alone, DIDs looked up
- * after (`limit -1` keeps the ordered subquery from being flattened).
+ * The `count` most relevant matches (most relevant first when `bestFirst`) as a derived table
+ * `ranked(did, score)`, lower scores more relevant. The index scores every match but keeps only the
+ * best `count` (a bounded heap, not a sort of every match); `count` -1 keeps them all. SQLite: ranked
+ * by rowid and bm25 in the FTS table alone, DIDs looked up for the kept rows only.
  */
-export function rankedMatches(db: Db, terms: readonly string[], bestFirst: boolean): RawBuilder<unknown> {
+export function topMatches(
+  db: Db,
+  terms: readonly string[],
+  bestFirst: boolean,
+  count: number,
+): RawBuilder<unknown> {
   const direction = bestFirst ? sql`asc` : sql`desc`;
   if (sqlDialect(db) === 'postgres') {
+    const limit = count < 0 ? sql`` : sql`limit ${count}`;
     return sql`(select agents_fts.did as did, -ts_rank(agents_fts.document, fts_query) as score
       from agents_fts, to_tsquery('english', ${tsQuery(terms)}) as fts_query
-      where agents_fts.document @@ fts_query order by score ${direction}) as ranked`;
+      where agents_fts.document @@ fts_query order by score ${direction} ${limit}) as ranked`;
   }
   return sql`(select agents_fts_ids.did as did, best.score as score
     from (select rowid as doc, bm25(agents_fts, ${COLUMN_WEIGHTS}) as score from agents_fts
-      where agents_fts match ${matchExpression(terms)} order by score ${direction} limit -1) as best
+      where agents_fts match ${matchExpression(terms)} order by score ${direction} limit ${count}) as best
     cross join agents_fts_ids on agents_fts_ids.id = best.doc) as ranked`;
 }
 

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../connect.js';
 import { sqlDialect } from '../dialect.js';
-import { countFullTextMatches, fullTextSource, rankedMatches } from '../full-text.js';
+import { countFullTextMatches, fullTextSource, topMatches } from '../full-text.js';
 import type { AgentsTable } from '../schema/index.js';
 
 export type SearchSort = 'relevance' | 'reputation' | 'created_at';
@@ -89,20 +89,34 @@ export async function searchAgents(
 
 type Filter = 'capability' | 'tags' | 'minReputation';
 
-/** EXISTS probes, by DID, for every filter except those the caller's driving index already applies. */
+/**
+ * Conditions on a DID for every filter except those the caller's driving index already applies.
+ * `probe`: a correlated lookup per row, for callers that stop early or read few rows. `set`: the
+ * capability and tag filters as `did in (...)`, whose DIDs the database collects once (about half the
+ * cost when every full-text match is tested, as a count does).
+ */
 function probes(
   filter: AgentSearchFilter,
   did: RawBuilder<string>,
   skip: readonly Filter[],
+  style: 'probe' | 'set' = 'probe',
 ): RawBuilder<boolean>[] {
   const conditions: RawBuilder<boolean>[] = [];
   if (filter.capability !== undefined && !skip.includes('capability')) {
-    conditions.push(sql<boolean>`exists (select 1 from agent_capabilities
-      where agent_capabilities.did = ${did} and agent_capabilities.type = ${filter.capability})`);
+    conditions.push(
+      style === 'set'
+        ? sql<boolean>`${did} in (select did from agent_capabilities where type = ${filter.capability})`
+        : sql<boolean>`exists (select 1 from agent_capabilities
+            where agent_capabilities.did = ${did} and agent_capabilities.type = ${filter.capability})`,
+    );
   }
   if (filter.tags !== undefined && !skip.includes('tags')) {
-    conditions.push(sql<boolean>`exists (select 1 from agent_tags
-      where agent_tags.did = ${did} and agent_tags.tag in (${sql.join([...filter.tags])}))`);
+    const tags = sql.join([...filter.tags]);
+    conditions.push(
+      style === 'set'
+        ? sql<boolean>`${did} in (select did from agent_tags where tag in (${tags}))`
+        : sql<boolean>`exists (select 1 from agent_tags where agent_tags.did = ${did} and agent_tags.tag in (${tags}))`,
+    );
   }
   if (filter.minReputation !== undefined && !skip.includes('minReputation')) {
     conditions.push(sql<boolean>`exists (select 1 from agents as probe
@@ -123,7 +137,7 @@ async function countOf(trx: Db, query: RawBuilder<{ count: number }>): Promise<n
 async function countMatching(trx: Db, filter: AgentSearchFilter): Promise<number> {
   if (filter.terms !== undefined) {
     const source = fullTextSource(trx, filter.terms);
-    const others = probes(filter, source.did, []);
+    const others = probes(filter, source.did, [], 'set');
     if (others.length === 0) return countFullTextMatches(trx, filter.terms);
     return countOf(
       trx,
@@ -152,20 +166,79 @@ async function countMatching(trx: Db, filter: AgentSearchFilter): Promise<number
   return countOf(trx, sql`select count(*) as count from agents where status = 'active'${minimum}`);
 }
 
+/** Extra matches read past the page, so that a tie at its boundary is usually settled in one read. */
+const RELEVANCE_MARGIN = 32;
+
+type RankedRow = { did: string; score: number; reputation: number };
+
 /**
- * Relevance order (bm25 / ts_rank, then reputation, then DID). The index ranks every match; filters
- * are probed in rank order only until `offset + limit + 1` rows pass. When the last two of those tie,
- * every passing match of that rank is read so the tie-break is exact.
+ * Relevance order (bm25 / ts_rank, then reputation, then DID). The full-text index scores every
+ * match either way. Without other filters nearly every match passes, so the index keeps only its best
+ * few (a bounded heap); with filters, matches are walked in rank order until enough pass, since how
+ * many pass among the best cannot be known beforehand.
  */
 async function relevancePage(
   trx: Db,
   filter: AgentSearchFilter,
   terms: readonly string[],
 ): Promise<string[]> {
+  const filtered =
+    filter.capability !== undefined || filter.tags !== undefined || filter.minReputation !== undefined;
+  const candidates = filtered
+    ? await walkRankOrder(trx, filter, terms)
+    : await bestOfIndex(trx, filter, terms);
+  const better = filter.order === 'desc' ? 1 : -1;
+  candidates.sort(
+    (a, b) =>
+      better * (a.score - b.score) ||
+      b.reputation - a.reputation ||
+      (a.did < b.did ? -1 : a.did > b.did ? 1 : 0),
+  );
+  return candidates.slice(filter.offset, filter.offset + filter.limit).map((row) => row.did);
+}
+
+/**
+ * The index's best `fetch` matches, their status checked; `fetch` grows only when the tie at the page
+ * boundary may continue past the matches read (or an agent deactivated behind the index dropped out).
+ */
+async function bestOfIndex(
+  trx: Db,
+  filter: AgentSearchFilter,
+  terms: readonly string[],
+): Promise<RankedRow[]> {
   const bestFirst = filter.order === 'desc';
-  const ranked = rankedMatches(trx, terms, bestFirst);
-  // The index holds active agents only; the status is still checked on the rows a page reads, so an
-  // agent deactivated by an older node during a rolling upgrade never shows (see sweepInactiveFromIndex).
+  const better = bestFirst ? 1 : -1;
+  const want = filter.offset + filter.limit;
+  for (let fetch = want + 1 + RELEVANCE_MARGIN; ; fetch *= 4) {
+    // The index holds active agents only; the status is still checked on the rows a page reads, so an
+    // agent deactivated by an older node during a rolling upgrade never shows (see sweepInactiveFromIndex).
+    const { rows } = await sql<RankedRow & { active: number | boolean }>`
+      select ranked.did, ranked.score, live.reputation_score as reputation,
+        case when live.status = 'active' then 1 else 0 end as active
+      from ${topMatches(trx, terms, bestFirst, fetch)} join agents as live on live.did = ranked.did`.execute(
+      trx,
+    );
+    rows.sort((a, b) => better * (a.score - b.score));
+    const kept = rows.filter((row) => Number(row.active) === 1);
+    const boundary = kept[want - 1]?.score;
+    // Every match not read ranks at or after the last one read: if that one ranks after the page's
+    // last, nothing unread can enter the page or tie with it.
+    const settled = boundary !== undefined && rows.at(-1)?.score !== boundary;
+    if (rows.length < fetch || settled) return kept;
+  }
+}
+
+/**
+ * Matches in rank order, their filters probed only until `offset + limit + 1` pass. When the last two
+ * of those tie, every passing match of that rank is read so the tie-break is exact.
+ */
+async function walkRankOrder(
+  trx: Db,
+  filter: AgentSearchFilter,
+  terms: readonly string[],
+): Promise<RankedRow[]> {
+  const bestFirst = filter.order === 'desc';
+  const ranked = topMatches(trx, terms, bestFirst, -1);
   const passes = allOf([
     sql<boolean>`exists (select 1 from agents as live where live.did = ranked.did and live.status = 'active')`,
     ...probes(filter, sql.ref('ranked.did'), []),
@@ -206,14 +279,7 @@ async function relevancePage(
       .execute();
     for (const row of rows) reputations.set(row.did, row.reputation_score);
   }
-  const better = bestFirst ? 1 : -1;
-  candidates.sort(
-    (a, b) =>
-      better * (a.score - b.score) ||
-      (reputations.get(b.did) ?? 0) - (reputations.get(a.did) ?? 0) ||
-      (a.did < b.did ? -1 : a.did > b.did ? 1 : 0),
-  );
-  return candidates.slice(filter.offset, want).map((row) => row.did);
+  return candidates.map((row) => ({ ...row, reputation: reputations.get(row.did) ?? 0 }));
 }
 
 /** Reputation order (ties: newer first, then DID) or creation order (ties: DID), either direction. */
