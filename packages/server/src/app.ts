@@ -92,8 +92,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     parseJson(request, text, done);
   });
 
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per response shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   // Bearer tokens, never cookies, so any origin may call the API from a browser.

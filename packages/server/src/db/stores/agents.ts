@@ -1,4 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
+import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { AgentsTable } from '../schema/index.js';
 
@@ -10,8 +11,13 @@ export async function insertAgent(db: Db, row: NewAgentRow): Promise<void> {
   await db.insertInto('agents').values(row).execute();
 }
 
+const agentByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').selectAll().where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
 export async function findAgent(db: Db, did: string): Promise<AgentRow | undefined> {
-  return db.selectFrom('agents').selectAll().where('did', '=', did).executeTakeFirst();
+  return (await agentByDid(db, did))[0];
 }
 
 export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | undefined> {
@@ -23,9 +29,13 @@ export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | u
     .executeTakeFirst();
 }
 
+const statusByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').select('status').where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
 export async function findAgentStatus(db: Db, did: string): Promise<AgentRow['status'] | undefined> {
-  const row = await db.selectFrom('agents').select('status').where('did', '=', did).executeTakeFirst();
-  return row?.status;
+  return (await statusByDid(db, did))[0]?.status;
 }
 
 /** Applies a patch to an active agent; returns false when no active agent has that DID. */

@@ -1,0 +1,30 @@
+import type { Compilable, CompiledQuery } from 'kysely';
+import type { Db } from './connect.js';
+
+/**
+ * A hot query built and compiled once per database handle, then run with new parameter values:
+ * Kysely's builder and compiler cost about as much as the primary-key lookup itself (bench/RESULTS.md).
+ * `build` receives the placeholders to use as values, in the order the parameters are given.
+ */
+export function compiledOnce<Row, Args extends readonly unknown[]>(
+  build: (db: Db, ...placeholders: Args) => Compilable<Row>,
+  placeholders: Args,
+): (db: Db, ...parameters: Args) => Promise<Row[]> {
+  const compiled = new WeakMap<Db, CompiledQuery<Row>>();
+  const compile = (db: Db): CompiledQuery<Row> => {
+    const query = build(db, ...placeholders).compile();
+    // The parameters must be exactly the placeholders, in order, or the values would land elsewhere.
+    if (
+      query.parameters.length !== placeholders.length ||
+      query.parameters.some((value, index) => value !== placeholders[index])
+    ) {
+      throw new Error(`compiledOnce: the query's parameters are not its placeholders (${query.sql})`);
+    }
+    compiled.set(db, query);
+    return query;
+  };
+  return async (db, ...parameters) => {
+    const query = compiled.get(db) ?? compile(db);
+    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+  };
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compiledOnce } from '../src/db/compiled.js';
+import { openDatabase } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrations/index.js';
+
+test('a query compiled once runs with each call’s own values, and refuses a parameter it does not own', async () => {
+  const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });
+  try {
+    await migrateToLatest(handle.db);
+    const nameOf = compiledOnce(
+      (db, did: string) => db.selectFrom('agents').select('name').where('did', '=', did),
+      ['\u0000did'] as const,
+    );
+    assert.deepEqual(await nameOf(handle.db, 'did:web:nowhere:agent:0'), []);
+    await handle.db
+      .insertInto('agents')
+      .values({
+        did: 'did:web:x:agent:1',
+        name: 'One',
+        public_key: 'aa',
+        key_id: 'ed25519:aa',
+        key_type: 'ed25519',
+        capabilities: '[]',
+        status: 'active',
+        invocation_enabled: 0,
+        delivery_mode: 'none',
+        average_rating: 0,
+        reputation_score: 0,
+        total_reviews: 0,
+        tags: '[]',
+        created_at: 1,
+        updated_at: 1,
+      })
+      .execute();
+    assert.deepEqual(await nameOf(handle.db, 'did:web:x:agent:1'), [{ name: 'One' }]);
+    assert.deepEqual(await nameOf(handle.db, 'did:web:x:agent:2'), []);
+
+    // A value written into the query itself would be a parameter the caller cannot see: refused.
+    const hidden = compiledOnce(
+      (db, did: string) =>
+        db.selectFrom('agents').select('name').where('status', '=', 'active').where('did', '=', did),
+      ['\u0000did'] as const,
+    );
+    await assert.rejects(hidden(handle.db, 'did:web:x:agent:1'), /parameters are not its placeholders/);
+  } finally {
+    await handle.close();
+  }
+});
