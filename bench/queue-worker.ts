@@ -4,8 +4,9 @@
  * as soon as its claims are in (results go out in the background, as a worker pool would send them).
  *
  * Its own time per task, "worker_ms", runs from the moment the poll response is in hand to the moment
- * the result request is sent: the accept round trip is inside it. It travels in the task's output, so
- * the invoker can subtract it from its round trip (see run.ts, "added latency").
+ * the result request is sent, less the accept round trip (the registry's time, not the worker's). It
+ * travels in the task's output, so the invoker can subtract it from its round trip (see run.ts, "added
+ * latency"): what remains is everything the registry adds, accept included.
  *
  *   node --import tsx bench/queue-worker.ts <base url> <token>      (IPC: {type:'stop'} -> stats)
  */
@@ -74,7 +75,8 @@ async function handle(task: PendingTask, receivedAt: number): Promise<void> {
   const id = encodeURIComponent(task.task_id);
   const acceptStart = performance.now();
   const accepted = await call('POST', `/api/agent/tasks/${id}/accept`);
-  acceptMs.push(performance.now() - acceptStart);
+  const acceptCall = performance.now() - acceptStart;
+  acceptMs.push(acceptCall);
   if (accepted.status === 409) {
     conflicts++;
     return;
@@ -83,7 +85,8 @@ async function handle(task: PendingTask, receivedAt: number): Promise<void> {
     failures++;
     return;
   }
-  const workerMs = performance.now() - receivedAt;
+  // The accept round trip is the registry's time, not the worker's: it stays in the added latency.
+  const workerMs = performance.now() - receivedAt - acceptCall;
   const result = call('POST', `/api/agent/tasks/${id}/result`, { output: { worker_ms: workerMs } }).then(
     (reply) => {
       if (reply.status === 200) completed++;

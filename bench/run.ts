@@ -101,15 +101,23 @@ async function waitForHttp(url: string, child: ChildProcess, timeoutMs = 30_000)
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-function waitForMessage<T>(child: ChildProcess, type: string): Promise<T> {
+function waitForMessage<T>(child: ChildProcess, type: string, timeoutMs = 120_000): Promise<T> {
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.off('message', onMessage);
+      reject(new Error(`no ${type} message from child ${child.pid} within ${timeoutMs} ms`));
+    }, timeoutMs);
     const onMessage = (message: { type?: string }) => {
       if (message.type !== type) return;
+      clearTimeout(timer);
       child.off('message', onMessage);
       resolve(message as T);
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`child exited (${code}) before sending ${type}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child exited (${code}) before sending ${type}`));
+    });
   });
 }
 
@@ -273,7 +281,10 @@ async function pregenerate(
         logFile,
         true,
       );
-      return (await waitForMessage<{ bodies: string[] }>(child, 'bodies')).bodies;
+      const { file } = await waitForMessage<{ file: string }>(child, 'bodies');
+      const bodies = JSON.parse(fs.readFileSync(file, 'utf8')) as string[];
+      fs.rmSync(file, { force: true });
+      return bodies;
     }),
   );
   return parts.flat().slice(0, count);
@@ -921,7 +932,7 @@ function renderReport(rows: Row[], context: ReportContext): string {
   if (queueRows.length > 0) {
     lines.push('');
     lines.push(
-      "Queue invocation added latency = invoke round trip (autocannon) minus the worker's own time (poll answer in hand -> result sent; includes its accept call):",
+      "Queue invocation added latency = invoke round trip (autocannon) minus the worker's own time (poll answer in hand -> result sent, less its accept call, which is the registry's time):",
     );
     for (const row of queueRows) {
       lines.push(
