@@ -107,19 +107,27 @@ export class WebhookDeliverer implements Deliverer {
       'webhook-signature': webhookSigner(target.webhook_secret).sign(task.id, new Date(now), body),
       'user-agent': 'agent-registry-webhook/1',
     };
-    const remaining = Number(task.deadline_at) - now;
-    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(Math.max(1, remaining))]);
+    // The request stops at the deadline or at shutdown. A timer cleared as soon as the webhook answers,
+    // not AbortSignal.timeout + AbortSignal.any, whose timer and signals outlive a finished delivery
+    // until its deadline.
+    const request = new AbortController();
+    const onShutdown = () => request.abort();
+    controller.signal.addEventListener('abort', onShutdown, { once: true });
+    const deadline = setTimeout(onShutdown, Math.max(1, Number(task.deadline_at) - now));
     let response;
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
       response = await postJson(url, body, headers, {
-        signal,
+        signal: request.signal,
         maxResponseBytes: this.deps.maxResponseBytes,
         lookup: this.deps.policy.lookup,
       });
     } catch (error) {
       return describeFailure(error, controller.signal.aborted);
+    } finally {
+      clearTimeout(deadline);
+      controller.signal.removeEventListener('abort', onShutdown);
     }
     if (response.status === 202) {
       await this.deps.states.markDelivered(task.id);
