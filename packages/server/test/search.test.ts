@@ -325,6 +325,33 @@ describe('GET /api/agents/search', () => {
       }
     });
 
+    test('with a filter, relevance pages follow the rank even where the database joins out of order', async () => {
+      const ranked = await startRegistry();
+      try {
+        // Every third agent says the word twice and ranks above the others. 300 matches make
+        // PostgreSQL plan the filter as a hash join, which does not keep the rank order by itself.
+        const strong: string[] = [];
+        const weak: string[] = [];
+        for (let index = 0; index < 300; index += 1) {
+          const twice = index % 3 === 0;
+          const agent = await registerNamed(ranked, twice ? 'Okapi okapi' : 'Okapi');
+          (twice ? strong : weak).push(agent.did);
+        }
+        const expected = [...strong.sort(), ...weak.sort()].slice(0, 6);
+        const seen: string[] = [];
+        for (let offset = 0; offset < 6; offset += 1) {
+          const page = (
+            await getJson(ranked, `/api/agents/search?q=okapi&min_reputation=0&limit=1&offset=${offset}`)
+          ).json<SearchBody>();
+          assert.equal(page.total, 300);
+          seen.push(...page.agents.map((agent) => agent.did));
+        }
+        assert.deepEqual(seen, expected);
+      } finally {
+        await ranked.close();
+      }
+    });
+
     test('q combines with filters and pagination; the total counts every match', async () => {
       assert.deepEqual(names(await search('q=python&capability=data_analysis')), ['Data Cruncher']);
       const all = await search('q=reviewer');

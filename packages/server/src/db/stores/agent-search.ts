@@ -251,12 +251,16 @@ async function walkRankOrder(
         previous === undefined || (bestFirst ? previous.score <= row.score : previous.score >= row.score)
       );
     });
+  const direction = bestFirst ? sql`asc` : sql`desc`;
+  // SQLite runs the ordered subquery as a co-routine and probes its rows in that order, so the walk
+  // stops after `want + 1` pass. PostgreSQL may plan the probes as a hash join that drops the order
+  // while the few rows returned still look ordered: there the outer query sorts (every match probed).
+  const outerOrder = sqlDialect(trx) === 'sqlite' ? sql`` : sql`order by ranked.score ${direction}`;
   let { rows: walked } = await sql<{ did: string; score: number }>`select ranked.did, ranked.score
-    from ${ranked} where ${passes} limit ${want + 1}`.execute(trx);
+    from ${ranked} where ${passes} ${outerOrder} limit ${want + 1}`.execute(trx);
   if (!inOrder(walked)) {
     // The rank order of a subquery is an implementation detail of the database; if it ever does not
     // hold, sort explicitly (every match is then probed).
-    const direction = bestFirst ? sql`asc` : sql`desc`;
     walked = (
       await sql<{ did: string; score: number }>`select ranked.did, ranked.score from ${ranked}
         where ${passes} order by ranked.score ${direction} limit ${want + 1}`.execute(trx)
