@@ -301,25 +301,9 @@ describe('GET /api/agents/search', () => {
             .filter((did) => did !== favourite.did)
             .sort(),
         ];
-        const seen: string[] = [];
-        for (let offset = 0; offset < 50; offset += 5) {
-          const page = (
-            await getJson(tied, `/api/agents/search?q=zebra&limit=5&offset=${offset}`)
-          ).json<SearchBody>();
-          assert.equal(page.total, 45);
-          seen.push(...page.agents.map((agent) => agent.did));
-        }
-        assert.deepEqual(seen, expected);
+        assert.deepEqual(await pagedDids(tied, 'q=zebra', 5, 50, 45), expected);
         // With a filter the matches are walked in rank order instead; same answer.
-        const walked: string[] = [];
-        for (let offset = 0; offset < 45; offset += 5) {
-          const page = (
-            await getJson(tied, `/api/agents/search?q=zebra&capability=general&limit=5&offset=${offset}`)
-          ).json<SearchBody>();
-          assert.equal(page.total, 45);
-          walked.push(...page.agents.map((agent) => agent.did));
-        }
-        assert.deepEqual(walked, expected);
+        assert.deepEqual(await pagedDids(tied, 'q=zebra&capability=general', 5, 45, 45), expected);
       } finally {
         await tied.close();
       }
@@ -338,15 +322,7 @@ describe('GET /api/agents/search', () => {
           (twice ? strong : weak).push(agent.did);
         }
         const expected = [...strong.sort(), ...weak.sort()].slice(0, 6);
-        const seen: string[] = [];
-        for (let offset = 0; offset < 6; offset += 1) {
-          const page = (
-            await getJson(ranked, `/api/agents/search?q=okapi&min_reputation=0&limit=1&offset=${offset}`)
-          ).json<SearchBody>();
-          assert.equal(page.total, 300);
-          seen.push(...page.agents.map((agent) => agent.did));
-        }
-        assert.deepEqual(seen, expected);
+        assert.deepEqual(await pagedDids(ranked, 'q=okapi&min_reputation=0', 1, 6, 300), expected);
       } finally {
         await ranked.close();
       }
@@ -463,3 +439,22 @@ describe('GET /api/agents/search', () => {
     }
   });
 });
+
+/** The DIDs of the pages of `limit` from offset 0 up to `end`, each page asserting the same `total`. */
+async function pagedDids(
+  registry: TestRegistry,
+  query: string,
+  limit: number,
+  end: number,
+  total: number,
+): Promise<string[]> {
+  const dids: string[] = [];
+  for (let offset = 0; offset < end; offset += limit) {
+    const page = (
+      await getJson(registry, `/api/agents/search?${query}&limit=${limit}&offset=${offset}`)
+    ).json<SearchBody>();
+    assert.equal(page.total, total, `${query} at offset ${offset}`);
+    dids.push(...page.agents.map((agent) => agent.did));
+  }
+  return dids;
+}
