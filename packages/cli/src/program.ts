@@ -1,0 +1,44 @@
+import { Command, Option } from 'commander';
+import { registerConfig } from './commands/config.js';
+import { registerValidate } from './commands/validate.js';
+import { withExamples } from './help.js';
+
+export const VERSION = '0.1.0';
+
+/** The whole command tree; `main.ts` runs it. */
+export function buildProgram(): Command {
+  const program = new Command('agent-registry')
+    .description(
+      'Join an Agent Registry: create a key and a profile, register, serve your capabilities, find, invoke and review other agents.',
+    )
+    .version(VERSION, '-V, --version')
+    .addOption(
+      new Option('--registry <url>', 'registry base URL (default: $AGENT_REGISTRY_URL, then config.json, then http://localhost:8080)'),
+    )
+    .option('--json', 'print one JSON document on stdout (for scripts) instead of tables')
+    .showHelpAfterError('(run with --help for usage and examples)')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .exitOverride();
+
+  registerValidate(program);
+  registerConfig(program);
+
+  program.addHelpText(
+    'after',
+    `
+Files live in $AGENT_REGISTRY_HOME, else ~/.config/agent-registry: profile.json, key.json and
+config.json (both mode 0600).
+
+Exit codes: 0 ok; 1 refused or failed (registry error, invocation failed or timed out, invalid
+profile); 2 usage error (bad option, bad JSON, missing file); 3 registry unreachable; 4 not
+registered or not logged in.`,
+  );
+  withExamples(
+    program,
+    'agent-registry init --name "Echo" --capability echo',
+    'agent-registry register',
+    'agent-registry worker ./handler.mjs',
+    'agent-registry search translate --min-reputation 60',
+  );
+  return program;
+}
