@@ -13,7 +13,10 @@ export function buildProgram(): Command {
     )
     .version(VERSION, '-V, --version')
     .addOption(
-      new Option('--registry <url>', 'registry base URL (default: $AGENT_REGISTRY_URL, then config.json, then http://localhost:8080)'),
+      new Option(
+        '--registry <url>',
+        'registry base URL (default: $AGENT_REGISTRY_URL, then config.json, then http://localhost:8080)',
+      ),
     )
     .option('--json', 'print one JSON document on stdout (for scripts) instead of tables')
     .showHelpAfterError('(run with --help for usage and examples)')

@@ -146,7 +146,11 @@ function checkSchemaMember(list: ProblemList, path: string, value: Json, label: 
 
 function checkCapability(list: ProblemList, path: string, value: Json): void {
   if (!isObject(value)) {
-    list.add(path, 'WRONG_TYPE', `a capability must be an object with at least "type", not ${describe(value)}`);
+    list.add(
+      path,
+      'WRONG_TYPE',
+      `a capability must be an object with at least "type", not ${describe(value)}`,
+    );
     return;
   }
   if (value.type === undefined) {
@@ -217,7 +221,11 @@ export function checkProfile(profile: unknown, mode: ProfileCheckMode = 'registe
   }
   if (profile.capabilities == null) {
     if (required) {
-      list.add('$.capabilities', 'REQUIRED', 'capabilities is required: at least one, e.g. [{"type": "translation"}]');
+      list.add(
+        '$.capabilities',
+        'REQUIRED',
+        'capabilities is required: at least one, e.g. [{"type": "translation"}]',
+      );
     }
   } else {
     checkCapabilities(list, '$.capabilities', profile.capabilities);

@@ -7,7 +7,10 @@ import { withExamples } from '../help.js';
 
 function assertKey(key: string): ConfigKey {
   if (!(CONFIG_KEYS as readonly string[]).includes(key)) {
-    throw new UsageError(`unknown config key "${key}"; known keys: ${CONFIG_KEYS.join(', ')}`, 'UNKNOWN_CONFIG_KEY');
+    throw new UsageError(
+      `unknown config key "${key}"; known keys: ${CONFIG_KEYS.join(', ')}`,
+      'UNKNOWN_CONFIG_KEY',
+    );
   }
   return key as ConfigKey;
 }
@@ -38,7 +41,14 @@ export function registerConfig(program: Command): void {
         config: fs.existsSync(cli.home.configPath) ? cli.home.configPath : null,
       };
       cli.out.result(
-        { home: cli.home.dir, registry: registry.url, registry_source: registry.source, saved: { registry: file.registry ?? null }, files, sessions },
+        {
+          home: cli.home.dir,
+          registry: registry.url,
+          registry_source: registry.source,
+          saved: { registry: file.registry ?? null },
+          files,
+          sessions,
+        },
         () => {
           cli.out.fields([
             ['home', cli.home.dir],
@@ -103,6 +113,14 @@ export function registerConfig(program: Command): void {
       const cli = contextOf(self);
       cli.out.result({ home: cli.home.dir }, () => cli.out.line(cli.home.dir));
     });
-  withExamples(where, 'agent-registry config path', 'AGENT_REGISTRY_HOME=./agent-a agent-registry config path');
-  withExamples(config, 'agent-registry config', 'agent-registry config set registry https://registry.example');
+  withExamples(
+    where,
+    'agent-registry config path',
+    'AGENT_REGISTRY_HOME=./agent-a agent-registry config path',
+  );
+  withExamples(
+    config,
+    'agent-registry config',
+    'agent-registry config set registry https://registry.example',
+  );
 }

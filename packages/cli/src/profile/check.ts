@@ -63,8 +63,7 @@ export function checkProfileFully(profile: unknown, mode: ProfileCheckMode = 're
 }
 
 export type ProfileFile =
-  | { ok: true; profile: Record<string, unknown>; check: ProfileCheck }
-  | { ok: false; check: ProfileCheck };
+  { ok: true; profile: Record<string, unknown>; check: ProfileCheck } | { ok: false; check: ProfileCheck };
 
 /**
  * Reads and checks a profile file. A missing file is a usage error; a file that is not JSON is a
@@ -91,7 +90,9 @@ export function readProfileFile(file: string, mode: ProfileCheckMode): ProfileFi
     return {
       ok: false,
       check: {
-        problems: [{ path: '$', code: 'INVALID_JSON', message: `not valid JSON: ${(error as Error).message}` }],
+        problems: [
+          { path: '$', code: 'INVALID_JSON', message: `not valid JSON: ${(error as Error).message}` },
+        ],
         warnings: [],
       },
     };
