@@ -1,6 +1,15 @@
 import { Command, Option } from 'commander';
 import { registerConfig } from './commands/config.js';
+import { registerReputation, registerSearch } from './commands/discover.js';
+import { registerLogin, registerRegister, registerWhoami } from './commands/identity.js';
+import { registerInit } from './commands/init.js';
+import { registerInvoke } from './commands/invoke.js';
+import { registerKeys } from './commands/keys.js';
+import { registerDeactivate, registerShow, registerUpdate } from './commands/profile.js';
+import { registerReview, registerReviews } from './commands/reviews.js';
+import { registerTasks } from './commands/tasks.js';
 import { registerValidate } from './commands/validate.js';
+import { registerWorker } from './commands/worker.js';
 import { withExamples } from './help.js';
 
 export const VERSION = '0.1.0';
@@ -23,7 +32,22 @@ export function buildProgram(): Command {
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .exitOverride();
 
+  registerInit(program);
   registerValidate(program);
+  registerRegister(program);
+  registerLogin(program);
+  registerWhoami(program);
+  registerShow(program);
+  registerUpdate(program);
+  registerDeactivate(program);
+  registerSearch(program);
+  registerInvoke(program);
+  registerTasks(program);
+  registerWorker(program);
+  registerReview(program);
+  registerReviews(program);
+  registerReputation(program);
+  registerKeys(program);
   registerConfig(program);
 
   program.addHelpText(
