@@ -77,6 +77,9 @@ class ProblemList {
   add(path: string, code: ProfileProblemCode, message: string): void {
     this.problems.push({ path, code, message });
   }
+  result(): ProfileCheck {
+    return { problems: this.problems, warnings: this.warnings };
+  }
   warn(path: string, message: string): void {
     this.warnings.push({ path, code: 'UNKNOWN_MEMBER', message });
   }
@@ -204,7 +207,7 @@ export function checkProfile(profile: unknown, mode: ProfileCheckMode = 'registe
   const list = new ProblemList();
   if (!isObject(profile)) {
     list.add('$', 'NOT_AN_OBJECT', `a profile must be a JSON object, not ${describe(profile)}`);
-    return list;
+    return list.result();
   }
   const required = mode === 'register';
 
@@ -242,5 +245,5 @@ export function checkProfile(profile: unknown, mode: ProfileCheckMode = 'registe
       );
     }
   }
-  return list;
+  return list.result();
 }
