@@ -30,7 +30,7 @@ export function registerTasks(program: Command): void {
         progress?.done();
       }
       const rows = Array.isArray(pending) ? pending : ((pending as { tasks?: unknown[] }).tasks ?? []);
-      cli.out.result(pending, () =>
+      cli.out.result({ tasks: rows }, () =>
         cli.out.table(
           rows as { task_id: string; capability: string; caller_did: string; deadline_at: number }[],
           [
