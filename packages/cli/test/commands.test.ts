@@ -338,7 +338,7 @@ describe('every command against a real registry (SQLite)', () => {
     assert.equal(reputation.average_rating, 7.5);
     const bars = ok(await run(agent, 'reputation'));
     assert.match(bars.stdout, /average rating: +7\.5/);
-    assert.match(bars.stdout, / 7  #+ +1/);
+    assert.match(bars.stdout, / 7 {2}#+ +1/);
   });
 
   it('login gets a new token by signature and saves it', async () => {

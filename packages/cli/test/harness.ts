@@ -114,14 +114,14 @@ export interface RunOptions {
 
 /** Environment for the CLI without anything of the developer's own that could change its behaviour. */
 function cliEnvironment(options: RunOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGENT_REGISTRY_HOME: options.home };
-  delete env.AGENT_REGISTRY_URL;
-  delete env.XDG_CONFIG_HOME;
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
+  const { AGENT_REGISTRY_URL: _url, XDG_CONFIG_HOME: _xdg, ...inherited } = process.env;
+  const overrides = Object.entries(options.env ?? {});
+  const removed = new Set(overrides.filter(([, value]) => value === undefined).map(([name]) => name));
+  return Object.fromEntries(
+    [...Object.entries({ ...inherited, AGENT_REGISTRY_HOME: options.home }), ...overrides].filter(
+      ([name, value]) => value !== undefined && !removed.has(name),
+    ),
+  );
 }
 
 /** Runs `agent-registry <args>` as a separate process through its bin file, as a user would. */

@@ -41,9 +41,9 @@ describe('help', () => {
   it('the top-level help lists every command, the exit codes and examples', async () => {
     const result = await runCli(['--help'], { home });
     assert.equal(result.code, 0);
-    for (const [name] of COMMANDS) assert.match(result.stdout, new RegExp(`^  ${name}\\b`, 'm'), name);
+    for (const [name] of COMMANDS) assert.match(result.stdout, new RegExp(`^ {2}${name}\\b`, 'm'), name);
     assert.match(result.stdout, /Exit codes: 0 ok; 1 refused or failed/);
-    assert.match(result.stdout, /Examples:\n  \$ agent-registry init/);
+    assert.match(result.stdout, /Examples:\n {2}\$ agent-registry init/);
     const version = await runCli(['--version'], { home });
     assert.equal(version.code, 0);
     assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
@@ -56,7 +56,7 @@ describe('help', () => {
       assert.match(result.stdout, new RegExp(`^Usage: agent-registry ${command.join(' ')}`));
       assert.match(result.stdout, /--registry <url>/);
       assert.match(result.stdout, /--json/);
-      assert.match(result.stdout, /Examples:\n  \$ agent-registry /);
+      assert.match(result.stdout, /Examples:\n {2}\$ agent-registry /);
     });
   }
 
