@@ -349,6 +349,88 @@ describe('every command against a real registry (SQLite)', () => {
     assert.notEqual(fs.readFileSync(configPath, 'utf8'), before);
   });
 
+  it('secp256k1 keys: the did:pkh DID is known at init and kept at registration; webhook mode shows its secret once', async () => {
+    const wallet = tempHome();
+    try {
+      const init = parseJson<Json>(
+        ok(
+          await run(
+            wallet,
+            'init',
+            '--name',
+            'Wallet agent',
+            '--key-type',
+            'secp256k1',
+            '--chain',
+            'eip155:8453',
+            '--json',
+          ),
+        ),
+      );
+      assert.match(String(init.did), /^did:pkh:eip155:8453:0x[0-9a-fA-F]{40}$/);
+      const registered = parseJson<Json>(ok(await run(wallet, 'register', '--json')));
+      assert.equal(registered.did, init.did);
+      const webhook = parseJson<{ invocation: Json }>(
+        ok(
+          await run(
+            wallet,
+            'update',
+            '--delivery',
+            'webhook',
+            '--webhook-url',
+            'https://agent.example/hook',
+            '--json',
+          ),
+        ),
+      );
+      assert.equal(webhook.invocation.delivery_mode, 'webhook');
+      assert.match(String(webhook.invocation.webhook_secret), /^whsec_/);
+      const human = ok(
+        await run(wallet, 'update', '--delivery', 'webhook', '--webhook-url', 'https://agent.example/hook2'),
+      );
+      assert.match(human.stdout, /webhook url: +https:\/\/agent\.example\/hook2/);
+      const disabled = parseJson<{ invocation: Json }>(
+        ok(await run(wallet, 'update', '--disable', '--json')),
+      );
+      assert.equal(disabled.invocation.enabled, false);
+    } finally {
+      fs.rmSync(wallet, { recursive: true, force: true });
+    }
+  });
+
+  it('keys import uses a given private key; keys generate --force keeps the old key as .bak', async () => {
+    const imported = tempHome();
+    try {
+      // RFC 8032, test 1.
+      const json = parseJson<Json>(
+        ok(
+          await run(
+            imported,
+            'keys',
+            'import',
+            '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+            '--json',
+          ),
+        ),
+      );
+      assert.equal(json.public_key, 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a');
+      const bad = await run(imported, 'keys', 'import', 'zz', '--force');
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /not a valid ed25519 private key/);
+      const replaced = parseJson<Json>(ok(await run(imported, 'keys', 'generate', '--force', '--json')));
+      assert.notEqual(replaced.public_key, json.public_key);
+      const backup = String(replaced.key_backup);
+      assert.match(backup, /key\.json\.\d+\.bak$/);
+      assert.equal(fs.statSync(backup).mode & 0o777, 0o600);
+      assert.match(
+        fs.readFileSync(backup, 'utf8'),
+        /9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60/,
+      );
+    } finally {
+      fs.rmSync(imported, { recursive: true, force: true });
+    }
+  });
+
   it('a registry that cannot be reached exits 3', async () => {
     const down = await runCli(['show', agentDid, '--json', '--registry', 'http://127.0.0.1:9'], {
       home: caller,
