@@ -18,7 +18,7 @@ export default tseslint.config(
   },
   {
     // Plain Node.js programs for readers to run (examples/, test fixtures): Node's globals, console allowed.
-    files: ['examples/**/*.mjs', '**/test/fixtures/**/*.mjs'],
+    files: ['examples/**/*.mjs', '**/test/fixtures/**/*.mjs', 'packages/cli/bin/*.js'],
     languageOptions: {
       globals: {
         process: 'readonly',
