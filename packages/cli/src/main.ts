@@ -4,8 +4,7 @@ import { describeFailure } from './failure.js';
 import { buildProgram } from './program.js';
 
 const json = process.argv.includes('--json');
-const program = buildProgram();
-if (json) program.configureOutput({ outputError: () => undefined });
+const program = buildProgram({ json });
 
 try {
   await program.parseAsync(process.argv);

@@ -15,7 +15,7 @@ import { withExamples } from './help.js';
 export const VERSION = '0.1.0';
 
 /** The whole command tree; `main.ts` runs it. */
-export function buildProgram(): Command {
+export function buildProgram(options: { json?: boolean } = {}): Command {
   const program = new Command('agent-registry')
     .description(
       'Join an Agent Registry: create a key and a profile, register, serve your capabilities, find, invoke and review other agents.',
@@ -31,6 +31,9 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage and examples)')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     .exitOverride();
+  // With --json a usage error is reported as JSON by main.ts; commander's text would be noise.
+  // Set before the subcommands are created, which copy it.
+  if (options.json) program.configureOutput({ outputError: () => undefined, writeErr: () => undefined });
 
   registerInit(program);
   registerValidate(program);

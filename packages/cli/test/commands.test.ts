@@ -215,7 +215,7 @@ describe('every command against a real registry (SQLite)', () => {
     assert.equal(pending.tasks.length, 1);
     assert.equal(pending.tasks[0]?.capability, 'uppercase');
     assert.deepEqual(pending.tasks[0]?.input, { text: 'late' });
-    const timedOut = await waiting.stop();
+    const timedOut = await waiting.wait();
     assert.equal(timedOut.code, 1, timedOut.stderr);
     const error = parseJson<ErrorOutput>(timedOut).error;
     assert.equal(error.code, 'INVOCATION_TIMEOUT');

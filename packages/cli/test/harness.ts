@@ -146,7 +146,13 @@ export async function runCli(args: string[], options: RunOptions): Promise<CliRe
 export function spawnCli(
   args: string[],
   options: RunOptions,
-): { child: ChildProcess; output: () => { stdout: string; stderr: string }; stop(): Promise<CliResult> } {
+): {
+  child: ChildProcess;
+  output: () => { stdout: string; stderr: string };
+  /** Waits for it to exit by itself. */
+  wait(): Promise<CliResult>;
+  stop(): Promise<CliResult>;
+} {
   const child = spawn(process.execPath, [cliBin, ...args], {
     cwd: options.cwd ?? options.home,
     env: cliEnvironment(options),
@@ -160,6 +166,7 @@ export function spawnCli(
   return {
     child,
     output: () => ({ stdout, stderr }),
+    wait: async () => ({ code: await closed, stdout, stderr }),
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       const code = await closed;

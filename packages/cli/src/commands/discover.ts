@@ -107,7 +107,7 @@ export function registerReputation(program: Command): void {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
       const stats = await anonymousClient(cli).getReputation(target);
-      cli.out.result({ did: target, ...stats }, () => {
+      cli.out.result({ ...stats, did: target }, () => {
         cli.out.fields([
           ['did', target],
           ['reputation', stats.reputation_score],

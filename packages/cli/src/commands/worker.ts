@@ -1,4 +1,4 @@
-import { serve } from '@agent-registry/sdk';
+import { serve, type ServeOptions } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { EXIT } from '../exit-codes.js';
@@ -16,9 +16,6 @@ function reporter(cli: CliContext): (event: string, fields: WorkerEvent, text: s
     else process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`);
   };
 }
-
-const fieldsOf = (value: unknown): WorkerEvent =>
-  typeof value === 'object' && value !== null ? (value as WorkerEvent) : {};
 
 export function registerWorker(program: Command): void {
   const command = program
@@ -54,34 +51,33 @@ export function registerWorker(program: Command): void {
 
       const worker = serve({
         client,
-        capabilities: capabilities as Parameters<typeof serve>[0]['capabilities'],
+        capabilities: capabilities as ServeOptions['capabilities'],
         concurrency: options.concurrency,
         waitSeconds: options.wait,
       });
-      worker.on('completed', (event: unknown) => {
-        const fields = fieldsOf(event);
+      worker.on('completed', ({ task }) =>
         report(
           'completed',
-          fields,
-          `✓ task ${String(fields.task_id ?? fields.taskId)} ${String(fields.capability ?? '')}`,
-        );
-      });
-      worker.on('failed', (event: unknown) => {
-        const fields = fieldsOf(event);
+          { task_id: task.task_id, capability: task.capability, caller_did: task.caller_did },
+          `✓ task ${task.task_id} ${task.capability} for ${task.caller_did}`,
+        ),
+      );
+      worker.on('failed', ({ task, error }) =>
         report(
           'failed',
-          fields,
-          `✗ task ${String(fields.task_id ?? fields.taskId)} ${String(fields.capability ?? '')}: ${String(fields.error ?? '')}`,
-        );
-      });
-      worker.on('error', (error: unknown) => {
+          { task_id: task.task_id, capability: task.capability, caller_did: task.caller_did, error },
+          `✗ task ${task.task_id} ${task.capability}: ${error}`,
+        ),
+      );
+      worker.on('error', (error) => {
         const message = error instanceof Error ? error.message : String(error);
         report('error', { message }, `error: ${message}`);
       });
-      worker.on('disconnected', (event: unknown) =>
-        report('disconnected', fieldsOf(event), 'registry unreachable; reconnecting with backoff…'),
-      );
-      worker.on('connected', (event: unknown) => report('connected', fieldsOf(event), 'connected'));
+      worker.on('disconnected', (error) => {
+        const message = error instanceof Error ? error.message : String(error);
+        report('disconnected', { message }, `registry unreachable (${message}); reconnecting with backoff…`);
+      });
+      worker.on('connected', () => report('connected', {}, 'connected to the registry'));
 
       report(
         'ready',
