@@ -76,6 +76,19 @@ describe('join the registry in two minutes', () => {
       });
       assert.equal(parseJson<{ verified: boolean }>(review).verified, true);
       await eventually(() => worker.output().stderr.includes('✓ task'), 'the worker to log the task');
+
+      // The registry restarts: the worker notices, reconnects with backoff and serves again.
+      await registry.stop();
+      await eventually(() => worker.output().stderr.includes('registry unreachable'), 'the worker to notice');
+      await registry.start();
+      const again = await runCli(['invoke', did, 'uppercase', '--input', '{"text": "still here"}'], {
+        home: calling,
+        cwd: work,
+        env: callerEnv,
+      });
+      assert.equal(again.code, 0, `${again.stderr}\n${worker.output().stderr}`);
+      assert.deepEqual(JSON.parse(again.stdout), { text: 'STILL HERE' });
+      assert.match(worker.output().stderr, /reconnected to the registry/);
     } finally {
       const stopped = await worker.stop();
       assert.equal(stopped.code, 0, stopped.stderr);

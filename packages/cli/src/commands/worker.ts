@@ -73,11 +73,16 @@ export function registerWorker(program: Command): void {
         const message = error instanceof Error ? error.message : String(error);
         report('error', { message }, `error: ${message}`);
       });
+      let lostConnection = false;
       worker.on('disconnected', (error) => {
+        lostConnection = true;
         const message = error instanceof Error ? error.message : String(error);
         report('disconnected', { message }, `registry unreachable (${message}); reconnecting with backoff…`);
       });
-      worker.on('connected', () => report('connected', {}, 'connected to the registry'));
+      // The first poll's answer also counts as "connected"; people only need to hear it after a loss.
+      worker.on('connected', () => {
+        if (cli.out.json || lostConnection) report('connected', {}, 'reconnected to the registry');
+      });
 
       report(
         'ready',
