@@ -94,9 +94,9 @@ describe('webhookHandler against a real registry (SQLite)', () => {
         throw new Error('voice lost');
       },
     };
-    let client: RegistryClient | undefined;
+    const reporting: { client?: RegistryClient } = {};
     const server = http.createServer((req, res) => {
-      const handler = webhookHandler({ secret, capabilities, ...(client ? { client } : {}) });
+      const handler = webhookHandler({ secret, capabilities, ...reporting });
       void handler.node(req, res).then(() => {
         if (res.statusCode === 401) forged++;
       });
@@ -112,7 +112,7 @@ describe('webhookHandler against a real registry (SQLite)', () => {
     // Without a client the failure is a 500: the registry reports WEBHOOK_FAILED.
     await assert.rejects(invoker.invoke(agent.did, 'shout', {}, { timeoutMs: 20_000 }), WebhookFailedError);
     // With the agent's client the handler reports the failure itself: the caller sees its message.
-    client = agent.client;
+    reporting.client = agent.client;
     await assert.rejects(invoker.invoke(agent.did, 'shout', {}, { timeoutMs: 20_000 }), (error: unknown) => {
       assert.ok(error instanceof InvocationFailedError && !(error instanceof WebhookFailedError));
       assert.match(error.details, /voice lost/);
