@@ -9,4 +9,4 @@ const document = JSON.parse(
   execFileSync('npm', ['run', '--silent', 'openapi', '-w', '@agent-registry/server'], { encoding: 'utf8' }),
 ) as object;
 writeFileSync(target, await renderTypes(document, target));
-console.log(`wrote ${target}`);
+process.stdout.write(`wrote ${target}\n`);
