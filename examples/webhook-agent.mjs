@@ -5,6 +5,7 @@ import { AgentKey, RegistryClient, verifyWebhook } from '@agent-registry/sdk';
 
 const registry = process.env.AGENT_REGISTRY_URL ?? 'http://localhost:8080';
 const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1'; // 0.0.0.0 to accept deliveries from another machine
 const publicUrl = process.env.WEBHOOK_PUBLIC_URL; // where the registry reaches this server (https in production)
 
 const client = new RegistryClient({ registry, key: AgentKey.generateEd25519() });
@@ -29,7 +30,7 @@ const server = http.createServer(async (request, response) => {
   response.writeHead(200, { 'content-type': 'application/json' });
   response.end(JSON.stringify({ output: { text: [...text].reverse().join('') } }));
 });
-await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(port, host, resolve));
 const webhookUrl = publicUrl ?? `http://127.0.0.1:${server.address().port}/`;
 
 // Without a webhook_secret the registry generates one and returns it in this answer only.
