@@ -431,6 +431,21 @@ describe('every command against a real registry (SQLite)', () => {
     }
   });
 
+  it('a token the registry refuses is renewed by signature and saved again', async () => {
+    const configPath = path.join(agent, 'config.json');
+    const config = JSON.parse(fs.readFileSync(configPath, 'utf8')) as {
+      sessions: Record<string, { token: string }>;
+    };
+    const session = config.sessions[registry.url];
+    assert.ok(session);
+    session.token = 'not-a-token';
+    fs.writeFileSync(configPath, JSON.stringify(config));
+    ok(await run(agent, 'tasks', '--json'));
+    const renewed = JSON.parse(fs.readFileSync(configPath, 'utf8')) as typeof config;
+    assert.match(renewed.sessions[registry.url]?.token ?? '', /^ey/);
+    assert.equal(fs.statSync(configPath).mode & 0o777, 0o600);
+  });
+
   it('a registry that cannot be reached exits 3', async () => {
     const down = await runCli(['show', agentDid, '--json', '--registry', 'http://127.0.0.1:9'], {
       home: caller,
