@@ -140,7 +140,8 @@ class QueueWorker implements Worker {
       try {
         const tasks = await this.options.client.pollTasks({
           limit: this.concurrency - this.inFlight.size,
-          wait: this.waitSeconds,
+          // A first poll that answers at once tells us (and 'connected' listeners) the registry is back.
+          wait: this.connected ? this.waitSeconds : 0,
           signal: stop,
         });
         if (!this.connected) {

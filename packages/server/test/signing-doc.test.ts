@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { authenticationMessage, registrationMessage, type ProfileInput } from '@agent-registry/protocol';
 import { Wallet } from 'ethers';
 import { verifyEd25519 } from '../src/identity/signatures.js';
+import { SIGNING_DOC } from '../src/services/signature-proof.js';
 import { referenceCanonicalJson, startRegistry, type TestRegistry } from './helpers.js';
 
 // docs/signing.md is a contract with every client author: recompute each example from its inputs with
@@ -114,6 +115,13 @@ describe('docs/signing.md: every worked example recomputes and is accepted by th
 
   const at = (registry: TestRegistry, timestamp: number) =>
     registry.clock.advance(timestamp - registry.clock.now());
+
+  test('every section an error message names exists in the document', () => {
+    for (const pointer of [...Object.values(SIGNING_DOC), 'docs/signing.md, section "Audience"']) {
+      const section = /section "([^"]+)"/.exec(pointer)?.[1];
+      assert.ok(section !== undefined && doc.includes(`\n## ${section}\n`), `no section "${section}"`);
+    }
+  });
 
   test('the fixed keys of the table are the ones the examples use', () => {
     assert.equal(tableValue('Ed25519 public key'), ed25519PublicKey);
