@@ -79,10 +79,9 @@ export function registerWorker(program: Command): void {
         const message = error instanceof Error ? error.message : String(error);
         report('disconnected', { message }, `registry unreachable (${message}); reconnecting with backoff…`);
       });
-      // The first poll's answer also counts as "connected"; people only need to hear it after a loss.
-      worker.on('connected', () => {
-        if (cli.out.json || lostConnection) report('connected', {}, 'reconnected to the registry');
-      });
+      worker.on('connected', () =>
+        report('connected', {}, lostConnection ? 'reconnected to the registry' : 'connected to the registry'),
+      );
 
       report(
         'ready',
