@@ -123,6 +123,15 @@ describe('docs/signing.md: every worked example recomputes and is accepted by th
     }
   });
 
+  test('the OpenAPI descriptions of register and /api/auth/token point to the document', async () => {
+    const openapi = (await bound.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, { post: { description?: string } }>;
+    }>();
+    for (const path of ['/api/agents/register', '/api/auth/token']) {
+      assert.match(openapi.paths[path]?.post.description ?? '', /docs\/signing\.md/, path);
+    }
+  });
+
   test('the fixed keys of the table are the ones the examples use', () => {
     assert.equal(tableValue('Ed25519 public key'), ed25519PublicKey);
     assert.equal(tableValue('secp256k1 public key'), wallet.signingKey.compressedPublicKey.slice(2));
