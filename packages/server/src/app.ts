@@ -12,6 +12,7 @@ import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { invocationRoutes } from './http/routes/invocation.js';
+import { a2aRoutes } from './faces/a2a/routes.js';
 import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
@@ -135,5 +136,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
   mcpRoutes(app, ctx);
+  a2aRoutes(app, ctx);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { InvokeRequest as InvokeRequestSchema } from '../http/schemas/invocation.js';
+import type { AgentProfile } from '../services/agent-view.js';
 import type { AuthenticatedAgent } from '../services/authentication.js';
 import type { InvokeRequest, InvokeResult } from '../services/invocation.js';
 import { ArgumentValidator, selfContained } from './schemas.js';
@@ -37,4 +38,9 @@ export async function invokeThroughBroker(
       reason: error.details,
     };
   }
+}
+
+/** Whether a face offers a way to call the agent (tools, an A2A interface). */
+export function invocable(profile: AgentProfile): boolean {
+  return profile.status === 'active' && profile.invocation_enabled && profile.delivery_mode !== 'none';
 }

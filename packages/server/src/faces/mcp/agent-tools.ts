@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Capability } from '../../identity/types.js';
 import type { AgentProfile } from '../../services/agent-view.js';
-import { invokeThroughBroker } from '../invocation.js';
+import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 import { errorResult, outcomeResult, missingToken, structuredResult, type FaceTool } from './tool.js';
 
@@ -44,10 +44,6 @@ function outputSchemaOf(capability: Capability): JsonSchema | undefined {
   if (schema == null || schema.type !== 'object') return undefined;
   const { $schema: _dialect, $id: _id, ...rest } = schema;
   return rest;
-}
-
-export function invocable(profile: AgentProfile): boolean {
-  return profile.status === 'active' && profile.invocation_enabled && profile.delivery_mode !== 'none';
 }
 
 /** One tool per capability of an invocable agent, for POST /mcp/agents/{did}. */

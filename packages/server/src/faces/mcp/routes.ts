@@ -12,7 +12,8 @@ import { agentNotFound } from '../../errors.js';
 import { DidParams } from '../../http/schemas/common.js';
 import type { App } from '../../http/types.js';
 import { LIMITS } from '../../services/limits.js';
-import { agentTools, invocable } from './agent-tools.js';
+import { invocable } from '../invocation.js';
+import { agentTools } from './agent-tools.js';
 import { registryTools } from './registry-tools.js';
 import type { FaceTool } from './tool.js';
 
