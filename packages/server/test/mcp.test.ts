@@ -206,6 +206,13 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       /^VALIDATION_FAILED: timeout_ms must be >= 100/,
     );
     assert.match(await invoke({ capability: 'nope', input: {} }), /^CAPABILITY_NOT_OFFERED: .*translate/);
+
+    const retired = await queueWorker(registry, { name: 'Retired', capabilities: [{ type: 'echo' }] });
+    assert.equal((await http(registry, 'DELETE', agentPath(retired.did), retired.token)).status, 200);
+    assert.match(
+      await invoke({ target_did: retired.did, capability: 'echo', input: {} }),
+      /^AGENT_NOT_FOUND: No active agent is registered with DID/,
+    );
   });
 
   test('the per-agent endpoint exposes each capability as a tool with its schemas', async () => {
@@ -264,6 +271,15 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     await assert.rejects(
       connect(`${registry.url}/mcp/agents/${encodeURIComponent(gone.did)}`),
       /404|AGENT_NOT_FOUND/,
+    );
+  });
+
+  test('the JSON-RPC routes stay out of the REST OpenAPI document', async () => {
+    const paths = Object.keys((await http(registry, 'GET', '/openapi.json')).body.paths as object);
+    assert.ok(paths.includes('/api/invoke'));
+    assert.deepEqual(
+      paths.filter((path) => /^\/(mcp|a2a)\b|agent-card/.test(path)),
+      [],
     );
   });
 
