@@ -1,14 +1,15 @@
-import type {
-  AgentCard,
-  CancelTaskRequest,
-  GetTaskRequest,
-  ListTasksResponse,
-  Message,
-  SendMessageRequest,
-  StreamResponse,
-  Task,
-  TaskPushNotificationConfig,
-  ListTaskPushNotificationConfigsResponse,
+import {
+  AgentCard as AgentCardCodec,
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  type ListTaskPushNotificationConfigsResponse,
 } from '@a2a-js/sdk';
 import {
   A2AError,
@@ -26,6 +27,7 @@ import { ApiError } from '../../errors.js';
 import type { AuthenticatedAgent } from '../../services/authentication.js';
 import { requireDid } from '../../services/did-param.js';
 import { invokeThroughBroker } from '../invocation.js';
+import { agentCard } from './cards.js';
 import { completedTask, failedTask, taskFromView } from './tasks.js';
 
 /** What one HTTP request to an agent's A2A base carries: the agent, the verified caller, the connection. */
@@ -86,7 +88,7 @@ function inputOf(message: Message): Record<string, unknown> {
   return input as Record<string, unknown>;
 }
 
-function stringMember(metadata: Record<string, unknown> | undefined, key: string): unknown {
+function metadataValue(metadata: Record<string, unknown> | undefined, key: string): unknown {
   return metadata === undefined ? undefined : metadata[key];
 }
 
@@ -101,8 +103,9 @@ export class AgentA2AHandler implements A2ARequestHandler {
     private readonly call: A2ACall,
   ) {}
 
-  getAgentCard(): Promise<AgentCard> {
-    return Promise.reject(new Error('the card is served by the card route, not through JSON-RPC'));
+  async getAgentCard(): Promise<AgentCard> {
+    const profile = await this.ctx.agents.getProfile(this.call.rawDid);
+    return AgentCardCodec.fromJSON(agentCard(profile, this.ctx.config.publicUrl));
   }
 
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
@@ -115,9 +118,9 @@ export class AgentA2AHandler implements A2ARequestHandler {
       if (message === undefined)
         throw new RequestMalformedError('INVALID_MESSAGE: params.message is required');
       const capability =
-        stringMember(message.metadata, 'capability') ?? stringMember(params.metadata, 'capability');
+        metadataValue(message.metadata, 'capability') ?? metadataValue(params.metadata, 'capability');
       const timeout =
-        stringMember(message.metadata, 'timeout_ms') ?? stringMember(params.metadata, 'timeout_ms');
+        metadataValue(message.metadata, 'timeout_ms') ?? metadataValue(params.metadata, 'timeout_ms');
       const request = {
         target_did: this.call.rawDid,
         capability: capability ?? (await this.impliedCapability()),
