@@ -12,6 +12,8 @@ import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { invocationRoutes } from './http/routes/invocation.js';
+import { a2aRoutes } from './faces/a2a/routes.js';
+import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
 import { statsRoutes } from './http/routes/stats.js';
@@ -133,5 +135,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   searchRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  mcpRoutes(app, ctx);
+  a2aRoutes(app, ctx);
   return app;
 }

@@ -95,7 +95,7 @@ export const UpdateProfileRequest = Type.Object({
 });
 
 const Endpoint = Type.Object({
-  type: Type.String({ enum: ['did_document', 'invoke'] }),
+  type: Type.String({ enum: ['did_document', 'invoke', 'a2a_agent_card', 'mcp'] }),
   url: Type.String(),
 });
 
