@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
@@ -31,6 +32,7 @@ export interface RegisterResult {
 
 export interface RegistrationDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
@@ -98,6 +100,7 @@ export class RegistrationService {
       throw error;
     }
     const issued = await this.deps.tokens.issue(did);
+    this.deps.telemetry.agentRegistered({ did, keyType });
     return { did, token: issued.token, expires_at: issued.expiresAt };
   }
 

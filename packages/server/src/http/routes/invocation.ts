@@ -81,7 +81,13 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const caller = callerOf(request);
       const { limit, wait } = request.query;
-      return { tasks: await ctx.agentTasks.listPending(caller, limit, wait, clientGone(reply)) };
+      const tasks = await ctx.agentTasks.listPending(
+        caller,
+        limit ?? LIMITS.pendingTasksDefaultLimit,
+        wait ?? 0,
+        clientGone(reply),
+      );
+      return { tasks };
     },
   );
 

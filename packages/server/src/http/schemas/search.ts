@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { SEARCH_RULES } from '../../services/discovery-rules.js';
 import { LIMITS } from '../../services/limits.js';
-import { Nullable } from './common.js';
+import { Nullable, ref } from './common.js';
+import { Capability } from './agents.js';
 
-export const SearchQuery = Type.Object({
+export const SearchQuery = Type.Object(
+  {
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -41,23 +43,29 @@ export const SearchQuery = Type.Object({
   order: Type.Optional(
     Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
   ),
-});
+  },
+  // Unknown parameters are refused (a typo such as name= would otherwise return unrelated agents).
+  { additionalProperties: false },
+);
 
-export const AgentSummary = Type.Object({
+export const AgentSummary = Type.Object(
+  {
   did: Type.String(),
   name: Type.String(),
   description: Nullable(Type.String()),
-  capabilities: Type.Array(Type.Ref('Capability')),
+  capabilities: Type.Array(ref(Capability)),
   tags: Type.Array(Type.String()),
   reputation_score: Type.Number(),
   average_rating: Type.Number(),
   total_reviews: Type.Integer(),
   created_at: Type.Integer(),
   status: Type.String({ enum: ['active'] }),
-});
+  },
+  { $id: 'SearchHit', description: 'An agent in search results' },
+);
 
 export const SearchResponse = Type.Object({
-  agents: Type.Array(AgentSummary),
+  agents: Type.Array(ref(AgentSummary)),
   total: Type.Integer({ description: 'Exact number of matching agents' }),
   limit: Type.Integer(),
   offset: Type.Integer(),
