@@ -107,7 +107,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // Bearer tokens, never cookies, so any origin may call the API from a browser.
   await app.register(cors, { origin: '*', exposedHeaders: ['x-request-id', 'retry-after'] });
 
-  await app.register(swagger, openapiOptions(ctx.config.publicUrl, ctx.build.version));
+  await app.register(
+    swagger,
+    openapiOptions({ version: ctx.build.version, metricsToken: ctx.config.metricsToken !== undefined }),
+  );
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, ...swaggerUiBranding });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 

@@ -21,7 +21,8 @@ export const TAGS: OpenAPIV3_1.TagObject[] = [
 ];
 
 /** Options for @fastify/swagger: document header, shared components, and the finishing pass. */
-export function openapiOptions(publicUrl: string, version: string): SwaggerOptions {
+export function openapiOptions(options: { version: string; metricsToken: boolean }): SwaggerOptions {
+  const { version } = options;
   return {
     openapi: {
       openapi: '3.1.0',
@@ -34,7 +35,8 @@ export function openapiOptions(publicUrl: string, version: string): SwaggerOptio
           'Every response carries `X-Request-Id` (send one to choose it).',
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
-      servers: [{ url: publicUrl, description: 'This registry' }],
+      // Relative: the document is served by the registry it describes, whatever its PUBLIC_URL.
+      servers: [{ url: '/', description: 'The registry serving this document' }],
       tags: TAGS,
       components: {
         securitySchemes: {
@@ -44,11 +46,9 @@ export function openapiOptions(publicUrl: string, version: string): SwaggerOptio
             bearerFormat: 'JWT',
             description: 'The token from registration or POST /api/auth/token',
           },
-          metricsToken: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'METRICS_TOKEN of the registry, when it sets one',
-          },
+          ...(options.metricsToken
+            ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN of the registry' } }
+            : {}),
         },
       },
     },

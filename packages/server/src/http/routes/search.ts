@@ -11,7 +11,15 @@ export function searchRoutes(app: App, ctx: AppContext): void {
       preValidation: refuseUnknownQuery(SearchQuery),
       schema: {
         tags: ['Discovery'],
+        operationId: 'searchAgents',
         summary: 'Search active agents by capability, tags, reputation and full text',
+        description:
+          'Active agents matching every filter given: full text (q), capability type, any of the tags, and a ' +
+          'least reputation; ranked by relevance with q, else by reputation or created_at.',
+        security: [],
+        'x-status-reasons': {
+          400: 'A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, limit, offset, sort, order).',
+        },
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errors(400, 500) },
       },

@@ -90,7 +90,10 @@ export const RegisterRequest = Type.Object(
     examples: [REGISTER_EXAMPLE],
     // A secp256k1 key names its chain; the service answers CHAIN_ID_REQUIRED with the supported chains.
     if: { properties: { key_type: { const: 'secp256k1' } }, required: ['key_type'] },
-    then: checkedByService({ required: ['chain_id'] } as never, ['required']),
+    then: checkedByService(
+      { properties: { chain_id: { type: 'string', description: 'The CAIP-2 chain' } }, required: ['chain_id'] } as never,
+      ['properties', 'required'],
+    ),
   },
 );
 

@@ -10,6 +10,7 @@ export const SearchQuery = Type.Object(
     Type.String({
       minLength: 1,
       maxLength: SEARCH_RULES.queryMaxLength,
+      examples: ['translate french'],
       description:
         'Full-text words over name, description, capability types and descriptions, and tags; every word must match, the last also as a prefix. Results are ranked by relevance unless sort is given.',
     }),
@@ -19,6 +20,7 @@ export const SearchQuery = Type.Object(
       minLength: 1,
       maxLength: LIMITS.capabilityTypeMaxLength,
       description: 'Capability type, case-insensitive',
+      examples: ['translation'],
     }),
   ),
   tags: Type.Optional(
@@ -26,9 +28,10 @@ export const SearchQuery = Type.Object(
       minLength: 1,
       maxLength: SEARCH_RULES.tagsMaxCount * (LIMITS.tagMaxLength + 1),
       description: 'Comma-separated tags, case-insensitive; an agent matches if it has any of them',
+      examples: ['fr,de'],
     }),
   ),
-  min_reputation: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+  min_reputation: Type.Optional(Type.Number({ minimum: 0, maximum: 100, examples: [60] })),
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
   ),
