@@ -111,7 +111,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     swagger,
     openapiOptions({ version: ctx.build.version, metricsToken: ctx.config.metricsToken !== undefined }),
   );
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, ...swaggerUiBranding });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    ...swaggerUiBranding,
+  });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 
   healthRoutes(app, ctx);

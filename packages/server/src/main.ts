@@ -30,7 +30,10 @@ async function main(): Promise<void> {
     config = loadConfig();
     const log = pino({ level: config.logLevel });
     for (const { name, meant } of suspiciousSettings(process.env))
-      log.warn({ variable: name, meant }, `Environment variable ${name} is not a setting of the registry and is ignored; did you mean ${meant}?`);
+      log.warn(
+        { variable: name, meant },
+        `Environment variable ${name} is not a setting of the registry and is ignored; did you mean ${meant}?`,
+      );
     const ctx = await createContext(config);
     const app = await buildApp(ctx);
     let closing = false;

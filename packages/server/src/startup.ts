@@ -15,7 +15,11 @@ function postgresTarget(url: string): { where: string; user: string; database: s
     const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
     return { where: `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`, user, database };
   } catch {
-    return { where: 'the DATABASE_URL host', user: 'the DATABASE_URL user', database: 'the DATABASE_URL database' };
+    return {
+      where: 'the DATABASE_URL host',
+      user: 'the DATABASE_URL user',
+      database: 'the DATABASE_URL database',
+    };
   }
 }
 
@@ -86,7 +90,9 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
     return `PostgreSQL host in DATABASE_URL (${where}) does not resolve: fix the host name.`;
   if (isDatabaseUnavailable(error)) {
     const waited =
-      config.database.startupWaitSeconds > 0 ? ` after ${config.database.startupWaitSeconds} s of retries` : '';
+      config.database.startupWaitSeconds > 0
+        ? ` after ${config.database.startupWaitSeconds} s of retries`
+        : '';
     return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).`;
   }
   return undefined;

@@ -16,7 +16,13 @@ export const swaggerUiBranding: Pick<FastifySwaggerUiOptions, 'logo' | 'theme'> 
   theme: {
     title: `${PRODUCT_NAME} API`,
     favicon: [
-      { filename: 'favicon.svg', rel: 'icon', sizes: 'any', type: 'image/svg+xml', content: Buffer.from(FAVICON_SVG) },
+      {
+        filename: 'favicon.svg',
+        rel: 'icon',
+        sizes: 'any',
+        type: 'image/svg+xml',
+        content: Buffer.from(FAVICON_SVG),
+      },
     ],
   },
 };

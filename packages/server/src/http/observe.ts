@@ -12,7 +12,15 @@ declare module 'fastify' {
 
 const UNMATCHED = '(unmatched)';
 /** pino's numeric levels: a route's `logLevel: 'warn'` (health probes, scrapes) keeps its lines out. */
-const LEVELS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const LEVELS: Record<string, number> = {
+  trace: 10,
+  debug: 20,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
 const CODE = /"code":"([A-Z0-9_]{1,64})"/;
 
 /**

@@ -166,8 +166,16 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
           },
         });
       gauge('registry_db_pool_connections', 'PostgreSQL connections open in the pool', () => pool.totalCount);
-      gauge('registry_db_pool_in_use', 'PostgreSQL connections running a query', () => pool.totalCount - pool.idleCount);
-      gauge('registry_db_pool_waiting', 'Queries waiting for a free PostgreSQL connection', () => pool.waitingCount);
+      gauge(
+        'registry_db_pool_in_use',
+        'PostgreSQL connections running a query',
+        () => pool.totalCount - pool.idleCount,
+      );
+      gauge(
+        'registry_db_pool_waiting',
+        'Queries waiting for a free PostgreSQL connection',
+        () => pool.waitingCount,
+      );
       gauge('registry_db_pool_max', 'Largest pool size (DATABASE_POOL_SIZE)', () => pool.options.max ?? 0);
     },
     render: () => registry.metrics(),

@@ -25,7 +25,12 @@ export interface Telemetry {
     durationMs: number;
   }): void;
   webhookDelivered(event: { taskId: string; outcome: WebhookOutcome; durationMs: number }): void;
-  reviewSubmitted(event: { reviewId: string; reviewerDid: string; targetDid: string; verified: boolean }): void;
+  reviewSubmitted(event: {
+    reviewId: string;
+    reviewerDid: string;
+    targetDid: string;
+    verified: boolean;
+  }): void;
   /** Invocations blocked in this process waiting for their result (+1 when one starts, -1 when it ends). */
   invocationsWaiting(delta: 1 | -1): void;
   /** Workers long-polling GET /api/agent/tasks in this process. */

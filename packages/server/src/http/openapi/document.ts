@@ -9,13 +9,22 @@ type Operation = OpenAPIV3_1.OperationObject & Record<`x-${string}`, unknown>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 export const TAGS: OpenAPIV3_1.TagObject[] = [
-  { name: 'Agents', description: 'Register an agent by proving its key, read and update profiles, configure invocation' },
+  {
+    name: 'Agents',
+    description: 'Register an agent by proving its key, read and update profiles, configure invocation',
+  },
   { name: 'Auth', description: 'Tokens by signature, and the keys that verify them' },
   { name: 'Discovery', description: 'Search agents and read platform statistics' },
   { name: 'DID', description: 'DID documents of registered agents (did:web and did:pkh)' },
   { name: 'Chains', description: 'Blockchains accepted for secp256k1 keys (did:pkh)' },
-  { name: 'Invocation', description: 'Call a capability of another agent through the registry and read its task' },
-  { name: 'Agent tasks', description: 'The worker side of queue mode: poll, accept, report results or failures' },
+  {
+    name: 'Invocation',
+    description: 'Call a capability of another agent through the registry and read its task',
+  },
+  {
+    name: 'Agent tasks',
+    description: 'The worker side of queue mode: poll, accept, report results or failures',
+  },
   { name: 'Reviews', description: 'Reviews and reputation' },
   { name: 'Operations', description: 'Health, readiness, version and Prometheus metrics' },
 ];
@@ -47,7 +56,13 @@ export function openapiOptions(options: { version: string; metricsToken: boolean
             description: 'The token from registration or POST /api/auth/token',
           },
           ...(options.metricsToken
-            ? { metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN of the registry' } }
+            ? {
+                metricsToken: {
+                  type: 'http',
+                  scheme: 'bearer',
+                  description: 'METRICS_TOKEN of the registry',
+                },
+              }
             : {}),
         },
       },
@@ -127,7 +142,9 @@ function finishOperation(operation: Operation): void {
     const key = String(status);
     const meaning = reasons[key] ?? STATUS_MEANINGS[status] ?? `HTTP ${status}.`;
     const existing = responses[key] as OpenAPIV3_1.ResponseObject | undefined;
-    const headers: Record<string, OpenAPIV3_1.ReferenceObject> = { 'X-Request-Id': ref('headers', 'XRequestId') };
+    const headers: Record<string, OpenAPIV3_1.ReferenceObject> = {
+      'X-Request-Id': ref('headers', 'XRequestId'),
+    };
     if (RETRY_AFTER_STATUSES.has(status)) headers['Retry-After'] = ref('headers', 'RetryAfter');
     if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWWAuthenticate');
     if (status >= 400) {
@@ -139,7 +156,10 @@ function finishOperation(operation: Operation): void {
     } else {
       responses[key] = {
         ...existing,
-        description: existing?.description && existing.description !== 'Default Response' ? existing.description : meaning,
+        description:
+          existing?.description && existing.description !== 'Default Response'
+            ? existing.description
+            : meaning,
         headers: { ...existing?.headers, ...headers },
       };
     }

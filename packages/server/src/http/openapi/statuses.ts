@@ -5,8 +5,8 @@
  * added here, so no route carries a copy. A new branch adding a status or a rule edits this file only.
  */
 export const STATUS_MEANINGS: Record<number, string> = {
-  200: 'Success.',
-  201: 'Created.',
+  200: 'The request succeeded.',
+  201: 'Created: the new resource.',
   400: 'The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.',
   401: 'Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.',
   403: 'Authenticated, but the resource belongs to another agent.',

@@ -48,9 +48,13 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         tags,
         operationId: 'getAgent',
         summary: 'Read an agent profile',
-        description: 'The public profile of an agent; deactivated agents stay readable with status "deactivated".',
+        description:
+          'The public profile of an agent; deactivated agents stay readable with status "deactivated".',
         params: DidParams,
-        'x-status-reasons': { 400: 'The DID is malformed (`INVALID_DID`).', 404: 'No agent has this DID (`AGENT_NOT_FOUND`).' },
+        'x-status-reasons': {
+          400: 'The DID is malformed (`INVALID_DID`).',
+          404: 'No agent has this DID (`AGENT_NOT_FOUND`).',
+        },
         response: { 200: ref(AgentProfile), ...errors(400, 404) },
       },
     },
@@ -65,12 +69,12 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         tags,
         operationId: 'updateAgent',
         summary: 'Update your own profile (absent or null fields stay unchanged)',
-        description: 'Changes the fields given of the calling agent\'s profile and returns the whole profile.',
+        description: "Changes the fields given of the calling agent's profile and returns the whole profile.",
         security: bearerAuth,
         params: DidParams,
         body: UpdateProfileRequest,
         'x-status-reasons': {
-          403: 'The DID is another agent\'s (`NOT_OWNER`).',
+          403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
         },
         response: { 200: ref(AgentProfile), ...errors(400, 401, 403, 404) },
@@ -94,7 +98,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
           'Marks the calling agent deactivated: it leaves search, cannot be invoked and its tokens stop working; ' +
           'its profile and reviews stay readable.',
         'x-status-reasons': {
-          403: 'The DID is another agent\'s (`NOT_OWNER`).',
+          403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID, e.g. it is already deactivated (`AGENT_NOT_FOUND`).',
         },
         security: bearerAuth,
@@ -137,7 +141,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
           'webhook_secret is returned once.',
         'x-status-reasons': {
           400: 'A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.',
-          403: 'The DID is another agent\'s (`NOT_OWNER`).',
+          403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
         },
         security: bearerAuth,

@@ -31,9 +31,12 @@ export function healthRoutes(app: App, ctx: AppContext): void {
         tags: ['Operations'],
         operationId: 'getReadiness',
         summary: 'Readiness: the database answers',
-        description: 'Answers 200 when the database answers a query; a load balancer sends traffic only then.',
+        description:
+          'Answers 200 when the database answers a query; a load balancer sends traffic only then.',
         security: [],
-        'x-status-reasons': { 503: 'The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down.' },
+        'x-status-reasons': {
+          503: 'The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down.',
+        },
         response: { 200: Status, ...errors(503) },
       },
       logLevel: 'warn',

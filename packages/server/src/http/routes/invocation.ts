@@ -146,7 +146,8 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
         tags: workerTags,
         operationId: 'submitTaskResult',
         summary: 'Report the output of a task (completes it)',
-        description: 'Completes a pending or processing task of the calling agent with its output; the invoker gets it at once.',
+        description:
+          'Completes a pending or processing task of the calling agent with its output; the invoker gets it at once.',
         'x-status-reasons': {
           403: 'The task is for another agent (`NOT_YOUR_TASK`).',
           404: 'No task has this id (`TASK_NOT_FOUND`).',
@@ -173,7 +174,8 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
         tags: workerTags,
         operationId: 'failTask',
         summary: 'Report that a task failed',
-        description: 'Fails a pending or processing task of the calling agent; the invoker gets 502 AGENT_ERROR with the message.',
+        description:
+          'Fails a pending or processing task of the calling agent; the invoker gets 502 AGENT_ERROR with the message.',
         'x-status-reasons': {
           403: 'The task is for another agent (`NOT_YOUR_TASK`).',
           404: 'No task has this id (`TASK_NOT_FOUND`).',

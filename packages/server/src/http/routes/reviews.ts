@@ -89,7 +89,8 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
         tags,
         operationId: 'editReview',
         summary: 'Edit your review within 10 minutes of submitting it (rating change at most 4.0)',
-        description: 'Changes the rating or comment of a review the caller wrote, within 10 minutes of submitting it.',
+        description:
+          'Changes the rating or comment of a review the caller wrote, within 10 minutes of submitting it.',
         security: bearerAuth,
         params: ReviewIdParams,
         body: EditReviewRequest,
@@ -115,7 +116,8 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
         tags,
         operationId: 'getReputation',
         summary: 'Reputation of an agent: score, mean rating and rating distribution',
-        description: 'Reputation score (0-100, docs/reputation.md), mean rating and rating distribution of an agent.',
+        description:
+          'Reputation score (0-100, docs/reputation.md), mean rating and rating distribution of an agent.',
         security: [],
         'x-status-reasons': { 404: 'No agent has this DID (`AGENT_NOT_FOUND`).' },
         params: DidParams,

@@ -9,7 +9,11 @@ const HEX_PUBLIC_KEY = '^([0-9a-fA-F]{64}|0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128
 const DeliveryMode = Type.Unsafe<'none' | 'webhook' | 'queue'>({ type: 'string', enum: [...DELIVERY_MODES] });
 
 const Tags = Type.Array(Type.String({ maxLength: LIMITS.tagMaxLength }), { maxItems: LIMITS.tagsMaxCount });
-const Url = Type.String({ maxLength: LIMITS.urlMaxLength, format: 'uri', description: 'http:// or https:// URL' });
+const Url = Type.String({
+  maxLength: LIMITS.urlMaxLength,
+  format: 'uri',
+  description: 'http:// or https:// URL',
+});
 // The service checks these with messages naming the field; the format is for the document.
 const ProfileUrl = checkedByService(Url, ['format']);
 
@@ -61,29 +65,31 @@ const REGISTER_EXAMPLE = {
 
 export const RegisterRequest = Type.Object(
   {
-  public_key: checkedByService(
-    Type.String({
-      description:
-        'Hex without 0x: 64 characters (ed25519), 66 (compressed secp256k1, 02/03...) or 130 (uncompressed, 04...)',
-      maxLength: 130,
-      pattern: HEX_PUBLIC_KEY,
-    }),
-    ['maxLength', 'pattern'],
-  ),
-  key_type: Type.Optional(Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES], default: 'ed25519' })),
-  chain_id: Type.Optional(
-    Nullable(
+    public_key: checkedByService(
       Type.String({
-        maxLength: 64,
-        examples: ['eip155:1'],
-        description: 'CAIP-2 chain of a secp256k1 key (required then); absent or null for ed25519',
+        description:
+          'Hex without 0x: 64 characters (ed25519), 66 (compressed secp256k1, 02/03...) or 130 (uncompressed, 04...)',
+        maxLength: 130,
+        pattern: HEX_PUBLIC_KEY,
       }),
+      ['maxLength', 'pattern'],
     ),
-  ),
-  profile: ProfileInput,
-  timestamp: Type.Integer({ description: 'Epoch milliseconds; within 5 minutes of server time' }),
-  signature: Type.String({ maxLength: 200, description: 'Ed25519 hex, or 0x-prefixed EIP-191 signature' }),
-  referrer: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.referrerMaxLength }))),
+    key_type: Type.Optional(
+      Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES], default: 'ed25519' }),
+    ),
+    chain_id: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          examples: ['eip155:1'],
+          description: 'CAIP-2 chain of a secp256k1 key (required then); absent or null for ed25519',
+        }),
+      ),
+    ),
+    profile: ProfileInput,
+    timestamp: Type.Integer({ description: 'Epoch milliseconds; within 5 minutes of server time' }),
+    signature: Type.String({ maxLength: 200, description: 'Ed25519 hex, or 0x-prefixed EIP-191 signature' }),
+    referrer: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.referrerMaxLength }))),
   },
   {
     $id: 'RegisterRequest',
@@ -91,7 +97,10 @@ export const RegisterRequest = Type.Object(
     // A secp256k1 key names its chain; the service answers CHAIN_ID_REQUIRED with the supported chains.
     if: { properties: { key_type: { const: 'secp256k1' } }, required: ['key_type'] },
     then: checkedByService(
-      { properties: { chain_id: { type: 'string', description: 'The CAIP-2 chain' } }, required: ['chain_id'] } as never,
+      {
+        properties: { chain_id: { type: 'string', description: 'The CAIP-2 chain' } },
+        required: ['chain_id'],
+      } as never,
       ['properties', 'required'],
     ),
   },

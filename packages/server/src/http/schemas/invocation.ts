@@ -11,21 +11,21 @@ const INVOKE_EXAMPLE = {
 
 export const InvokeRequest = Type.Object(
   {
-  target_did: Type.String({ minLength: 1, maxLength: 512 }),
-  capability: Type.String({
-    minLength: 1,
-    maxLength: LIMITS.capabilityTypeMaxLength,
-    description: 'A capability type the target offers',
-  }),
-  input: JsonObject,
-  timeout_ms: Type.Optional(
-    Type.Integer({
-      minimum: LIMITS.invokeTimeoutMinMs,
-      maximum: LIMITS.invokeTimeoutMaxMs,
-      default: LIMITS.invokeTimeoutDefaultMs,
-      description: 'How long to wait for the result (default 30000, max 300000)',
+    target_did: Type.String({ minLength: 1, maxLength: 512 }),
+    capability: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.capabilityTypeMaxLength,
+      description: 'A capability type the target offers',
     }),
-  ),
+    input: JsonObject,
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.invokeTimeoutMinMs,
+        maximum: LIMITS.invokeTimeoutMaxMs,
+        default: LIMITS.invokeTimeoutDefaultMs,
+        description: 'How long to wait for the result (default 30000, max 300000)',
+      }),
+    ),
   },
   { $id: 'InvokeRequest', examples: [INVOKE_EXAMPLE] },
 );
@@ -45,16 +45,16 @@ const TaskStatus = Type.String({ enum: ['pending', 'processing', 'completed', 'f
 
 export const TaskResponse = Type.Object(
   {
-  task_id: Type.String(),
-  status: TaskStatus,
-  capability: Type.String(),
-  target_did: Type.String(),
-  caller_did: Type.String(),
-  created_at: Type.Integer(),
-  deadline_at: Type.Integer(),
-  completed_at: Type.Optional(Type.Integer()),
-  output: Type.Optional(JsonObject),
-  error: Type.Optional(Type.String()),
+    task_id: Type.String(),
+    status: TaskStatus,
+    capability: Type.String(),
+    target_did: Type.String(),
+    caller_did: Type.String(),
+    created_at: Type.Integer(),
+    deadline_at: Type.Integer(),
+    completed_at: Type.Optional(Type.Integer()),
+    output: Type.Optional(JsonObject),
+    error: Type.Optional(Type.String()),
   },
   { $id: 'Task', description: 'A task as its creator sees it' },
 );

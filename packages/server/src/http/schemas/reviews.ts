@@ -18,18 +18,18 @@ const Rating = checkedByService(
 
 export const SubmitReviewRequest = Type.Object(
   {
-  target_did: Type.String({ maxLength: 512, description: 'DID of the agent reviewed' }),
-  rating: Rating,
-  comment: Type.Optional(Nullable(Comment)),
-  call_record_id: Type.Optional(
-    Nullable(
-      Type.String({
-        maxLength: REVIEW_RULES.callRecordIdMaxLength,
-        description:
-          'task_id of a completed invocation in which you were the caller and target_did the target; makes the review verified',
-      }),
+    target_did: Type.String({ maxLength: 512, description: 'DID of the agent reviewed' }),
+    rating: Rating,
+    comment: Type.Optional(Nullable(Comment)),
+    call_record_id: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: REVIEW_RULES.callRecordIdMaxLength,
+          description:
+            'task_id of a completed invocation in which you were the caller and target_did the target; makes the review verified',
+        }),
+      ),
     ),
-  ),
   },
   {
     $id: 'SubmitReviewRequest',
@@ -66,18 +66,22 @@ export const EditReviewRequest = Type.Object({
 
 export const Review = Type.Object(
   {
-  review_id: Type.String(),
-  reviewer_did: Type.String(),
-  target_did: Type.String(),
-  rating: Type.Number({ minimum: REVIEW_RULES.ratingMinHundredths / 100, maximum: REVIEW_RULES.ratingMaxHundredths / 100, multipleOf: 0.01 }),
-  comment: Nullable(Type.String()),
-  created_at: Type.Integer(),
-  updated_at: Type.Integer(),
-  is_edited: Type.Boolean(),
-  edit_count: Type.Integer(),
-  verified: Type.Boolean({
-    description: 'The review cites a completed invocation of the agent by the reviewer',
-  }),
+    review_id: Type.String(),
+    reviewer_did: Type.String(),
+    target_did: Type.String(),
+    rating: Type.Number({
+      minimum: REVIEW_RULES.ratingMinHundredths / 100,
+      maximum: REVIEW_RULES.ratingMaxHundredths / 100,
+      multipleOf: 0.01,
+    }),
+    comment: Nullable(Type.String()),
+    created_at: Type.Integer(),
+    updated_at: Type.Integer(),
+    is_edited: Type.Boolean(),
+    edit_count: Type.Integer(),
+    verified: Type.Boolean({
+      description: 'The review cites a completed invocation of the agent by the reviewer',
+    }),
   },
   { $id: 'Review' },
 );
