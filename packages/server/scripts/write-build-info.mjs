@@ -1,6 +1,7 @@
 // Records which source a dist/ was built from, for GET /version and the start-up log line.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { URL } from 'node:url';
 
 function git(...args) {
   try {

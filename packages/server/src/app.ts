@@ -36,6 +36,8 @@ const ajvOptions: AjvOptions = {
 
 export interface BuildAppOptions {
   logger?: boolean;
+  /** Where request log lines go (tests read them); stdout by default. */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -43,7 +45,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     logger:
       options.logger === false
         ? false
-        : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+        : {
+            level: ctx.config.logLevel,
+            redact: ['req.headers.authorization'],
+            ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+          },
     // One line per request, written by observeRequests when the response is sent (not Fastify's two).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,

@@ -62,11 +62,16 @@ export interface ContextOverrides {
   clock?: Clock;
   /** DNS for webhook hosts; tests simulate rebinding with it. */
   resolveHost?: HostResolver;
+  /** Where domain-event and background log lines go (tests read them); stdout by default. */
+  logStream?: pino.DestinationStream;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const clock = overrides.clock ?? systemClock;
-  const log = pino({ level: config.logLevel });
+  const log =
+    overrides.logStream === undefined
+      ? pino({ level: config.logLevel })
+      : pino({ level: config.logLevel }, overrides.logStream);
   const build = readBuildInfo();
   const metrics = createRegistryMetrics({ version: build.version });
   const telemetry = metrics.telemetry(log);

@@ -39,6 +39,14 @@ interface Document {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
+interface Transport {
+  call(
+    method: string,
+    url: string,
+    options?: { body?: unknown; token?: string },
+  ): Promise<{ status: number; body: unknown }>;
+}
+
 function operations(document: Document): { method: string; path: string; operation: Operation }[] {
   return Object.entries(document.paths).flatMap(([route, item]) =>
     METHODS.filter((method) => item[method] !== undefined).map((method) => ({
@@ -280,7 +288,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(diagnostics, []);
 
     const validator = new ResponseValidator(document);
-    const transport = {
+    const transport: Transport = {
       call: async (method: string, url: string, options: { body?: unknown; token?: string } = {}) => {
         const headers: Record<string, string> = {};
         if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -295,7 +303,7 @@ describe('OpenAPI document', () => {
     };
     const flow = (await import(pathToFileURL(path.join(dir, 'flow.ts')).href)) as {
       typedFlow(
-        transport: typeof transport,
+        transport: Transport,
         registration: (name: string, capability: string) => Promise<unknown>,
       ): Promise<{ output: Record<string, unknown>; hits: number }>;
     };

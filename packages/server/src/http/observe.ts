@@ -51,7 +51,7 @@ export function observeRequests(app: App, ctx: AppContext): void {
     const durationMs = reply.elapsedTime;
     observeRequest(request.method, route, reply.statusCode, durationMs / 1000);
     const level = reply.statusCode >= 500 ? 'error' : 'info';
-    if ((LEVELS[request.log.level] ?? 30) <= LEVELS[level]!) {
+    if ((LEVELS[request.log.level] ?? 30) <= (level === 'error' ? 50 : 30)) {
       const line: Record<string, unknown> = {
         method: request.method,
         route,
