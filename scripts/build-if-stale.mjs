@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,8 +41,8 @@ function sourcesChangedAt() {
 const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 if (builtAt > 0 && sourcesChangedAt() <= builtAt) process.exit(0);
 
-console.error(
-  builtAt === 0 ? 'No build yet: building (once)...' : 'Sources changed since the last build: rebuilding...',
+process.stderr.write(
+  builtAt === 0 ? 'No build yet: building (once)...\n' : 'Sources changed since the last build: rebuilding...\n',
 );
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const result = spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });

@@ -10,6 +10,7 @@ import {
   SubmitReviewRequest,
 } from '../schemas/reviews.js';
 import type { App } from '../types.js';
+import { authenticated, callerOf } from '../authenticate.js';
 
 const tags = ['Reviews'];
 
@@ -17,6 +18,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
   app.post(
     '/api/reviews',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         operationId: 'submitReview',
@@ -39,8 +41,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
-      request.caller = caller;
+      const caller = callerOf(request);
       return reply.status(201).send(await ctx.reviews.submit(caller, request.body));
     },
   );
@@ -65,6 +66,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/reviews/my',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         operationId: 'listMyReviews',
@@ -76,8 +78,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
-      request.caller = caller;
+      const caller = callerOf(request);
       return ctx.reviews.listByReviewer(caller, request.query);
     },
   );
@@ -85,6 +86,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
   app.put(
     '/api/reviews/:review_id',
     {
+      onRequest: authenticated(ctx),
       schema: {
         tags,
         operationId: 'editReview',
@@ -103,8 +105,7 @@ export function reviewRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const caller = await ctx.authentication.authenticate(request.headers.authorization);
-      request.caller = caller;
+      const caller = callerOf(request);
       return ctx.reviews.edit(caller, request.params.review_id, request.body);
     },
   );
