@@ -42,7 +42,9 @@ const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
 if (builtAt > 0 && sourcesChangedAt() <= builtAt) process.exit(0);
 
 process.stderr.write(
-  builtAt === 0 ? 'No build yet: building (once)...\n' : 'Sources changed since the last build: rebuilding...\n',
+  builtAt === 0
+    ? 'No build yet: building (once)...\n'
+    : 'Sources changed since the last build: rebuilding...\n',
 );
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const result = spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });

@@ -11,7 +11,7 @@ export type DatabaseConfig =
       statementTimeoutMs: number;
       connectTimeoutMs: number;
       /** How long start-up keeps retrying a PostgreSQL that does not accept connections yet. */
-      startupWaitSeconds: number;
+      startupWaitSeconds?: number;
     };
 
 export interface Config {

@@ -29,7 +29,7 @@ function postgresTarget(url: string): { where: string; user: string; database: s
  * (wrong password, missing role or database) fails at once, since waiting cannot fix it.
  */
 export async function waitForDatabase(database: DatabaseHandle, config: Config, log: Logger): Promise<void> {
-  const waitSeconds = config.database.kind === 'postgres' ? config.database.startupWaitSeconds : 0;
+  const waitSeconds = config.database.kind === 'postgres' ? (config.database.startupWaitSeconds ?? 0) : 0;
   const giveUpAt = Date.now() + waitSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
     try {

@@ -50,7 +50,8 @@ let componentSchemas: Record<string, JsonSchema> = {};
 /** A minimal instance of a JSON Schema: required members only, first enum value, smallest lengths. */
 function exampleFor(schema: JsonSchema | undefined): unknown {
   if (schema === undefined) return {};
-  if (typeof schema.$ref === 'string') return exampleFor(componentSchemas[schema.$ref.split('/').pop() ?? '']);
+  if (typeof schema.$ref === 'string')
+    return exampleFor(componentSchemas[schema.$ref.split('/').pop() ?? '']);
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (schema.default !== undefined) return schema.default;
