@@ -89,10 +89,8 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `PostgreSQL host in DATABASE_URL (${where}) does not resolve: fix the host name.`;
   if (isDatabaseUnavailable(error)) {
-    const waited =
-      config.database.startupWaitSeconds > 0
-        ? ` after ${config.database.startupWaitSeconds} s of retries`
-        : '';
+    const seconds = config.database.startupWaitSeconds ?? 0;
+    const waited = seconds > 0 ? ` after ${seconds} s of retries` : '';
     return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).`;
   }
   return undefined;
