@@ -16,6 +16,7 @@ import {
   secp256k1Agent,
   defaultProfile,
   startRegistry,
+  testDatabase,
   type Registered,
   type TestDatabase,
   type TestRegistry,
@@ -277,6 +278,27 @@ describe('metrics, request log lines and domain events', () => {
     assert.equal(refused?.status, 401);
     assert.equal(refused?.code, 'TOKEN_MISSING');
     assert.equal(byId('log-line-3').length, 0, 'health probes stay out of the log');
+  });
+});
+
+describe('database metrics', () => {
+  test('database errors are counted; PostgreSQL pool gauges', async () => {
+    const registry = await startRegistry();
+    try {
+      const text = (await registry.app.inject({ url: '/metrics' })).body;
+      assert.equal(sample(text, 'registry_database_errors_total'), 0);
+      if (testDatabase === 'postgres') {
+        assert.equal(sample(text, 'registry_db_pool_max'), 10);
+        assert.ok((sample(text, 'registry_db_pool_connections') ?? -1) >= 0);
+        assert.equal(sample(text, 'registry_db_pool_waiting'), 0);
+      }
+      await registry.ctx.database.close();
+      assert.equal((await registry.app.inject({ url: '/readyz' })).statusCode, 503);
+      const after = (await registry.app.inject({ url: '/metrics' })).body;
+      assert.equal(sample(after, 'registry_database_errors_total'), 1);
+    } finally {
+      await registry.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import { ApiError } from '../errors.js';
 import type { App } from './types.js';
 
 declare module 'fastify' {
@@ -32,8 +33,9 @@ export function observeRequests(app: App, ctx: AppContext): void {
   app.decorateReply('errorCode', null);
   const { observeRequest } = ctx.metrics;
 
-  // Errors only: the code is read from the JSON the error handler produced.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // Every response carries its request id; for errors, the code is read from the JSON body for the log line.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    void reply.header('x-request-id', request.id);
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       const match = CODE.exec(payload);
       if (match !== null) reply.errorCode = match[1] ?? null;
@@ -42,7 +44,8 @@ export function observeRequests(app: App, ctx: AppContext): void {
   });
 
   app.addHook('onError', (_request, _reply, error, done) => {
-    if (isDatabaseUnavailable(error)) ctx.telemetry.databaseError({ error });
+    const unavailable = error instanceof ApiError && error.code === 'DATABASE_UNAVAILABLE';
+    if (unavailable || isDatabaseUnavailable(error)) ctx.telemetry.databaseError({ error });
     done();
   });
 

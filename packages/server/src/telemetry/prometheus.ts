@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import client from 'prom-client';
+import { RequestStats } from './request-stats.js';
 import type { Telemetry } from './telemetry.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -36,19 +37,8 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
     registers: [registry],
   }).set(labels, 1);
 
-  const requests = new client.Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status',
-    labelNames: ['route', 'method', 'status'],
-    registers: [registry],
-  });
-  const requestSeconds = new client.Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from request received to response sent, by route template, method and status',
-    labelNames: ['route', 'method', 'status'],
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  const requestStats = new RequestStats(LATENCY_BUCKETS);
+  requestStats.register(registry, 'http_requests_total', 'http_request_duration_seconds');
   const invocations = new client.Counter({
     name: 'registry_invocations_total',
     help: 'Invocations ended, by outcome (completed, failed, webhook_failed, timeout) and delivery mode',
@@ -108,22 +98,8 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
     registers: [registry],
   });
 
-  // Label lookups hash their values; the hot path keeps the children it has seen instead.
-  const requestChildren = new Map<string, { count: client.Counter; seconds: client.Histogram }>();
-  const observeRequest: RequestObserver = (method, route, status, seconds) => {
-    const key = `${method} ${status} ${route}`;
-    let child = requestChildren.get(key);
-    if (child === undefined) {
-      const labels = { route, method: METHODS.has(method) ? method : 'OTHER', status: String(status) };
-      child = {
-        count: requests.labels(labels) as unknown as client.Counter,
-        seconds: requestSeconds.labels(labels) as unknown as client.Histogram,
-      };
-      requestChildren.set(key, child);
-    }
-    child.count.inc();
-    child.seconds.observe(seconds);
-  };
+  const observeRequest: RequestObserver = (method, route, status, seconds) =>
+    requestStats.observe(METHODS.has(method) ? method : 'OTHER', route, status, seconds);
 
   return {
     registry,

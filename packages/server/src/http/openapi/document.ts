@@ -111,15 +111,24 @@ function stripInternalKeywords(node: unknown): void {
 export function finishDocument(document: Document): Document {
   document.components ??= {};
   document.components.headers = { ...document.components.headers, ...HEADERS };
-  for (const pathItem of Object.values(document.paths ?? {})) {
+  for (const [route, pathItem] of Object.entries(document.paths ?? {})) {
     if (pathItem === undefined) continue;
     for (const method of METHODS) {
       const operation = pathItem[method] as Operation | undefined;
-      if (operation !== undefined) finishOperation(operation);
+      if (operation === undefined) continue;
+      // Routes name their operationId; one added without keeps the document valid with a derived name.
+      operation.operationId ??= derivedOperationId(method, route);
+      finishOperation(operation);
     }
   }
   stripInternalKeywords(document);
   return document;
+}
+
+/** get /api/agents/{did}/reviews -> getApiAgentsDidReviews */
+function derivedOperationId(method: string, route: string): string {
+  const words = route.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  return method + words.map((word) => word[0]?.toUpperCase() + word.slice(1)).join('');
 }
 
 function finishOperation(operation: Operation): void {
