@@ -37,6 +37,8 @@ export interface Config {
   reputationRefreshSeconds: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
   metricsToken: string | undefined;
+  /** Refuse registrations whose signed message does not name this registry (`audience`). */
+  requireRegistrationAudience: boolean;
 }
 
 export class ConfigError extends Error {
@@ -124,6 +126,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
     metricsToken: read('METRICS_TOKEN'),
+    requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');

@@ -89,6 +89,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const tokens = await TokenService.create({
       privateKey,
       issuer: config.publicUrl,
+      audience: config.publicUrl,
       ttlSeconds: config.tokenTtlSeconds,
       clock,
     });
@@ -145,8 +146,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       database,
       tokens,
-      registration: new RegistrationService({ db, telemetry, clock, tokens, didWebDomain }),
-      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
+      registration: new RegistrationService({
+        db,
+        telemetry,
+        clock,
+        tokens,
+        didWebDomain,
+        audience: publicUrl,
+        requireAudience: config.requireRegistrationAudience,
+      }),
+      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
       agents: new AgentService({ db, telemetry, clock, didWebDomain, publicUrl, webhookPolicy }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),

@@ -25,14 +25,18 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         operationId: 'registerAgent',
         summary: 'Register an agent by proving control of its key',
         description:
-          'Creates an agent from its public key, profile, a millisecond timestamp and a signature over the ' +
-          'registration message (docs/signing.md), and returns its DID and a token. Ed25519 keys get a did:web DID; ' +
-          'secp256k1 keys with a chain_id get a did:pkh DID.',
+          'Creates an agent from its public key, profile, a millisecond timestamp and a signature, and returns ' +
+          'its DID and a token. Ed25519 keys get a did:web DID; secp256k1 keys with a chain_id get a did:pkh DID. ' +
+          'The signature covers the message of the interface, section 5: canonical JSON (RFC 8785) for Ed25519, ' +
+          'EIP-191 personal_sign over JSON in a fixed member order for secp256k1. The exact bytes, with worked ' +
+          'examples for both key types: docs/signing.md in the repository, sections "Registration with an ' +
+          'Ed25519 key" and "Registration with a secp256k1 key". Send "audience" (this registry\'s origin) to bind ' +
+          'the registration to this registry (section "Audience").',
         security: [],
         body: ref(RegisterRequest),
         'x-status-reasons': {
           201: 'Registered: the DID and a bearer token.',
-          400: 'A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`).',
+          400: 'A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).',
           409: 'An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token.',
         },
         response: { 201: ref(TokenResponse), ...errors(400, 409, 413, 415) },
