@@ -927,7 +927,7 @@ export interface components {
       tags: string[];
       endpoints: {
         /** @enum {string} */
-        type: 'did_document' | 'invoke';
+        type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
         /** Format: uri */
         url: string;
       }[];
