@@ -17,6 +17,34 @@ export default tseslint.config(
     },
   },
   {
+    // The pages' progressive-enhancement script runs in browsers.
+    files: ['packages/server/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        [
+          'AbortController',
+          'DOMException',
+          'DOMParser',
+          'FormData',
+          'HTMLButtonElement',
+          'HTMLElement',
+          'HTMLFormElement',
+          'HTMLInputElement',
+          'HTMLSelectElement',
+          'URLSearchParams',
+          'clearTimeout',
+          'document',
+          'fetch',
+          'location',
+          'navigator',
+          'setTimeout',
+          'window',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['bench/**', '**/test/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

@@ -6,7 +6,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import Fastify from 'fastify';
 import type { AppContext } from './context.js';
-import { handleError, handleNotFound } from './http/error-handler.js';
+import { handleError } from './http/error-handler.js';
+import { webRoutes } from './faces/web/routes.js';
+import { swaggerUiBranding } from './faces/web/branding.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
@@ -66,7 +68,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   );
   app.decorateRequest('caller', null);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
 
   // An empty body with a JSON content type (common on DELETE) is "no body", not malformed JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -120,7 +121,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    ...swaggerUiBranding(),
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   healthRoutes(app, ctx);
@@ -133,5 +138,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   searchRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
+  webRoutes(app, ctx);
   return app;
 }

@@ -26,6 +26,7 @@ import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
 import { StatsService } from './services/stats.js';
+import { ActivityService } from './services/activity.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -46,6 +47,8 @@ export interface AppContext {
   reputation: ReputationService;
   search: SearchService;
   stats: StatsService;
+  /** Invocations and reviews per day, for the statistics page. */
+  activity: ActivityService;
   close(): Promise<void>;
 }
 
@@ -131,6 +134,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       search: new SearchService({ db, searches: stats }),
       stats,
+      activity: new ActivityService({ db, clock }),
       events,
       invocation,
       agentTasks,
