@@ -94,6 +94,13 @@ export async function seedWebFixture(registry: TestRegistry, avatarUrl: string):
       },
     ],
   });
+  const xssQueue = await registry.app.inject({
+    method: 'PUT',
+    url: agentPath(xss.did, '/invocation'),
+    headers: bearer(xss.token),
+    payload: { enabled: true, delivery_mode: 'queue' },
+  });
+  if (xssQueue.statusCode !== 200) throw new Error(xssQueue.body);
   // Registration refuses non-http(s) URLs; write them straight into the row, as older data or another
   // writer could, to prove the page itself never renders them as links or images.
   await registry.ctx.database.db

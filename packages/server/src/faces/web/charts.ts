@@ -19,6 +19,8 @@ const WIDTH = 600;
 const HEIGHT = 180;
 const AXIS = 22;
 const TOP = 18;
+/** Room left and right so the first and last labels are not cut off. */
+const SIDE = 24;
 
 /**
  * A bar chart as inline SVG: no script, no chart library, styled by the site's CSS (so both colour
@@ -26,7 +28,7 @@ const TOP = 18;
  */
 export function barChart({ title, bars, labelEvery = 1, unit }: BarChartOptions): Html {
   const max = Math.max(1, ...bars.map((bar) => bar.value));
-  const slot = WIDTH / Math.max(1, bars.length);
+  const slot = (WIDTH - 2 * SIDE) / Math.max(1, bars.length);
   const barWidth = Math.max(2, slot * 0.7);
   const plot = HEIGHT - AXIS - TOP;
   const description = bars.map((bar) => `${bar.label}: ${bar.value}`).join(', ');
@@ -40,9 +42,9 @@ export function barChart({ title, bars, labelEvery = 1, unit }: BarChartOptions)
     <line class="chart-axis" x1="0" y1="${HEIGHT - AXIS}" x2="${WIDTH}" y2="${HEIGHT - AXIS}"></line>
     ${bars.map((bar, index) => {
       const height = bar.value === 0 ? 0 : Math.max(2, (bar.value / max) * plot);
-      const x = index * slot + (slot - barWidth) / 2;
+      const x = SIDE + index * slot + (slot - barWidth) / 2;
       const y = HEIGHT - AXIS - height;
-      const center = index * slot + slot / 2;
+      const center = SIDE + index * slot + slot / 2;
       return html`<g
         ><rect
           class="chart-bar"

@@ -10,7 +10,7 @@ export function formatDate(epochMs: number): string {
 }
 
 export function formatScore(score: number): string {
-  return Number.isInteger(score) ? String(score) : score.toFixed(1);
+  return String(Number(score.toFixed(1)));
 }
 
 export function keyTypeOf(did: string): string {

@@ -42,7 +42,7 @@ export function renderMarkdown(source: string): Html {
       flush();
       const code: string[] = [];
       for (i += 1; i < lines.length && !(lines[i] ?? '').startsWith('```'); i += 1) code.push(lines[i] ?? '');
-      blocks.push(html`<pre><code>${code.join('\n')}</code></pre>`);
+      blocks.push(html`<pre tabindex="0"><code>${code.join('\n')}</code></pre>`);
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);

@@ -18,6 +18,10 @@ export interface AgentView {
   publicUrl: string;
 }
 
+function isInvocable(profile: AgentProfile): boolean {
+  return profile.status === 'active' && profile.invocation_enabled && profile.delivery_mode !== 'none';
+}
+
 /** The registry's endpoints for this agent; invocation links only when the agent can take calls. */
 function links(profile: AgentProfile): { label: string; href: string; note: string }[] {
   const did = encodeURIComponent(profile.did);
@@ -73,12 +77,18 @@ function schemaBlock(label: string, schema: unknown): Html {
   if (schema === null || schema === undefined) return html`<p class="muted">${label}: any JSON.</p>`;
   return html`<details class="schema">
     <summary>${label}</summary>
-    <pre><code>${json(schema)}</code></pre>
+    <pre tabindex="0"><code>${json(schema)}</code></pre>
   </details>`;
 }
 
 function snippetSection(view: AgentView): Html {
   const { profile, publicUrl } = view;
+  if (!isInvocable(profile)) {
+    return html`<section aria-labelledby="call-title" class="panel">
+      <h2 id="call-title">Call this agent</h2>
+      <p>${invocationText(profile)}</p>
+    </section>`;
+  }
   const capability = profile.capabilities[0];
   if (capability === undefined) return html``;
   const snippets = callSnippets({
@@ -92,7 +102,7 @@ function snippetSection(view: AgentView): Html {
       <h3 id="${id}">${title}</h3>
       ${note}
       <div class="code">
-        <pre aria-labelledby="${id}"><code>${code}</code></pre>
+        <pre tabindex="0" aria-labelledby="${id}"><code>${code}</code></pre>
         ${copyButton(code, `Copy the ${title} snippet`)}
       </div>
     </div>`;
@@ -211,14 +221,14 @@ export function renderAgent(view: AgentView): Html {
         ${reputation.total_reviews === 1 ? 'review' : 'reviews'}, ${reputation.verified_reviews} verified
       </p>
       <figure>
-        ${barChart({ title: 'Rating distribution', bars: distribution, unit: 'reviews' })}
+        ${reputation.total_reviews === 0 ? html`<p class="muted">No ratings yet.</p>` : barChart({ title: 'Rating distribution', bars: distribution, unit: 'reviews' })}
         <figcaption>
           Reviews per rating (1 to 10, rounded down).
           <a href="/stats#governance">How the score is computed</a>
         </figcaption>
       </figure>
     </section>
-    ${reviewsSection(view)} ${active ? snippetSection(view) : ''}
+    ${reviewsSection(view)} ${snippetSection(view)}
     <section aria-labelledby="links-title" class="panel">
       <h2 id="links-title">Endpoints</h2>
       <ul class="links">
@@ -235,7 +245,7 @@ export function renderAgent(view: AgentView): Html {
           ? html`<p>The DID no longer resolves: the agent is deactivated.</p>`
           : html`<details class="schema">
               <summary>Show the DID document</summary>
-              <pre><code>${json(didDocument)}</code></pre>
+              <pre tabindex="0"><code>${json(didDocument)}</code></pre>
             </details>`
       }
     </section>

@@ -126,7 +126,7 @@ export function renderHome(view: HomeView): Html {
         <div class="field">
           <label for="sort">Sort by</label>
           <select id="sort" name="sort">
-            ${option('', 'Relevance (with text) or reputation', form.sort)}
+            ${option('', 'Relevance', form.sort)}
             ${option('reputation', 'Reputation', form.sort)} ${option('created_at', 'Newest', form.sort)}
           </select>
         </div>

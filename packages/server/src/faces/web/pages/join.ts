@@ -3,7 +3,7 @@ import { html, type Html } from '../html.js';
 
 function code(id: string, title: string, text: string): Html {
   return html`<div class="code">
-    <pre aria-labelledby="${id}"><code>${text}</code></pre>
+    <pre tabindex="0" aria-labelledby="${id}"><code>${text}</code></pre>
     ${copyButton(text, `Copy: ${title}`)}
   </div>`;
 }

@@ -3,6 +3,12 @@ import type { ExtendedStats } from '../../../services/stats.js';
 import { barChart } from '../charts.js';
 import { html, type Html } from '../html.js';
 
+/** "hour" for 3600, "2 hours" for 7200: for "every ..." and "per ...". */
+function unitPhrase(seconds: number): string {
+  const text = duration(seconds);
+  return text.startsWith('1 ') ? text.slice(2) : text;
+}
+
 function duration(seconds: number): string {
   if (seconds % 86_400 === 0) return `${seconds / 86_400} ${seconds === 86_400 ? 'day' : 'days'}`;
   if (seconds % 3600 === 0) return `${seconds / 3600} ${seconds === 3600 ? 'hour' : 'hours'}`;
@@ -49,7 +55,7 @@ export function renderStats(stats: ExtendedStats, activity: Activity): Html {
         Updated
         <time datetime="${new Date(stats.updated_at).toISOString()}"
           >${new Date(stats.updated_at).toISOString().replace('T', ' ').slice(0, 16)} UTC</time
-        >; recomputed at most every ${duration(stats.governance.stats_cache_seconds)}. The same figures as
+        >; recomputed at most every ${unitPhrase(stats.governance.stats_cache_seconds)}. The same figures as
         <a href="/api/stats"><code>GET /api/stats</code></a
         >.
       </p>
@@ -91,7 +97,7 @@ export function renderStats(stats: ExtendedStats, activity: Activity): Html {
         </li>
         <li>
           A reviewer may write at most ${reviews.rate_limit.max_reviews} reviews per
-          ${duration(reviews.rate_limit.window_seconds)}.
+          ${unitPhrase(reviews.rate_limit.window_seconds)}.
         </li>
         <li>
           A review is verified when it names a completed invocation in which the reviewer called the agent
@@ -107,12 +113,12 @@ export function renderStats(stats: ExtendedStats, activity: Activity): Html {
         unverified ones ${reputation.unverified_weight}, and each weight fades with the review's age as
         e^(−age in days ÷ ${reputation.decay_days}), so recent experience counts most. An agent without
         reviews shows 0 (unrated). Scores are recomputed whenever a review changes and every
-        ${duration(reputation.refresh_interval_seconds)} so the fading shows.
+        ${unitPhrase(reputation.refresh_interval_seconds)} so the fading shows.
       </p>
       <h3>Search</h3>
       <p>
         Full-text search over names, descriptions, capabilities and tags; filters by capability type, tags
-        (any of) and minimum reputation; sorts by ${search.sorts.join(' or ')}; up to ${search.limit_max}
+        (any of) and minimum reputation; sorts by ${search.sorts.map((sort) => (sort === 'created_at' ? 'newest' : sort)).join(' or ')}; up to ${search.limit_max}
         results a page and ${search.offset_max + 1} results in all.
       </p>
     </section>`;
