@@ -26,6 +26,20 @@ const VIEWPORTS = {
   phone: { width: 390, height: 844 },
 } as const;
 
+/** The few browser globals the tests read (the server's tsconfig has no DOM library). */
+interface BrowserGlobals {
+  document: {
+    activeElement: { id: string; textContent: string | null } | null;
+    querySelector(selector: string): { textContent: string | null } | null;
+    documentElement: { scrollWidth: number };
+  };
+  innerWidth: number;
+}
+const focusedId = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.id ?? '');
+const focusedText = (page: Page) =>
+  page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.activeElement?.textContent ?? '');
+
 interface AxeViolation {
   id: string;
   impact: string | null;
@@ -73,7 +87,8 @@ describe('web pages in a real browser', () => {
     page.on('console', (message) => {
       // A page answered with 404 on purpose logs its own status; any other failed load is a problem.
       const deliberate404 = message.location().url === page.url() && /status of 404/.test(message.text());
-      if (message.type() === 'error' && !deliberate404) problems.push(`console on ${page.url()}: ${message.text()}`);
+      if (message.type() === 'error' && !deliberate404)
+        problems.push(`console on ${page.url()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.push(`page error on ${page.url()}: ${error.message}`));
     page.on('dialog', (dialog) => {
@@ -108,7 +123,7 @@ describe('web pages in a real browser', () => {
     await page.locator('#results-title', { hasText: '1 agent matches' }).waitFor();
     assert.deepEqual(await page.locator('.cards h3').allTextContents(), ['Polyglot Translator']);
     // Typing replaced only the results: the focus stayed in the search box.
-    assert.equal(await page.evaluate(() => document.activeElement?.id), 'q');
+    assert.equal(await focusedId(page), 'q');
     await page.goBack();
     await page.waitForURL(/\/(\?q=polyglo)?$/);
     await context.close();
@@ -126,7 +141,11 @@ describe('web pages in a real browser', () => {
     await page.locator('#sort').selectOption('created_at');
     await page.locator('#order').selectOption('asc');
     await page.waitForURL(/sort=created_at&order=asc/);
-    await page.waitForFunction(() => document.querySelector('.cards h3')?.textContent === 'Helper 00');
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as BrowserGlobals).document.querySelector('.cards h3')?.textContent ===
+        'Helper 00',
+    );
     await page.locator('#capability').fill('');
     await page.locator('#tags').fill('');
     await page.locator('#min_reputation').fill('60');
@@ -241,12 +260,12 @@ describe('web pages in a real browser', () => {
     const { context, page } = await newPage();
     await page.goto(origin);
     await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
+    assert.equal(await focusedText(page), 'Skip to content');
     await page.keyboard.press('Enter');
     let focused = '';
     for (let step = 0; step < 10 && focused !== 'q'; step += 1) {
       await page.keyboard.press('Tab');
-      focused = await page.evaluate(() => document.activeElement?.id ?? '');
+      focused = await focusedId(page);
     }
     assert.equal(focused, 'q', 'Tab reaches the search box');
     await page.keyboard.type('translator');
@@ -254,7 +273,7 @@ describe('web pages in a real browser', () => {
     await page.locator('#results-title', { hasText: '1 agent matches' }).waitFor();
     for (let step = 0; step < 20; step += 1) {
       await page.keyboard.press('Tab');
-      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Polyglot Translator') break;
+      if ((await focusedText(page)) === 'Polyglot Translator') break;
     }
     await page.keyboard.press('Enter');
     await page.waitForURL(agentUrl(fixture.translator.did));
@@ -293,7 +312,10 @@ describe('web pages in a real browser', () => {
             }
           }
         }
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        const overflow = await page.evaluate(() => {
+          const browser = globalThis as unknown as BrowserGlobals;
+          return browser.document.documentElement.scrollWidth - browser.innerWidth;
+        });
         assert.ok(overflow <= 0, `${size}: the agent page scrolls sideways by ${overflow}px`);
         await context.close();
       }

@@ -52,6 +52,8 @@ export async function seedWebFixture(registry: TestRegistry, avatarUrl: string):
 
   const fillers: Registered[] = [];
   for (let index = 0; index < 22; index += 1) {
+    // Distinct creation times, so "newest" and "oldest" have one right order.
+    registry.clock.advance(1000);
     fillers.push(
       await registerNamed(registry, `Helper ${String(index).padStart(2, '0')}`, {
         capabilities: [{ type: index % 2 === 0 ? 'summarization' : 'general' }],
