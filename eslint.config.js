@@ -28,6 +28,7 @@ export default tseslint.config(
           'DOMParser',
           'FormData',
           'HTMLButtonElement',
+          'HTMLDetailsElement',
           'HTMLElement',
           'HTMLFormElement',
           'HTMLInputElement',

@@ -100,6 +100,12 @@
     for (const button of document.querySelectorAll('button[data-copy]')) {
       if (button instanceof HTMLButtonElement) enableCopy(button);
     }
+    // On a phone the filters fold away unless one is in use, so results show on the first screen.
+    if (window.matchMedia('(max-width: 40rem)').matches) {
+      for (const box of document.querySelectorAll('details[data-collapse-narrow]')) {
+        if (box instanceof HTMLDetailsElement) box.open = false;
+      }
+    }
     const form = document.querySelector('form[data-live-search]');
     if (form instanceof HTMLFormElement) enableLiveSearch(form);
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Html, html, safeHttpUrl, trusted } from '../src/faces/web/html.js';
 import { PAGE_CSP } from '../src/faces/web/routes.js';
@@ -247,5 +248,8 @@ describe('web pages over HTTP', () => {
   it('brands the API reference at /docs with the product', async () => {
     const docs = await get('/docs');
     assert.match(docs.body, /<title>Agent Registry · API reference<\/title>/);
+    const initializer = await get('/docs/static/swagger-initializer.js', '*/*');
+    const ourLogo = readFileSync(new URL('../assets/logo.svg', import.meta.url)).toString('base64');
+    assertContains(initializer.body, ourLogo);
   });
 });

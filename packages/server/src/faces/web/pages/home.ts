@@ -58,6 +58,9 @@ function option(value: string, label: string, selected: string): Html {
 
 export function renderHome(view: HomeView): Html {
   const { form, result, error, stats } = view;
+  const filtered = ['capability', 'tags', 'min_reputation', 'sort', 'order'].some(
+    (key) => form[key as keyof SearchForm] !== '',
+  );
   const searching = ['q', 'capability', 'tags', 'min_reputation'].some(
     (key) => form[key as keyof SearchForm] !== '',
   );
@@ -87,7 +90,9 @@ export function renderHome(view: HomeView): Html {
           autocomplete="off"
         />
       </div>
-      <div class="filters">
+      <details class="filter-box" open ${filtered ? '' : html`data-collapse-narrow`}>
+        <summary>Filters and sort</summary>
+        <div class="filters">
         <div class="field">
           <label for="capability">Capability type</label>
           <input
@@ -136,7 +141,8 @@ export function renderHome(view: HomeView): Html {
             ${option('', 'Descending', form.order)} ${option('asc', 'Ascending', form.order)}
           </select>
         </div>
-      </div>
+        </div>
+      </details>
       <div class="actions"><button type="submit">Search</button> <a href="/" class="reset">Clear</a></div>
     </form>
 
