@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Html, html, safeHttpUrl, trusted } from '../src/faces/web/html.js';
+import { renderMarkdown } from '../src/faces/web/markdown.js';
 import { PAGE_CSP } from '../src/faces/web/routes.js';
 import { callSnippets, exampleFromSchema, shellQuote } from '../src/faces/web/snippets.js';
 import { registerNamed } from './discovery-helpers.js';
@@ -60,6 +61,38 @@ describe('html tag', () => {
     ]) {
       assert.equal(safeHttpUrl(bad), undefined, bad);
     }
+  });
+});
+
+describe('markdown for repository documents', () => {
+  it('renders headings, lists, code and links, and shows raw HTML and javascript: links as text', () => {
+    const out = renderMarkdown(
+      [
+        '# Signing',
+        '',
+        'Sign **exactly** these bytes: `{"a":1}` (see [the spec](https://example.org/spec)).',
+        '',
+        '- one',
+        '- two <script>alert(1)</script>',
+        '',
+        '```json',
+        '{"purpose": "registration"}',
+        '```',
+        '',
+        '[bad](javascript:alert(1)) <img src=x onerror=alert(1)>',
+      ].join('\n'),
+    ).value;
+    assert.match(out, /<h1>Signing<\/h1>/);
+    assert.match(out, /<strong>exactly<\/strong>/);
+    assert.match(out, /<code>\{&quot;a&quot;:1\}<\/code>/);
+    assert.match(out, /<a href="https:\/\/example.org\/spec">the spec<\/a>/);
+    assert.match(out, /<li>two &lt;script&gt;alert\(1\)&lt;\/script&gt;<\/li>/);
+    assert.match(
+      out,
+      /<pre tabindex="0"><code>\{&quot;purpose&quot;: &quot;registration&quot;\}<\/code><\/pre>/,
+    );
+    assert.doesNotMatch(out, /href="javascript:/);
+    assert.doesNotMatch(out, /<img/);
   });
 });
 

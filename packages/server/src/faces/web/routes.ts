@@ -12,9 +12,9 @@ import { renderMarkdown } from './markdown.js';
 import { REVIEWS_PAGE_SIZE, renderAgent } from './pages/agent.js';
 import { renderHome, toSearchRequest, type HomeView, type SearchForm } from './pages/home.js';
 import { renderJoin } from './pages/join.js';
-import { renderNotFound } from './pages/not-found.js';
+import { renderMessage } from './pages/message.js';
 import { renderStats } from './pages/stats.js';
-import type { Html } from './html.js';
+import { SEARCH_RULES } from '../../services/discovery-rules.js';
 
 /**
  * Pages may load scripts, styles and images from this origin only (avatars excepted: an agent's
@@ -79,7 +79,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
   const publicUrl = ctx.config.publicUrl;
 
   const notFoundPage = (reply: FastifyReply, message: string) =>
-    sendPage(reply, assets, { title: 'Not found', body: renderNotFound(message) }, 404);
+    sendPage(reply, assets, { title: 'Not found', body: renderMessage('Not found', message) }, 404);
 
   app.setNotFoundHandler((request, reply) => {
     if (wantsHtml(request)) {
@@ -107,8 +107,9 @@ export function webRoutes(app: App, ctx: AppContext): void {
         error instanceof ApiError && status < 500
           ? error.details
           : `The registry could not show this page right now (request id ${request.id}).`;
-      const body: Html = renderNotFound(message);
-      return sendPage(reply, assets, { title: status === 404 ? 'Not found' : 'Error', body }, status);
+      const heading =
+        status === 404 ? 'Not found' : status < 500 ? 'Cannot show this page' : 'Something went wrong';
+      return sendPage(reply, assets, { title: heading, body: renderMessage(heading, message) }, status);
     });
 
     pages.get('/', hidden, async (request, reply) => {
@@ -120,7 +121,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
         min_reputation: firstText(query.min_reputation),
         sort: firstText(query.sort),
         order: firstText(query.order),
-        offset: offsetOf(firstText(query.offset), 9_999),
+        offset: offsetOf(firstText(query.offset), SEARCH_RULES.offsetMax),
       };
       const { stats } = await ctx.stats.get();
       const view: HomeView = { form, stats };
