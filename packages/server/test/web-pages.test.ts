@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Html, html, safeHttpUrl, trusted } from '../src/faces/web/html.js';
 import { renderMarkdown } from '../src/faces/web/markdown.js';
@@ -276,6 +276,20 @@ describe('web pages over HTTP', () => {
     assert.match(body, /Invocations: 1 in 30 days/);
     assert.match(body, new RegExp(`Reviews: ${fixture.reviewCount} in 30 days`));
     assert.match(body, /at most 10 reviews\s+per\s+hour/);
+  });
+
+  it('serves the signing document at /docs/signing when the repository has it, and /join links it', async () => {
+    const join = (await get('/join')).body;
+    const signing = await get('/docs/signing');
+    if (existsSync(new URL('../../../docs/signing.md', import.meta.url))) {
+      assert.equal(signing.statusCode, 200);
+      assert.equal(signing.headers['content-security-policy'], PAGE_CSP);
+      assertContains(join, 'href="/docs/signing"');
+    } else {
+      assert.equal(signing.statusCode, 404);
+      assertLacks(join, 'href="/docs/signing"');
+    }
+    assert.match(join, /npx agent-registry register --registry http:\/\/localhost:8080/);
   });
 
   it('brands the API reference at /docs with the product', async () => {
