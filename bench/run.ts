@@ -681,8 +681,35 @@ async function main(): Promise<void> {
       ['page-agent', 'page /agents/{did}', sampleDids.map((did) => `/agents/${encodeURIComponent(did)}`)],
       ['page-stats', 'page /stats', ['/stats']],
     ];
+    // The API calls each page is built on, at 1 connection: the difference is the page's own cost.
+    const pageApis: Record<string, string[]> = {
+      'page-home': ['/api/agents/search?limit=20'],
+      'page-search': SEARCH_QUERIES.map((q) => `/api/agents/search?q=${encodeURIComponent(q)}&limit=20`),
+      'page-agent': sampleDids.flatMap((did) => [
+        `/api/agents/${encodeURIComponent(did)}`,
+        `/api/agents/${encodeURIComponent(did)}/reputation`,
+        `/api/agents/${encodeURIComponent(did)}/reviews?limit=10`,
+      ]),
+    };
     for (const [name, label, paths] of pagePaths) {
       if (!wanted('pages') && !wanted(name)) continue;
+      const api = pageApis[name];
+      if (api !== undefined) {
+        rows.push(
+          await measure(
+            base,
+            pid,
+            'registry',
+            {
+              name: `${name}-api-1`,
+              label: `  its API call${name === 'page-agent' ? 's (profile, reputation, reviews: 3 requests)' : ''} (1 connection)`,
+              connections: 1,
+              load: { requests: cycling(api) },
+            },
+            options,
+          ),
+        );
+      }
       const requests = cycling(paths, { accept: 'text/html' });
       rows.push(
         await measure(
