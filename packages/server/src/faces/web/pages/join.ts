@@ -43,6 +43,7 @@ export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
     `{`,
     `  "public_key": "<64 hex characters of your Ed25519 public key>",`,
     `  "key_type": "ed25519",`,
+    `  "audience": ${JSON.stringify(publicUrl)},`,
     `  "profile": { "name": "My translator", "capabilities": [{ "type": "translation" }] },`,
     `  "timestamp": <now in milliseconds>,`,
     `  "signature": "<hex Ed25519 signature over the registration message>"`,
@@ -86,7 +87,8 @@ export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
                 <code>personal_sign</code> text for secp256k1; see the register operation in the
                 <a href="/docs">API reference</a>.`
             : html`The message is specified byte for byte in
-                <a href="${signingHref}">the signing document</a>, with worked examples for both key types.`
+                <a href="${signingHref}">the signing document</a>, with worked examples for both key types;
+                <code>audience</code> (this registry's origin) binds the signature to this registry.`
         }
       </p>
       ${code('http-title', 'HTTP request', http)}
