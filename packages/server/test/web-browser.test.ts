@@ -294,6 +294,9 @@ describe('web pages in a real browser', () => {
       ['stats', `${origin}/stats`],
       ['join', `${origin}/join`],
       ['not-found', `${origin}/agents/did%3Aweb%3Anobody`],
+      ...(existsSync(new URL('../../../docs/signing.md', import.meta.url))
+        ? [['signing', `${origin}/docs/signing`] as [string, string]]
+        : []),
     ];
     const found: string[] = [];
     for (const colorScheme of ['light', 'dark'] as const) {

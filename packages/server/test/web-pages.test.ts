@@ -80,6 +80,10 @@ describe('markdown for repository documents', () => {
         '```',
         '',
         '[bad](javascript:alert(1)) <img src=x onerror=alert(1)>',
+        '',
+        '| Value | Example |',
+        '| --- | --- |',
+        '| key | `<b>` |',
       ].join('\n'),
     ).value;
     assert.match(out, /<h1>Signing<\/h1>/);
@@ -91,6 +95,8 @@ describe('markdown for repository documents', () => {
       out,
       /<pre tabindex="0"><code>\{&quot;purpose&quot;: &quot;registration&quot;\}<\/code><\/pre>/,
     );
+    assert.match(out, /<th scope="col">Value<\/th>/);
+    assert.match(out, /<td><code>&lt;b&gt;<\/code><\/td>/);
     assert.doesNotMatch(out, /href="javascript:/);
     assert.doesNotMatch(out, /<img/);
   });

@@ -45,6 +45,14 @@ export function renderMarkdown(source: string): Html {
       blocks.push(html`<pre tabindex="0"><code>${code.join('\n')}</code></pre>`);
       continue;
     }
+    if (line.startsWith('|')) {
+      flush();
+      const rows: string[][] = [];
+      for (; i < lines.length && (lines[i] ?? '').startsWith('|'); i += 1) rows.push(cells(lines[i] ?? ''));
+      i -= 1;
+      blocks.push(table(rows));
+      continue;
+    }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading !== null) {
       flush();
@@ -73,6 +81,27 @@ export function renderMarkdown(source: string): Html {
   }
   flush();
   return html`${blocks}`;
+}
+
+function cells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((cell) => cell.trim());
+}
+
+/** A pipe table; the second row is the |---| separator. Wide tables scroll inside their own box. */
+function table(rows: string[][]): Html {
+  const [head, separator, ...body] = rows;
+  const isSeparator = separator !== undefined && separator.every((cell) => /^:?-+:?$/.test(cell));
+  const bodyRows = isSeparator ? body : rows.slice(1);
+  return html`<div class="table-scroll" tabindex="0"><table>${
+    head === undefined
+      ? ''
+      : html`<thead><tr>${head.map((cell) => html`<th scope="col">${inline(cell)}</th>`)}</tr></thead>`
+  }<tbody>${bodyRows.map((row) => html`<tr>${row.map((cell) => html`<td>${inline(cell)}</td>`)}</tr>`)}</tbody></table></div>`;
 }
 
 /** `code`, **bold** and [text](url) (http(s) or a relative path only); everything else is text. */
