@@ -300,9 +300,9 @@ describe('web pages over HTTP', () => {
 
   it('brands the API reference at /docs with the product', async () => {
     const docs = await get('/docs');
-    assert.match(docs.body, /<title>Agent Registry · API reference<\/title>/);
+    assert.match(docs.body, /<title>Agent Registry API<\/title>/);
     const initializer = await get('/docs/static/swagger-initializer.js', '*/*');
-    const ourLogo = readFileSync(new URL('../assets/logo.svg', import.meta.url)).toString('base64');
+    const ourLogo = (swaggerUiBranding.logo?.content as Buffer).toString('base64');
     assertContains(initializer.body, ourLogo);
   });
 });

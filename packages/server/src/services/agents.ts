@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
@@ -54,6 +55,7 @@ export interface PaymentAddress {
 
 export interface AgentServiceDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   didWebDomain: string;
   publicUrl: string;
@@ -102,6 +104,7 @@ export class AgentService {
       updated_at: now,
     });
     if (!changed) throw agentNotFound(did);
+    this.deps.telemetry.agentDeactivated({ did });
     return { did, status: 'deactivated', deactivated_at: now };
   }
 
