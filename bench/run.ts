@@ -669,6 +669,74 @@ async function main(): Promise<void> {
       );
     }
 
+    // Web pages: the same services as the API plus HTML rendering. Home (totals + top agents), a full-text
+    // search page, an agent page (profile, reputation, 10 reviews, DID document), the statistics page.
+    const pagePaths: [string, string, string[]][] = [
+      ['page-home', 'page / (totals, top 20 agents)', ['/']],
+      [
+        'page-search',
+        'page /?q= (full text, 20 a page)',
+        SEARCH_QUERIES.map((q) => `/?q=${encodeURIComponent(q)}`),
+      ],
+      ['page-agent', 'page /agents/{did}', sampleDids.map((did) => `/agents/${encodeURIComponent(did)}`)],
+      ['page-stats', 'page /stats', ['/stats']],
+    ];
+    // The API calls each page is built on, at 1 connection: the difference is the page's own cost.
+    const pageApis: Record<string, string[]> = {
+      'page-home': ['/api/agents/search?limit=20'],
+      'page-search': SEARCH_QUERIES.map((q) => `/api/agents/search?q=${encodeURIComponent(q)}&limit=20`),
+      'page-agent': sampleDids.flatMap((did) => [
+        `/api/agents/${encodeURIComponent(did)}`,
+        `/api/agents/${encodeURIComponent(did)}/reputation`,
+        `/api/agents/${encodeURIComponent(did)}/reviews?limit=10`,
+      ]),
+    };
+    for (const [name, label, paths] of pagePaths) {
+      if (!wanted('pages') && !wanted(name)) continue;
+      const api = pageApis[name];
+      if (api !== undefined) {
+        rows.push(
+          await measure(
+            base,
+            pid,
+            'registry',
+            {
+              name: `${name}-api-1`,
+              label: `  its API call${name === 'page-agent' ? 's (profile, reputation, reviews: 3 requests)' : ''} (1 connection)`,
+              connections: 1,
+              load: { requests: cycling(api) },
+            },
+            options,
+          ),
+        );
+      }
+      const requests = cycling(paths, { accept: 'text/html' });
+      rows.push(
+        await measure(
+          base,
+          pid,
+          'registry',
+          { name, label, connections: options.connections, load: { requests } },
+          options,
+        ),
+      );
+      rows.push(
+        await measure(
+          base,
+          pid,
+          'registry',
+          {
+            name: `${name}-1`,
+            label: `${label} (1 connection)`,
+            connections: 1,
+            load: { requests },
+            warmup: false,
+          },
+          options,
+        ),
+      );
+    }
+
     // Queue invocation: autocannon invokes, a worker process long-polls, accepts and reports.
     if (wanted('queue')) {
       const worker = spawnNode(tsx('queue-worker.ts').concat([base, queueAgent.token]), {}, serverLog, true);
@@ -1113,6 +1181,17 @@ function budgets(rows: Row[], context: ReportContext): string[] {
         `${single.load.p99.toFixed(1)} ms at 1 connection (${loaded?.load.p99.toFixed(1) ?? '-'} ms at ${loaded?.connections ?? '-'})`,
         '<= 20 ms',
         single.load.p99 <= 20,
+      );
+  }
+  // "A few milliseconds of server time" per page: judged on one connection, so no queueing is counted.
+  for (const name of ['page-home', 'page-search', 'page-agent', 'page-stats']) {
+    const single = find(`${name}-1`);
+    if (single !== undefined)
+      line(
+        `${name}-p50`,
+        `${single.load.p50.toFixed(2)} ms p50, ${single.load.p99.toFixed(2)} ms p99, ${single.cpuPerRequest.toFixed(2)} ms server CPU at 1 connection`,
+        'p50 <= 5 ms',
+        single.load.p50 <= 5,
       );
   }
   const register = find('register-ed25519');

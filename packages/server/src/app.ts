@@ -6,7 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import Fastify, { LogController } from 'fastify';
 import type { AppContext } from './context.js';
-import { handleError, handleNotFound } from './http/error-handler.js';
+import { handleError } from './http/error-handler.js';
+import { webRoutes } from './faces/web/routes.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
@@ -79,7 +80,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   );
   app.decorateRequest('caller', null);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
 
   // An empty body with a JSON content type (common on DELETE) is "no body", not malformed JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -133,6 +133,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   searchRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
+  webRoutes(app, ctx);
   mcpRoutes(app, ctx);
   a2aRoutes(app, ctx);
   return app;

@@ -26,6 +26,7 @@ import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
 import { StatsService } from './services/stats.js';
+import { ActivityService } from './services/activity.js';
 import { waitForDatabase } from './startup.js';
 import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
 import type { Telemetry } from './telemetry/telemetry.js';
@@ -50,6 +51,8 @@ export interface AppContext {
   reputation: ReputationService;
   search: SearchService;
   stats: StatsService;
+  /** Invocations and reviews per day, for the statistics page. */
+  activity: ActivityService;
   /** Which build runs: GET /version, /healthz and the start-up line. */
   build: BuildInfo;
   /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
@@ -162,6 +165,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       search: new SearchService({ db, searches: stats }),
       stats,
+      activity: new ActivityService({ db, clock }),
       build,
       metrics,
       telemetry,
