@@ -6,6 +6,7 @@ import { openDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { sweepInactiveFromIndex } from './db/stores/agent-index.js';
 import { AgentService } from './services/agents.js';
+import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
@@ -14,7 +15,6 @@ import { InvocationService } from './services/invocation.js';
 import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
 import { QueueDeliverer, WebhookDeliverer } from './invocation/deliverers.js';
 import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invocation/network-policy.js';
-import { SchemaCache } from './invocation/schema-cache.js';
 import { TaskStateMachine } from './invocation/task-state.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
@@ -36,6 +36,8 @@ export interface AppContext {
   registration: RegistrationService;
   authentication: AuthenticationService;
   agents: AgentService;
+  /** Agents' capability JSON Schemas: publish checks and compiled validators (counts compilations). */
+  capabilitySchemas: CapabilitySchemas;
   didResolution: DidResolutionService;
   events: TaskEvents;
   invocation: InvocationService;
@@ -74,6 +76,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
+    const capabilitySchemas = new CapabilitySchemas();
     const events: TaskEvents =
       database.postgresUrl === undefined
         ? new InProcessTaskEvents()
@@ -94,7 +97,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       events,
       states,
-      schemas: new SchemaCache(),
+      schemas: capabilitySchemas,
       didWebDomain,
       deliverers: {
         queue: new QueueDeliverer(events),
@@ -123,9 +126,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       database,
       tokens,
-      registration: new RegistrationService({ db, clock, tokens, didWebDomain }),
+      registration: new RegistrationService({ db, clock, tokens, didWebDomain, schemas: capabilitySchemas }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
-      agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy }),
+      agents: new AgentService({
+        db,
+        clock,
+        didWebDomain,
+        publicUrl,
+        webhookPolicy,
+        schemas: capabilitySchemas,
+      }),
+      capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
       reputation,

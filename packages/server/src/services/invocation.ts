@@ -16,7 +16,7 @@ import { linkedSignal, longLivedController } from '../invocation/linked-signal.j
 import type { Capability } from '../identity/types.js';
 import type { Deliverer } from '../invocation/deliverers.js';
 import type { TaskEvents } from '../invocation/events.js';
-import type { SchemaCache } from '../invocation/schema-cache.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
 import { Wakeup } from '../invocation/wait.js';
 import type { AuthenticatedAgent } from './authentication.js';
@@ -57,7 +57,7 @@ export interface InvocationDeps {
   events: TaskEvents;
   states: TaskStateMachine;
   deliverers: Record<TaskDelivery, Deliverer>;
-  schemas: SchemaCache;
+  schemas: CapabilitySchemas;
   didWebDomain: string;
 }
 

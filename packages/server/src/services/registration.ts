@@ -10,7 +10,9 @@ import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
 import { registrationMessages } from '../identity/messages.js';
 import type { KeyType, ProfileInput } from '../identity/types.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertProfileRules, normaliseCapability } from './profile-rules.js';
+import { assertNoBidiControls } from './text-rules.js';
 import { assertFreshTimestamp, invalidSignature, signatureCoversAny } from './signature-proof.js';
 
 export interface RegisterCommand {
@@ -34,16 +36,18 @@ export interface RegistrationDeps {
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
+  schemas: CapabilitySchemas;
 }
 
 export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
   async register(command: RegisterCommand): Promise<RegisterResult> {
+    // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
+    // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';
     const chainId = this.checkChain(keyType, command.chain_id ?? null);
     const key = this.parseKey(keyType, command.public_key);
-    assertProfileRules(command.profile);
     const now = this.deps.clock.now();
     assertFreshTimestamp(command.timestamp, now);
 
@@ -55,6 +59,10 @@ export class RegistrationService {
           : 'signature does not recover to public_key under EIP-191 personal_sign over the registration message (section 5.2)',
       );
     }
+    // Everything is validated before the signed profile is stored, so what is stored is what was signed.
+    assertProfileRules(command.profile);
+    if (command.referrer != null) assertNoBidiControls('referrer', command.referrer);
+    this.deps.schemas.assertPublishable(command.profile.capabilities);
 
     const did =
       key.address !== null && chainId !== null
