@@ -40,7 +40,7 @@ const PARSER_ERRORS: Record<string, { status: number; code: string; details: str
   HPE_INVALID_TRANSFER_ENCODING: {
     status: 400,
     code: 'INVALID_TRANSFER_ENCODING',
-    details: 'Transfer-Encoding must end with chunked',
+    details: 'Transfer-Encoding is malformed: send only chunked, and never together with Content-Length',
   },
 };
 

@@ -1,7 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DELIVERY_MODES, KEY_TYPES } from '../../identity/types.js';
 import { LIMITS } from '../../services/limits.js';
-import { JsonObject, Nullable } from './common.js';
+import { SCHEMA_LIMITS } from '../../services/schema-limits.js';
+import { Nullable } from './common.js';
+
+const L = SCHEMA_LIMITS;
+/** The limits a published capability schema must keep, stated where client generators read them. */
+const CAPABILITY_SCHEMA_RULES =
+  `A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most ${L.schemaMaxBytes} bytes of JSON, ` +
+  `${L.schemaMaxProperties} properties (names under properties and patternProperties, at every level), ` +
+  `${L.schemaMaxSubschemas} subschemas (JSON objects) and ${L.schemaMaxDepth} levels of nesting; all schemas of ` +
+  `a profile together at most ${L.profileSchemaMaxBytes} bytes, ${L.profileSchemaMaxProperties} properties and ` +
+  `${L.profileSchemaMaxSubschemas} subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and ` +
+  `match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= ` +
+  `${L.uniqueItemsMaxItems}.`;
+const CapabilitySchema = (role: string) =>
+  Nullable(
+    Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+  );
 
 const KeyType = Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES] });
 const DeliveryMode = Type.Unsafe<'none' | 'webhook' | 'queue'>({ type: 'string', enum: [...DELIVERY_MODES] });
@@ -14,8 +30,8 @@ export const Capability = Type.Object(
     type: Type.String({ minLength: 1, maxLength: LIMITS.capabilityTypeMaxLength, examples: ['translation'] }),
     description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.capabilityDescriptionMaxLength }))),
     tags: Type.Optional(Nullable(Tags)),
-    input_schema: Type.Optional(Nullable(JsonObject)),
-    output_schema: Type.Optional(Nullable(JsonObject)),
+    input_schema: Type.Optional(CapabilitySchema('Invocation input is validated against it')),
+    output_schema: Type.Optional(CapabilitySchema('Describes the output; published, not enforced')),
   },
   { $id: 'Capability' },
 );
