@@ -23,7 +23,7 @@ export const SCHEMA_LIMITS = {
    * `uniqueItems` compares every pair of items unless the items are declared scalars (then a hash
    * set does it in one pass); without such `items`, the array must declare `maxItems` at most this.
    */
-  uniqueItemsMaxItems: 100,
+  uniqueItemsMaxItems: 32,
 } as const;
 
 interface SchemaMeasure {

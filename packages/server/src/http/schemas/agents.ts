@@ -42,8 +42,12 @@ const Capabilities = Type.Array(CapabilityRef, {
   maxItems: LIMITS.capabilitiesMaxCount,
 });
 
+const NAME_RULES =
+  'At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control ' +
+  'characters (400 INVALID_NAME). Stored exactly as sent.';
+
 export const ProfileInput = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength }),
+  name: Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES }),
   description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
   capabilities: Capabilities,
   tags: Type.Optional(Nullable(Tags)),
@@ -79,7 +83,9 @@ export const TokenRequest = Type.Object({
 });
 
 export const UpdateProfileRequest = Type.Object({
-  name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength }))),
+  name: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES })),
+  ),
   description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
   capabilities: Type.Optional(Nullable(Capabilities)),
   tags: Type.Optional(Nullable(Tags)),
