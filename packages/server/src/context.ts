@@ -16,6 +16,8 @@ import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
 import { QueueDeliverer, WebhookDeliverer } from './invocation/deliverers.js';
 import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invocation/network-policy.js';
 import { TaskStateMachine } from './invocation/task-state.js';
+import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './invocation/compiled-schemas.js';
+import { ValidatorPool } from './invocation/validator-pool.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -76,7 +78,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
-    const capabilitySchemas = new CapabilitySchemas();
+    const validators = new ValidatorPool({
+      size: LIMITS.inputValidationWorkers,
+      timeoutMs: LIMITS.inputValidationTimeoutMs,
+      maxQueued: LIMITS.inputValidationMaxQueued,
+      cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
+      maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
+    });
+    const capabilitySchemas = new CapabilitySchemas(validators, LIMITS.inputValidationTimeoutMs);
     const events: TaskEvents =
       database.postgresUrl === undefined
         ? new InProcessTaskEvents()
@@ -153,6 +162,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         agentTasks.shutdown();
         await invocation.shutdown();
         await discoveryJobs.stop();
+        await validators.close();
         await events.close();
         await database.close();
       },

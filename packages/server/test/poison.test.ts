@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { CapabilitySchemas } from '../src/services/capability-schemas.js';
+import { CompiledSchemas } from '../src/invocation/compiled-schemas.js';
 import {
   agentPath,
   bearer,
@@ -286,10 +286,45 @@ describe('poison input is refused, cheaply and with the right 4xx', () => {
     );
   });
 
+  describe('validation cost beyond patterns: off the event loop, with a hard limit', () => {
+    test(
+      'an anyOf of 250 branches against 90,000 items is stopped at the limit; the loop stays free',
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const worker = await workerWith({
+          type: 'object',
+          properties: {
+            list: {
+              type: 'array',
+              items: {
+                anyOf: Array.from({ length: 250 }, (_, i) => ({ type: 'object', required: [`k${i}`] })),
+              },
+            },
+          },
+        });
+        // Every item matches only the last branch: about 22 million branch checks, tens of seconds.
+        const list = Array.from({ length: 90_000 }, () => ({ k249: 1 }));
+        let settled = false;
+        const costly = invoke(worker.did, { list }, 60_000).finally(() => {
+          settled = true;
+        });
+        const health = await inject('GET', '/healthz');
+        assert.equal(health.statusCode, 200);
+        assert.equal(settled, false, 'healthz answered while the validation was still running');
+        assertError(await costly, 400, 'INPUT_VALIDATION_TIMEOUT', /took longer than 1000 ms/);
+        // The stopped worker is replaced: the next invocation is checked as usual.
+        assertError(await invoke(worker.did, { list: [1] }), 400, 'INPUT_SCHEMA_MISMATCH');
+        assert.equal((await invoke(worker.did, { list: [{ k0: 1 }] })).statusCode, 504);
+      },
+    );
+  });
+
   describe('item 5: the compiled-schema cache is bounded by bytes', () => {
     test('it keeps at most its byte budget, evicting the least recently used', () => {
-      const schemas = new CapabilitySchemas(10_000);
-      const schema = (index: number) => ({ description: `${index} ${'x'.repeat(1000)}` });
+      const schemas = new CompiledSchemas(10_000);
+      const schema = (index: number) => JSON.stringify({ description: `${index} ${'x'.repeat(1000)}` });
       for (let index = 0; index < 50; index++) schemas.validator(schema(index));
       assert.equal(schemas.compilations, 50);
       assert.ok(schemas.cachedBytes <= 10_000, String(schemas.cachedBytes));
@@ -298,7 +333,7 @@ describe('poison input is refused, cheaply and with the right 4xx', () => {
       assert.equal(schemas.compilations, 50, 'the most recent is still cached');
       schemas.validator(schema(0));
       assert.equal(schemas.compilations, 51, 'the oldest was evicted and compiles again');
-      schemas.validator({ description: 'y'.repeat(20_000) });
+      schemas.validator(JSON.stringify({ description: 'y'.repeat(20_000) }));
       assert.ok(schemas.cachedBytes <= 10_000, 'a schema over the whole budget is not kept');
     });
   });

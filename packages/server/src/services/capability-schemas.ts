@@ -1,48 +1,34 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, ServiceUnavailableError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
-import { ByteBoundedCache } from '../invocation/schema-cache.js';
-import { linearRegExp } from './linear-regexp.js';
+import { CompiledSchemas } from '../invocation/compiled-schemas.js';
+import {
+  UnusableSchemaError,
+  ValidationTimeoutError,
+  ValidationUnavailableError,
+  type InputVerdict,
+} from '../invocation/validator-pool.js';
 import { assertSchemaBudget } from './schema-limits.js';
 
-/** Schema JSON held compiled at once; a compiled validator keeps about 30 times its schema's JSON live. */
-export const COMPILED_SCHEMA_CACHE_MAX_BYTES = 4 * 1024 * 1024;
-
-interface Compiled {
-  schema: object;
-  validate: ValidateFunction;
+/** Where invocation input is checked against a schema (worker threads with a time limit in production). */
+export interface InputValidator {
+  validate(schemaJson: string, inputJson: string): Promise<InputVerdict>;
 }
 
 /**
  * Agents' capability JSON Schemas: checked when published (size and complexity first, then the
- * meta-schema and a compile) and compiled once for validating invocation input. Patterns run on a
- * linear-time engine, so no input can make validation backtrack.
+ * meta-schema and a compile), and invocation input checked against them off the event loop.
  */
 export class CapabilitySchemas {
-  // addUsedSchema: false keeps agents' schemas (and their $id) out of the shared instance.
-  private readonly ajv = new Ajv({
-    strict: false,
-    allErrors: true,
-    addUsedSchema: false,
-    logger: false,
-    code: { regExp: linearRegExp },
-  });
-  private readonly cache: ByteBoundedCache<Compiled>;
-  private compileCount = 0;
+  private readonly publishing = new CompiledSchemas(0);
 
-  constructor(maxCachedBytes = COMPILED_SCHEMA_CACHE_MAX_BYTES) {
-    // Ajv caches compiled schemas by object; dropping it with the entry lets the memory go.
-    this.cache = new ByteBoundedCache(maxCachedBytes, (entry) => this.ajv.removeSchema(entry.schema));
-  }
+  constructor(
+    private readonly inputs: InputValidator,
+    private readonly validationTimeoutMs: number,
+  ) {}
 
-  /** How many schemas were compiled since start (a compile is the expensive step). */
+  /** How many schemas were compiled on this thread to check them for publishing. */
   get compilations(): number {
-    return this.compileCount;
-  }
-
-  /** Bytes of schema JSON whose compiled validators are cached. */
-  get cachedBytes(): number {
-    return this.cache.bytes;
+    return this.publishing.compilations;
   }
 
   /**
@@ -56,7 +42,7 @@ export class CapabilitySchemas {
         const schema = capability[member];
         if (schema === undefined || schema === null) continue;
         try {
-          this.validator(schema);
+          this.publishing.check(schema);
         } catch (error) {
           const problem = error instanceof Error ? error.message : 'it does not compile';
           throw new BadRequestError(
@@ -69,25 +55,43 @@ export class CapabilitySchemas {
     });
   }
 
-  /** The compiled validator of a schema, compiled on first use and kept while the byte budget allows. */
-  validator(schema: object): ValidateFunction {
-    const key = JSON.stringify(schema);
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached.validate;
-    this.compileCount++;
-    let validate: ValidateFunction;
+  /** A 400 naming the first mismatch when the input does not match the capability's input_schema. */
+  async assertInputMatches(capability: Capability, inputJson: string): Promise<void> {
+    if (capability.input_schema == null) return;
+    let verdict: InputVerdict;
     try {
-      validate = this.ajv.compile(schema);
+      verdict = await this.inputs.validate(JSON.stringify(capability.input_schema), inputJson);
     } catch (error) {
-      this.ajv.removeSchema(schema);
-      throw error;
+      throw this.validationError(capability, error);
     }
-    this.cache.set(key, { schema, validate }, Buffer.byteLength(key, 'utf8'));
-    return validate;
+    if (!verdict.valid) {
+      throw new BadRequestError(
+        'INPUT_SCHEMA_MISMATCH',
+        `input does not match the input_schema of "${capability.type}": ${verdict.details}`,
+      );
+    }
   }
 
-  /** Describes the first few errors of the last validation, e.g. "input/text must be string". */
-  describe(validate: ValidateFunction): string {
-    return this.ajv.errorsText(validate.errors?.slice(0, 10), { dataVar: 'input', separator: '; ' });
+  private validationError(capability: Capability, error: unknown): Error {
+    if (error instanceof ValidationTimeoutError) {
+      return new BadRequestError(
+        'INPUT_VALIDATION_TIMEOUT',
+        `checking input against the input_schema of "${capability.type}" took longer than ` +
+          `${this.validationTimeoutMs} ms and was stopped; send a smaller input`,
+      );
+    }
+    if (error instanceof UnusableSchemaError) {
+      return new BadRequestError(
+        'INVALID_CAPABILITY_SCHEMA',
+        `the input_schema of "${capability.type}" cannot be used (${error.message}); its agent must publish it again`,
+      );
+    }
+    if (error instanceof ValidationUnavailableError) {
+      return new ServiceUnavailableError(
+        'VALIDATION_BUSY',
+        `input could not be checked against the input_schema of "${capability.type}" (${error.message}); retry shortly`,
+      );
+    }
+    return error instanceof Error ? error : new Error(String(error));
   }
 }

@@ -82,7 +82,7 @@ export class InvocationService {
     }
     const target = await this.requireInvocableTarget(request.target_did);
     const capability = this.requireCapability(target, request.capability);
-    this.assertInputMatchesSchema(capability, request.input);
+    await this.deps.schemas.assertInputMatches(capability, inputJson);
 
     const { db, clock, states } = this.deps;
     const now = clock.now();
@@ -220,17 +220,6 @@ export class InvocationService {
       );
     }
     return capability;
-  }
-
-  private assertInputMatchesSchema(capability: Capability, input: unknown): void {
-    if (capability.input_schema == null) return;
-    const validate = this.deps.schemas.validator(capability.input_schema);
-    if (!validate(input)) {
-      throw new BadRequestError(
-        'INPUT_SCHEMA_MISMATCH',
-        `input does not match the input_schema of "${capability.type}": ${this.deps.schemas.describe(validate)}`,
-      );
-    }
   }
 
   private async requireTask(taskId: string): Promise<TaskRow> {

@@ -24,4 +24,9 @@ export const LIMITS = {
   pendingTasksMaxLimit: 50,
   pendingTasksMaxWaitSeconds: 60,
   taskErrorMaxLength: 10_000,
+  /** Checking one invocation input against its schema runs in a worker thread and is stopped after this. */
+  inputValidationTimeoutMs: 1000,
+  inputValidationWorkers: 2,
+  inputValidationMaxQueued: 256,
+  inputValidationWorkerHeapMb: 256,
 } as const;

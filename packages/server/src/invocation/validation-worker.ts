@@ -1,0 +1,40 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { CompiledSchemas } from './compiled-schemas.js';
+
+/**
+ * Validates invocation input against capability schemas off the main thread, so that however costly
+ * a schema and input are together, the event loop stays free and the pool can stop the work.
+ */
+export interface ValidationJob {
+  id: number;
+  /** Schema and input as JSON text. */
+  schema: string;
+  input: string;
+}
+
+export type ValidationAnswer =
+  | { id: number; valid: true }
+  | { id: number; valid: false; details: string }
+  | { id: number; unusable: string };
+
+export interface WorkerReady {
+  ready: true;
+}
+
+const schemas = new CompiledSchemas((workerData as { cacheBytes: number }).cacheBytes);
+
+parentPort?.on('message', (job: ValidationJob) => {
+  let answer: ValidationAnswer;
+  try {
+    const validate = schemas.validator(job.schema);
+    answer = validate(JSON.parse(job.input))
+      ? { id: job.id, valid: true }
+      : { id: job.id, valid: false, details: schemas.describe(validate) };
+  } catch (error) {
+    answer = { id: job.id, unusable: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort?.postMessage(answer);
+});
+
+// Loading this module (and Ajv) takes a moment; time limits start once the worker says it is ready.
+parentPort?.postMessage({ ready: true } satisfies WorkerReady);
