@@ -81,6 +81,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const validators = new ValidatorPool({
       size: LIMITS.inputValidationWorkers,
       timeoutMs: LIMITS.inputValidationTimeoutMs,
+      prepareTimeoutMs: LIMITS.inputValidationPrepareTimeoutMs,
       maxQueued: LIMITS.inputValidationMaxQueued,
       cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
       maxHeapMb: LIMITS.inputValidationWorkerHeapMb,

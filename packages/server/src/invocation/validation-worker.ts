@@ -17,6 +17,11 @@ export type ValidationAnswer =
   | { id: number; valid: false; details: string }
   | { id: number; unusable: string };
 
+export interface ValidationStarted {
+  id: number;
+  validating: true;
+}
+
 export interface WorkerReady {
   ready: true;
 }
@@ -27,7 +32,10 @@ parentPort?.on('message', (job: ValidationJob) => {
   let answer: ValidationAnswer;
   try {
     const validate = schemas.validator(job.schema);
-    answer = validate(JSON.parse(job.input))
+    const input: unknown = JSON.parse(job.input);
+    // Compiling is bounded by the schema limits; the time limit is for what the input makes it do.
+    parentPort?.postMessage({ id: job.id, validating: true } satisfies ValidationStarted);
+    answer = validate(input)
       ? { id: job.id, valid: true }
       : { id: job.id, valid: false, details: schemas.describe(validate) };
   } catch (error) {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ValidationAnswer, ValidationJob, WorkerReady } from './validation-worker.js';
+import type { ValidationAnswer, ValidationJob, ValidationStarted, WorkerReady } from './validation-worker.js';
 
 export type InputVerdict = { valid: true } | { valid: false; details: string };
 
@@ -15,8 +15,10 @@ export class ValidationUnavailableError extends Error {}
 export interface ValidatorPoolOptions {
   /** Worker threads; each runs one validation at a time. */
   size: number;
-  /** Hard limit for one validation, from when a worker starts it. */
+  /** Hard limit for one validation, from when the worker has the compiled schema and starts validating. */
   timeoutMs: number;
+  /** Limit for parsing the input and compiling the schema (bounded by the schema limits, so generous). */
+  prepareTimeoutMs: number;
   /** Validations allowed to wait for a worker; more are refused at once. */
   maxQueued: number;
   /** Byte budget of each worker's compiled-schema cache. */
@@ -103,13 +105,19 @@ export class ValidatorPool {
       if (!slot.ready || slot.job !== undefined) continue;
       const job = this.queue.shift() as Job;
       slot.job = job;
-      slot.timer = setTimeout(() => {
-        this.retire(index, slot);
-        job.reject(new ValidationTimeoutError(`validation took longer than ${this.options.timeoutMs} ms`));
-        this.dispatch();
-      }, this.options.timeoutMs);
+      this.limit(index, slot, job, this.options.prepareTimeoutMs);
       slot.worker.postMessage(job.message);
     }
+  }
+
+  /** Ends the job (and its worker) unless it answers within `ms`; replaces any earlier limit. */
+  private limit(index: number, slot: Slot, job: Job, ms: number): void {
+    clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => {
+      this.retire(index, slot);
+      job.reject(new ValidationTimeoutError(`validation took longer than ${this.options.timeoutMs} ms`));
+      this.dispatch();
+    }, ms);
   }
 
   private spawn(index: number): Slot {
@@ -119,7 +127,7 @@ export class ValidatorPool {
     });
     worker.unref();
     const slot: Slot = { worker, ready: false };
-    worker.on('message', (answer: ValidationAnswer | WorkerReady) => {
+    worker.on('message', (answer: ValidationAnswer | ValidationStarted | WorkerReady) => {
       if ('ready' in answer) {
         slot.ready = true;
         this.dispatch();
@@ -127,6 +135,10 @@ export class ValidatorPool {
       }
       const job = slot.job;
       if (job === undefined || job.message.id !== answer.id) return;
+      if ('validating' in answer) {
+        this.limit(index, slot, job, this.options.timeoutMs);
+        return;
+      }
       clearTimeout(slot.timer);
       slot.job = undefined;
       if ('unusable' in answer) job.reject(new UnusableSchemaError(answer.unusable));
