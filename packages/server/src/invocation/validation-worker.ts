@@ -7,9 +7,9 @@ import { CompiledSchemas } from './compiled-schemas.js';
  */
 export interface ValidationJob {
   id: number;
-  /** Schema and input as JSON text. */
+  /** Schema and input as JSON text; without input, the schema is only compiled (a publish check). */
   schema: string;
-  input: string;
+  input?: string;
 }
 
 export type ValidationAnswer =
@@ -31,6 +31,11 @@ const schemas = new CompiledSchemas((workerData as { cacheBytes: number }).cache
 parentPort?.on('message', (job: ValidationJob) => {
   let answer: ValidationAnswer;
   try {
+    if (job.input === undefined) {
+      schemas.check(JSON.parse(job.schema) as object);
+      parentPort?.postMessage({ id: job.id, valid: true } satisfies ValidationAnswer);
+      return;
+    }
     const validate = schemas.validator(job.schema);
     const input: unknown = JSON.parse(job.input);
     // Compiling is bounded by the schema limits; the time limit is for what the input makes it do.

@@ -71,16 +71,23 @@ export class ValidatorPool {
 
   /** Input as JSON text: copying a string to the worker is cheaper than cloning the object graph. */
   validate(schemaJson: string, inputJson: string): Promise<InputVerdict> {
+    return this.submit(schemaJson, inputJson);
+  }
+
+  /** Compiles a schema in a worker; rejects with UnusableSchemaError when it does not compile. */
+  async check(schemaJson: string): Promise<void> {
+    await this.submit(schemaJson, undefined);
+  }
+
+  private submit(schemaJson: string, inputJson: string | undefined): Promise<InputVerdict> {
     if (this.closed) return Promise.reject(new ValidationUnavailableError('the validator pool is closed'));
     if (this.queue.length >= this.options.maxQueued) {
       return Promise.reject(new ValidationUnavailableError('too many validations are waiting'));
     }
+    const message: ValidationJob = { id: this.nextId++, schema: schemaJson };
+    if (inputJson !== undefined) message.input = inputJson;
     return new Promise((resolve, reject) => {
-      this.queue.push({
-        message: { id: this.nextId++, schema: schemaJson, input: inputJson },
-        resolve,
-        reject,
-      });
+      this.queue.push({ message, resolve, reject });
       this.dispatch();
     });
   }

@@ -80,7 +80,7 @@ export class AgentService {
   ): Promise<AgentProfile> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     assertProfileRules(update, '');
-    this.deps.schemas.assertPublishable(update.capabilities);
+    await this.deps.schemas.assertPublishable(update.capabilities);
     const patch: AgentPatch = { updated_at: this.deps.clock.now() };
     if (update.name != null) patch.name = update.name;
     if (update.description != null) patch.description = update.description === '' ? null : update.description;

@@ -1,6 +1,5 @@
 import { BadRequestError, ServiceUnavailableError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
-import { CompiledSchemas } from '../invocation/compiled-schemas.js';
 import {
   UnusableSchemaError,
   ValidationTimeoutError,
@@ -12,6 +11,8 @@ import { assertSchemaBudget } from './schema-limits.js';
 /** Where invocation input is checked against a schema (worker threads with a time limit in production). */
 export interface InputValidator {
   validate(schemaJson: string, inputJson: string): Promise<InputVerdict>;
+  /** Compiles the schema; rejects with UnusableSchemaError when it does not compile. */
+  check(schemaJson: string): Promise<void>;
 }
 
 /**
@@ -19,32 +20,38 @@ export interface InputValidator {
  * meta-schema and a compile), and invocation input checked against them off the event loop.
  */
 export class CapabilitySchemas {
-  private readonly publishing = new CompiledSchemas(0);
+  private compileCount = 0;
 
   constructor(
     private readonly inputs: InputValidator,
     private readonly validationTimeoutMs: number,
   ) {}
 
-  /** How many schemas were compiled on this thread to check them for publishing. */
+  /** How many schemas were sent to be compiled for a publish check (a compile is the expensive step). */
   get compilations(): number {
-    return this.publishing.compilations;
+    return this.compileCount;
   }
 
   /**
    * A 400 unless every schema of the profile is within the limits, is a valid JSON Schema and compiles.
-   * Call after the request is authenticated: the budget check is cheap, compiling is not.
+   * Call after the request is authenticated: the budget check is cheap; compiling (up to a few hundred
+   * milliseconds for a profile at the limits) runs in a validation worker, off the event loop.
    */
-  assertPublishable(capabilities: readonly Capability[] | null | undefined): void {
+  async assertPublishable(capabilities: readonly Capability[] | null | undefined): Promise<void> {
     assertSchemaBudget(capabilities);
-    capabilities?.forEach((capability, index) => {
+    for (const [index, capability] of (capabilities ?? []).entries()) {
       for (const member of ['input_schema', 'output_schema'] as const) {
         const schema = capability[member];
         if (schema === undefined || schema === null) continue;
+        this.compileCount++;
         try {
-          this.publishing.check(schema);
+          await this.inputs.check(JSON.stringify(schema));
         } catch (error) {
-          const problem = error instanceof Error ? error.message : 'it does not compile';
+          if (!(error instanceof UnusableSchemaError || error instanceof ValidationTimeoutError)) {
+            throw this.validationError(capability, error);
+          }
+          const problem =
+            error instanceof UnusableSchemaError ? error.message : 'it took too long to compile';
           throw new BadRequestError(
             'INVALID_CAPABILITY_SCHEMA',
             `capabilities[${index}].${member} is not a usable JSON Schema: ${problem}` +
@@ -52,7 +59,7 @@ export class CapabilitySchemas {
           );
         }
       }
-    });
+    }
   }
 
   /** A 400 naming the first mismatch when the input does not match the capability's input_schema. */

@@ -62,7 +62,7 @@ export class RegistrationService {
     // Everything is validated before the signed profile is stored, so what is stored is what was signed.
     assertProfileRules(command.profile);
     if (command.referrer != null) assertNoBidiControls('referrer', command.referrer);
-    this.deps.schemas.assertPublishable(command.profile.capabilities);
+    await this.deps.schemas.assertPublishable(command.profile.capabilities);
 
     const did =
       key.address !== null && chainId !== null
