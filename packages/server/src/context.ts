@@ -73,6 +73,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const tokens = await TokenService.create({
       privateKey,
       issuer: config.publicUrl,
+      audience: config.publicUrl,
       ttlSeconds: config.tokenTtlSeconds,
       clock,
     });
@@ -136,8 +137,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       database,
       tokens,
-      registration: new RegistrationService({ db, clock, tokens, didWebDomain, schemas: capabilitySchemas }),
-      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
+      registration: new RegistrationService({
+        db,
+        clock,
+        tokens,
+        didWebDomain,
+        audience: publicUrl,
+        requireAudience: config.requireRegistrationAudience,
+        schemas: capabilitySchemas,
+      }),
+      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
       agents: new AgentService({
         db,
         clock,
