@@ -243,6 +243,7 @@ export interface paths {
             /** @example eip155:1 */
             chain_id?: string | null;
             profile: {
+              /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
               name: string;
               description?: string | null;
               capabilities: components['schemas']['Capability'][];
@@ -413,6 +414,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
             name?: string | null;
             description?: string | null;
             capabilities?: components['schemas']['Capability'][] | null;
@@ -2309,9 +2311,11 @@ export interface components {
       type: string;
       description?: string | null;
       tags?: string[] | null;
+      /** @description Invocation input is validated against it. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       input_schema?: {
         [key: string]: unknown;
       } | null;
+      /** @description Describes the output; published, not enforced. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       output_schema?: {
         [key: string]: unknown;
       } | null;
