@@ -17,6 +17,20 @@ export default tseslint.config(
     },
   },
   {
+    // Plain Node.js programs for readers to run (examples/, test fixtures): Node's globals, console allowed.
+    files: ['examples/**/*.mjs', '**/test/fixtures/**/*.mjs', 'packages/cli/bin/*.js'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+    rules: { 'no-console': 'off' },
+  },
+  {
     files: ['bench/**', '**/test/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
