@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { AppContext } from './context.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { MAX_PARAM_LENGTH, handleError, handleNotFound } from './http/error-handler.js';
@@ -15,12 +15,17 @@ import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { invocationRoutes } from './http/routes/invocation.js';
+import { a2aRoutes } from './faces/a2a/routes.js';
+import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
 import { statsRoutes } from './http/routes/stats.js';
-import { Capability } from './http/schemas/agents.js';
-import { ErrorResponse } from './http/schemas/common.js';
-import { Chain, DidDocument } from './http/schemas/discovery.js';
+import { swaggerUiBranding } from './http/branding.js';
+import { openapiOptions } from './http/openapi/document.js';
+import { operationsRoutes } from './http/routes/operations.js';
+import { COMPONENT_SCHEMAS } from './http/schemas/components.js';
+import { forValidation } from './http/validation.js';
+import { observeRequests } from './http/observe.js';
 import type { App } from './http/types.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from './http/json-depth.js';
 import { BadRequestError } from './errors.js';
@@ -40,6 +45,8 @@ const ajvOptions: AjvOptions = {
 
 export interface BuildAppOptions {
   logger?: boolean;
+  /** Where request log lines go (tests read them); stdout by default. */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -49,7 +56,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     logger:
       options.logger === false
         ? false
-        : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+        : {
+            level: ctx.config.logLevel,
+            redact: ['req.headers.authorization'],
+            ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+          },
+    // One line per request, written by observeRequests when the response is sent (not Fastify's two).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
@@ -69,13 +82,13 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
   const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
-  for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
-    bodyAjv.addSchema(schema);
-    textAjv.addSchema(schema);
+  for (const schema of COMPONENT_SCHEMAS) {
+    bodyAjv.addSchema(forValidation(schema));
+    textAjv.addSchema(forValidation(schema));
     app.addSchema(schema);
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(forValidation(schema)),
   );
   app.decorateRequest('caller', null);
   app.setErrorHandler(handleError);
@@ -125,38 +138,25 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     }
   });
 
-  // A callback hook, not an async one: it runs on every response, and a promise per response shows.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    void reply.header('x-request-id', request.id);
-    done(null, payload);
-  });
+  // X-Request-Id on every response, one log line and the metrics of every request.
+  observeRequests(app, ctx);
 
   // Bearer tokens, never cookies, so any origin may call the API from a browser.
   await app.register(cors, { origin: '*', exposedHeaders: ['x-request-id', 'retry-after'] });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Agent Registry',
-        version: '0.1.0',
-        description:
-          'Agents prove control of a key, get a DID and a token, publish capabilities, find, invoke and review each other. ' +
-          'Every error is JSON {error, details, code}.',
-      },
-      servers: [{ url: ctx.config.publicUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
-    },
+  await app.register(
+    swagger,
+    openapiOptions({ version: ctx.build.version, metricsToken: ctx.config.metricsToken !== undefined }),
+  );
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    ...swaggerUiBranding,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 
   healthRoutes(app, ctx);
+  operationsRoutes(app, ctx);
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
   discoveryRoutes(app, ctx);
@@ -166,5 +166,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   searchRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  mcpRoutes(app, ctx);
+  a2aRoutes(app, ctx);
   return app;
 }

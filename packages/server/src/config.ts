@@ -4,7 +4,15 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      statementTimeoutMs: number;
+      connectTimeoutMs: number;
+      /** How long start-up keeps retrying a PostgreSQL that does not accept connections yet. */
+      startupWaitSeconds?: number;
+    };
 
 export interface Config {
   port: number;
@@ -27,6 +35,8 @@ export interface Config {
   reviewRateWindowSeconds: number;
   /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
   reputationRefreshSeconds: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
+  metricsToken: string | undefined;
   /** Refuse registrations whose signed message does not name this registry (`audience`). */
   requireRegistrationAudience: boolean;
 }
@@ -77,6 +87,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+    startupWaitSeconds: integer('DATABASE_STARTUP_WAIT_SECONDS', 30, 0, 600),
   });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
@@ -114,8 +125,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateLimit: integer('REVIEW_RATE_LIMIT', 10, 1, 100_000),
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
+    metricsToken: read('METRICS_TOKEN'),
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
   };
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -124,6 +138,7 @@ interface PostgresTuning {
   poolSize: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  startupWaitSeconds: number;
 }
 
 function parseDatabaseUrl(

@@ -28,6 +28,10 @@ import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
 import { StatsService } from './services/stats.js';
+import { waitForDatabase } from './startup.js';
+import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
+import type { Telemetry } from './telemetry/telemetry.js';
+import { readBuildInfo, type BuildInfo } from './version.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -50,6 +54,11 @@ export interface AppContext {
   reputation: ReputationService;
   search: SearchService;
   stats: StatsService;
+  /** Which build runs: GET /version, /healthz and the start-up line. */
+  build: BuildInfo;
+  /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
+  metrics: RegistryMetrics;
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -57,15 +66,26 @@ export interface ContextOverrides {
   clock?: Clock;
   /** DNS for webhook hosts; tests simulate rebinding with it. */
   resolveHost?: HostResolver;
+  /** Where domain-event and background log lines go (tests read them); stdout by default. */
+  logStream?: pino.DestinationStream;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const clock = overrides.clock ?? systemClock;
-  const log = pino({ level: config.logLevel });
-  const database = openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)'),
-  );
+  const log =
+    overrides.logStream === undefined
+      ? pino({ level: config.logLevel })
+      : pino({ level: config.logLevel }, overrides.logStream);
+  const build = readBuildInfo();
+  const metrics = createRegistryMetrics({ version: build.version });
+  const telemetry = metrics.telemetry(log);
+  const database = openDatabase(config.database, (error) => {
+    telemetry.databaseError({ error });
+    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)');
+  });
+  if (database.pool !== undefined) metrics.watchPool(database.pool);
   try {
+    await waitForDatabase(database, config, log);
     await migrateToLatest(database.db);
     const swept = await sweepInactiveFromIndex(database.db);
     if (swept > 0) log.warn({ agents: swept }, 'took deactivated agents out of the search index');
@@ -105,6 +125,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     );
     const invocation = new InvocationService({
       db,
+      telemetry,
       clock,
       events,
       states,
@@ -114,6 +135,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         queue: new QueueDeliverer(events),
         webhook: new WebhookDeliverer({
           clock,
+          telemetry,
           states,
           policy: webhookPolicy,
           maxResponseBytes: LIMITS.invocationBodyLimitBytes,
@@ -121,7 +143,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         }),
       },
     });
-    const agentTasks = new AgentTaskService({ db, clock, events, states });
+    const agentTasks = new AgentTaskService({ db, telemetry, clock, events, states });
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
     const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
@@ -139,6 +161,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       tokens,
       registration: new RegistrationService({
         db,
+        telemetry,
         clock,
         tokens,
         didWebDomain,
@@ -149,6 +172,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
       agents: new AgentService({
         db,
+        telemetry,
         clock,
         didWebDomain,
         publicUrl,
@@ -157,10 +181,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
-      reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
+      reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
       search: new SearchService({ db, searches: stats }),
       stats,
+      build,
+      metrics,
+      telemetry,
       events,
       invocation,
       agentTasks,

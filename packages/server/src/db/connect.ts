@@ -15,6 +15,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** The PostgreSQL connection string, for the LISTEN connection of the events. */
   postgresUrl?: string;
+  /** The PostgreSQL pool, for its gauges in GET /metrics. */
+  pool?: pg.Pool;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -104,6 +106,7 @@ function openPostgres(
     db,
     dialect: 'postgres',
     postgresUrl: config.url,
+    pool,
     ping: () => ping(db),
     close: () => db.destroy(),
   };

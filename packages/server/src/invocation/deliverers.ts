@@ -6,6 +6,7 @@ import type { TaskRow } from '../db/stores/tasks.js';
 import type { TaskEvents } from './events.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './network-policy.js';
 import type { TaskStateMachine } from './task-state.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
@@ -46,6 +47,7 @@ export function webhookSigner(secret: string): Webhook {
 
 export interface WebhookDelivererDeps {
   clock: Clock;
+  telemetry: Telemetry;
   states: TaskStateMachine;
   policy: WebhookNetworkPolicy;
   maxResponseBytes: number;
@@ -76,20 +78,26 @@ export class WebhookDeliverer implements Deliverer {
   }
 
   private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
-    const { states } = this.deps;
-    const failure = await this.post(task, target, controller);
-    if (failure === undefined) return;
-    await states.fail(task.id, failure, 'WEBHOOK_FAILED');
+    const { states, telemetry } = this.deps;
+    const startedAt = performance.now();
+    const result = await this.post(task, target, controller);
+    const durationMs = performance.now() - startedAt;
+    if (result === 'completed' || result === 'accepted') {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: result, durationMs });
+      return;
+    }
+    telemetry.webhookDelivered({ taskId: task.id, outcome: 'failed', durationMs });
+    await states.fail(task.id, result.failure, 'WEBHOOK_FAILED');
   }
 
-  /** Returns why delivery failed, or undefined when the task was completed or handed over. */
+  /** Whether the webhook completed the task or took it for later (202), or why delivery failed. */
   private async post(
     task: TaskRow,
     target: AgentRow,
     controller: AbortController,
-  ): Promise<string | undefined> {
+  ): Promise<'completed' | 'accepted' | { failure: string }> {
     if (target.webhook_url === null || target.webhook_secret === null)
-      return 'the agent has no webhook configured';
+      return { failure: 'the agent has no webhook configured' };
     const payload: WebhookPayload = {
       task_id: task.id,
       capability: task.capability,
@@ -124,31 +132,33 @@ export class WebhookDeliverer implements Deliverer {
         lookup: this.deps.policy.lookup,
       });
     } catch (error) {
-      return describeFailure(error, controller.signal.aborted);
+      return { failure: describeFailure(error, controller.signal.aborted) };
     } finally {
       clearTimeout(deadline);
       controller.signal.removeEventListener('abort', onShutdown);
     }
     if (response.status === 202) {
       await this.deps.states.markDelivered(task.id);
-      return undefined;
+      return 'accepted';
     }
     if (response.status < 200 || response.status >= 300) {
       const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
-      return `the webhook answered HTTP ${response.status}${redirect}`;
+      return { failure: `the webhook answered HTTP ${response.status}${redirect}` };
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(response.body.toString('utf8'));
     } catch {
-      return `the webhook answered HTTP ${response.status} without a JSON body`;
+      return { failure: `the webhook answered HTTP ${response.status} without a JSON body` };
     }
     const output = (parsed as { output?: unknown } | null)?.output;
     if (typeof output !== 'object' || output === null || Array.isArray(output)) {
-      return `the webhook answered HTTP ${response.status} without an {"output": {...}} object (answer 202 to report later)`;
+      return {
+        failure: `the webhook answered HTTP ${response.status} without an {"output": {...}} object (answer 202 to report later)`,
+      };
     }
     await this.deps.states.complete(task.id, output);
-    return undefined;
+    return 'completed';
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
@@ -55,6 +56,7 @@ export interface PaymentAddress {
 
 export interface AgentServiceDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   didWebDomain: string;
   publicUrl: string;
@@ -105,6 +107,7 @@ export class AgentService {
       updated_at: now,
     });
     if (!changed) throw agentNotFound(did);
+    this.deps.telemetry.agentDeactivated({ did });
     return { did, status: 'deactivated', deactivated_at: now };
   }
 

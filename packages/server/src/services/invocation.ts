@@ -1,3 +1,4 @@
+import type { InvocationOutcome, Telemetry } from '../telemetry/telemetry.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskDelivery, TaskStatus } from '../db/schema/index.js';
@@ -53,6 +54,7 @@ export interface TaskView {
 
 export interface InvocationDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   events: TaskEvents;
   states: TaskStateMachine;
@@ -106,6 +108,7 @@ export class InvocationService {
     await insertTask(db, task);
     const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(task.id, wake));
     const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
+    this.deps.telemetry.invocationsWaiting(1);
     try {
       await this.deps.deliverers[delivery].dispatch(task, target);
       // The row just written is the first state; any change from here on wakes the loop to re-read it
@@ -114,7 +117,10 @@ export class InvocationService {
       for (let first = true; ; first = false) {
         if (!first) current = await findTask(db, task.id);
         if (current === undefined) throw new Error(`task ${task.id} vanished`);
-        if (FINAL_STATUSES.includes(current.status)) return this.outcome(current);
+        if (FINAL_STATUSES.includes(current.status)) {
+          this.reportEnd(current);
+          return this.outcome(current);
+        }
         const remaining = Number(current.deadline_at) - clock.now();
         const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
         if (reason === 'aborted') {
@@ -127,6 +133,7 @@ export class InvocationService {
         if (!(unanswered && (await states.webhookUnanswered(task.id)))) await states.timeOut(task.id);
       }
     } finally {
+      this.deps.telemetry.invocationsWaiting(-1);
       dispose();
       wakeup.close();
     }
@@ -161,6 +168,26 @@ export class InvocationService {
   async shutdown(): Promise<void> {
     this.closing.abort();
     await Promise.all(Object.values(this.deps.deliverers).map((deliverer) => deliverer.close()));
+  }
+
+  private reportEnd(task: TaskRow): void {
+    const outcome: InvocationOutcome =
+      task.status === 'completed'
+        ? 'completed'
+        : task.status === 'timeout'
+          ? 'timeout'
+          : task.error_code === 'WEBHOOK_FAILED'
+            ? 'webhook_failed'
+            : 'failed';
+    this.deps.telemetry.invocationEnded({
+      taskId: task.id,
+      callerDid: task.caller_did,
+      targetDid: task.target_did,
+      capability: task.capability,
+      delivery: task.delivery_mode,
+      outcome,
+      durationMs: this.deps.clock.now() - Number(task.created_at),
+    });
   }
 
   private outcome(task: TaskRow): InvokeResult {

@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
@@ -40,6 +41,7 @@ export interface RegisterResult {
 
 export interface RegistrationDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
@@ -118,6 +120,7 @@ export class RegistrationService {
       throw error;
     }
     const issued = await this.deps.tokens.issue(did);
+    this.deps.telemetry.agentRegistered({ did, keyType });
     return { did, token: issued.token, expires_at: issued.expiresAt };
   }
 

@@ -1,0 +1,78 @@
+/**
+ * Every machine-readable `code` an error body can carry. The OpenAPI document lists them as the enum
+ * of ErrorResponse.code, so a client's `error.code === 'TYPO'` fails to compile. A new code is added
+ * here first: ApiError only accepts codes from this list.
+ */
+export const ERROR_CODES = [
+  // Requests in general
+  'VALIDATION_FAILED',
+  'UNKNOWN_QUERY_PARAMETER',
+  'INVALID_JSON',
+  'JSON_TOO_DEEP',
+  'INVALID_CONTENT_LENGTH',
+  'INVALID_CONTENT_TYPE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+  'BAD_REQUEST',
+  'ROUTE_NOT_FOUND',
+  'INTERNAL_ERROR',
+  'DATABASE_UNAVAILABLE',
+  'SHUTTING_DOWN',
+  // Identity, registration and tokens
+  'INVALID_SIGNATURE',
+  'SIGNATURE_REUSED',
+  'AUDIENCE_REQUIRED',
+  'AUDIENCE_MISMATCH',
+  'INVALID_PUBLIC_KEY',
+  'INVALID_CHAIN_ID',
+  'UNSUPPORTED_CHAIN',
+  'CHAIN_ID_REQUIRED',
+  'TIMESTAMP_OUT_OF_RANGE',
+  'PUBLIC_KEY_EXISTS',
+  'INVALID_DID',
+  'INVALID_AGENT_ID',
+  'DID_NOT_FOUND',
+  'CHAIN_NOT_FOUND',
+  'TOKEN_MISSING',
+  'TOKEN_INVALID',
+  'TOKEN_EXPIRED',
+  'AGENT_DEACTIVATED',
+  'INVALID_METRICS_TOKEN',
+  // Profiles and invocation configuration
+  'AGENT_NOT_FOUND',
+  'NOT_OWNER',
+  'INVALID_URL',
+  'INVALID_TAGS',
+  'INVALID_CAPABILITY_SCHEMA',
+  'INVALID_WEBHOOK_SECRET',
+  'WEBHOOK_URL_REQUIRED',
+  'WEBHOOK_URL_FORBIDDEN',
+  'PAYMENT_ADDRESS_UNAVAILABLE',
+  // Invocation and tasks
+  'INVOCATION_DISABLED',
+  'CAPABILITY_NOT_OFFERED',
+  'INPUT_SCHEMA_MISMATCH',
+  'AGENT_ERROR',
+  'WEBHOOK_FAILED',
+  'INVOCATION_TIMEOUT',
+  'TASK_NOT_FOUND',
+  'TASK_NOT_OPEN',
+  'TASK_EXPIRED',
+  'NOT_TASK_CREATOR',
+  'NOT_YOUR_TASK',
+  // Reviews and search
+  'INVALID_RATING',
+  'SELF_REVIEW',
+  'REVIEW_EXISTS',
+  'REVIEW_NOT_FOUND',
+  'NOT_REVIEW_AUTHOR',
+  'EDIT_WINDOW_CLOSED',
+  'RATING_CHANGE_TOO_LARGE',
+  'REVIEW_RATE_LIMITED',
+  'CALL_RECORD_NOT_FOUND',
+  'CALL_RECORD_NOT_COMPLETED',
+  'CALL_RECORD_TARGET_MISMATCH',
+  'INVALID_SEARCH_QUERY',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
