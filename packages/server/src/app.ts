@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -6,8 +7,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
 import Fastify, { LogController } from 'fastify';
 import type { AppContext } from './context.js';
-import { handleError } from './http/error-handler.js';
 import { webRoutes } from './faces/web/routes.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { MAX_PARAM_LENGTH, handleError } from './http/error-handler.js';
+import { badlyEncodedParameter, parseQueryString } from './http/query-string.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
@@ -27,6 +30,10 @@ import { observeRequests } from './http/observe.js';
 import type { App } from './http/types.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from './http/json-depth.js';
 import { BadRequestError } from './errors.js';
+import { assertValidText } from './services/text-rules.js';
+
+/** Body members that are payloads passed between agents, not text the registry stores or searches. */
+const OPAQUE_BODY_MEMBERS = ['input', 'output'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -44,6 +51,8 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  // The handler logs through the app, which exists by the time a connection can fail.
+  const onClientError = (error: Error, socket: Socket): void => clientErrorHandler(app.log)(error, socket);
   const app = Fastify({
     logger:
       options.logger === false
@@ -57,7 +66,11 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
-    routerOptions: { maxParamLength: 512 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
+    // Errors raised before routing (bad URL encoding, an over-long DID) and by Node's HTTP parser
+    // (bad Content-Length or chunked encoding, oversized headers) answer {error, details, code} too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: (error, socket) => onClientError(error, socket),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -103,6 +116,26 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       return;
     }
     parseJson(request, text, done);
+  });
+
+  // One rule for text on every route and both databases: well-formed Unicode, no U+0000 outside the
+  // opaque invocation payloads (`input`, `output`), before any route validates or stores it.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      const badParameter = badlyEncodedParameter(request.query);
+      if (badParameter !== undefined) {
+        throw new BadRequestError(
+          'INVALID_URL_ENCODING',
+          `query ${badParameter.slice(0, 64)} is not valid percent-encoded UTF-8; encode each byte of UTF-8 as %XX`,
+        );
+      }
+      assertValidText(request.params, 'path');
+      assertValidText(request.query, 'query');
+      assertValidText(request.body, '', OPAQUE_BODY_MEMBERS);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
 
   // X-Request-Id on every response, one log line and the metrics of every request.

@@ -6,6 +6,7 @@ import { openDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { sweepInactiveFromIndex } from './db/stores/agent-index.js';
 import { AgentService } from './services/agents.js';
+import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
@@ -14,8 +15,9 @@ import { InvocationService } from './services/invocation.js';
 import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
 import { QueueDeliverer, WebhookDeliverer } from './invocation/deliverers.js';
 import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invocation/network-policy.js';
-import { SchemaCache } from './invocation/schema-cache.js';
 import { TaskStateMachine } from './invocation/task-state.js';
+import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './invocation/compiled-schemas.js';
+import { ValidatorPool } from './invocation/validator-pool.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -41,6 +43,8 @@ export interface AppContext {
   registration: RegistrationService;
   authentication: AuthenticationService;
   agents: AgentService;
+  /** Agents' capability JSON Schemas: publish checks and compiled validators (counts compilations). */
+  capabilitySchemas: CapabilitySchemas;
   didResolution: DidResolutionService;
   events: TaskEvents;
   invocation: InvocationService;
@@ -98,6 +102,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
+    const validators = new ValidatorPool({
+      size: LIMITS.inputValidationWorkers,
+      timeoutMs: LIMITS.inputValidationTimeoutMs,
+      prepareTimeoutMs: LIMITS.inputValidationPrepareTimeoutMs,
+      maxQueued: LIMITS.inputValidationMaxQueued,
+      cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
+      maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
+    });
+    const capabilitySchemas = new CapabilitySchemas(validators, LIMITS.inputValidationTimeoutMs);
     const events: TaskEvents =
       database.postgresUrl === undefined
         ? new InProcessTaskEvents()
@@ -119,7 +132,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       events,
       states,
-      schemas: new SchemaCache(),
+      schemas: capabilitySchemas,
       didWebDomain,
       deliverers: {
         queue: new QueueDeliverer(events),
@@ -157,9 +170,19 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         didWebDomain,
         audience: publicUrl,
         requireAudience: config.requireRegistrationAudience,
+        schemas: capabilitySchemas,
       }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
-      agents: new AgentService({ db, telemetry, clock, didWebDomain, publicUrl, webhookPolicy }),
+      agents: new AgentService({
+        db,
+        telemetry,
+        clock,
+        didWebDomain,
+        publicUrl,
+        webhookPolicy,
+        schemas: capabilitySchemas,
+      }),
+      capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
@@ -180,6 +203,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         agentTasks.shutdown();
         await invocation.shutdown();
         await discoveryJobs.stop();
+        await validators.close();
         await events.close();
         await database.close();
       },

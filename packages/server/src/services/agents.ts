@@ -17,6 +17,7 @@ import { toAgentProfile, type AgentProfile } from './agent-view.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertHttpUrl, assertProfileRules, normaliseCapability } from './profile-rules.js';
 
 /** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
@@ -60,6 +61,7 @@ export interface AgentServiceDeps {
   didWebDomain: string;
   publicUrl: string;
   webhookPolicy: WebhookNetworkPolicy;
+  schemas: CapabilitySchemas;
 }
 
 export class AgentService {
@@ -79,7 +81,8 @@ export class AgentService {
     update: ProfileUpdate,
   ): Promise<AgentProfile> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
-    assertProfileRules(update);
+    assertProfileRules(update, '');
+    await this.deps.schemas.assertPublishable(update.capabilities);
     const patch: AgentPatch = { updated_at: this.deps.clock.now() };
     if (update.name != null) patch.name = update.name;
     if (update.description != null) patch.description = update.description === '' ? null : update.description;

@@ -17,7 +17,7 @@ import { linkedSignal, longLivedController } from '../invocation/linked-signal.j
 import type { Capability } from '../identity/types.js';
 import type { Deliverer } from '../invocation/deliverers.js';
 import type { TaskEvents } from '../invocation/events.js';
-import type { SchemaCache } from '../invocation/schema-cache.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
 import { Wakeup } from '../invocation/wait.js';
 import type { AuthenticatedAgent } from './authentication.js';
@@ -59,7 +59,7 @@ export interface InvocationDeps {
   events: TaskEvents;
   states: TaskStateMachine;
   deliverers: Record<TaskDelivery, Deliverer>;
-  schemas: SchemaCache;
+  schemas: CapabilitySchemas;
   didWebDomain: string;
 }
 
@@ -84,7 +84,7 @@ export class InvocationService {
     }
     const target = await this.requireInvocableTarget(request.target_did);
     const capability = this.requireCapability(target, request.capability);
-    this.assertInputMatchesSchema(capability, request.input);
+    await this.deps.schemas.assertInputMatches(capability, inputJson);
 
     const { db, clock, states } = this.deps;
     const now = clock.now();
@@ -247,17 +247,6 @@ export class InvocationService {
       );
     }
     return capability;
-  }
-
-  private assertInputMatchesSchema(capability: Capability, input: unknown): void {
-    if (capability.input_schema == null) return;
-    const validate = this.deps.schemas.validator(capability.input_schema);
-    if (!validate(input)) {
-      throw new BadRequestError(
-        'INPUT_SCHEMA_MISMATCH',
-        `input does not match the input_schema of "${capability.type}": ${this.deps.schemas.describe(validate)}`,
-      );
-    }
   }
 
   private async requireTask(taskId: string): Promise<TaskRow> {

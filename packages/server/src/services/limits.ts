@@ -21,4 +21,11 @@ export const LIMITS = {
   pendingTasksMaxLimit: 50,
   pendingTasksMaxWaitSeconds: 60,
   taskErrorMaxLength: 10_000,
+  /** Checking one invocation input against its schema runs in a worker thread and is stopped after this. */
+  inputValidationTimeoutMs: 1000,
+  /** Parsing the input and compiling its schema first (bounded by the schema limits, about 0.1 s). */
+  inputValidationPrepareTimeoutMs: 10_000,
+  inputValidationWorkers: 2,
+  inputValidationMaxQueued: 256,
+  inputValidationWorkerHeapMb: 256,
 } as const;

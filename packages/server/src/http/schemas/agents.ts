@@ -1,7 +1,23 @@
 import { Type } from '@sinclair/typebox';
 import { DELIVERY_MODES, KEY_TYPES } from '../../identity/types.js';
 import { LIMITS } from '../../services/limits.js';
+import { SCHEMA_LIMITS } from '../../services/schema-limits.js';
 import { JsonObject, Nullable, checkedByService, ref } from './common.js';
+
+const L = SCHEMA_LIMITS;
+/** The limits a published capability schema must keep, stated where client generators read them. */
+const CAPABILITY_SCHEMA_RULES =
+  `A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most ${L.schemaMaxBytes} bytes of JSON, ` +
+  `${L.schemaMaxProperties} properties (names under properties and patternProperties, at every level), ` +
+  `${L.schemaMaxSubschemas} subschemas (JSON objects) and ${L.schemaMaxDepth} levels of nesting; all schemas of ` +
+  `a profile together at most ${L.profileSchemaMaxBytes} bytes, ${L.profileSchemaMaxProperties} properties and ` +
+  `${L.profileSchemaMaxSubschemas} subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and ` +
+  `match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= ` +
+  `${L.uniqueItemsMaxItems}.`;
+const CapabilitySchema = (role: string) =>
+  Nullable(
+    Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+  );
 
 const KeyType = Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES] });
 
@@ -22,8 +38,8 @@ export const Capability = Type.Object(
     type: Type.String({ minLength: 1, maxLength: LIMITS.capabilityTypeMaxLength, examples: ['translation'] }),
     description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.capabilityDescriptionMaxLength }))),
     tags: Type.Optional(Nullable(Tags)),
-    input_schema: Type.Optional(Nullable(JsonObject)),
-    output_schema: Type.Optional(Nullable(JsonObject)),
+    input_schema: Type.Optional(CapabilitySchema('Invocation input is validated against it')),
+    output_schema: Type.Optional(CapabilitySchema('Describes the output; published, not enforced')),
   },
   { $id: 'Capability' },
 );
@@ -34,8 +50,12 @@ const Capabilities = Type.Array(CapabilityRef, {
   maxItems: LIMITS.capabilitiesMaxCount,
 });
 
+const NAME_RULES =
+  'At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control ' +
+  'characters (400 INVALID_NAME). Stored exactly as sent.';
+
 export const ProfileInput = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength }),
+  name: Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES }),
   description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
   capabilities: Capabilities,
   tags: Type.Optional(Nullable(Tags)),
@@ -150,7 +170,9 @@ export const TokenRequest = Type.Object({
 });
 
 export const UpdateProfileRequest = Type.Object({
-  name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength }))),
+  name: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES })),
+  ),
   description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
   capabilities: Type.Optional(Nullable(Capabilities)),
   tags: Type.Optional(Nullable(Tags)),

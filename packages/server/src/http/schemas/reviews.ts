@@ -97,7 +97,7 @@ export const ReviewsQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({ minimum: 1, maximum: REVIEW_RULES.pageLimitMax, default: REVIEW_RULES.pageLimitDefault }),
   ),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: REVIEW_RULES.pageOffsetMax, default: 0 })),
 });
 
 export const ReviewIdParams = Type.Object({
