@@ -3,7 +3,7 @@ import path from 'node:path';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite'; path: string; busyTimeoutMs?: number }
   | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
 
 export interface Config {
@@ -75,6 +75,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+    busyTimeoutMs: integer('SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 60_000),
   });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
@@ -117,28 +118,30 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   return config;
 }
 
-interface PostgresTuning {
+interface DatabaseTuning {
   poolSize: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  busyTimeoutMs: number;
 }
 
 function parseDatabaseUrl(
   raw: string,
   cwd: string,
   problems: string[],
-  tuning: PostgresTuning,
+  tuning: DatabaseTuning,
 ): DatabaseConfig {
+  const { busyTimeoutMs, ...postgres } = tuning;
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') {
       problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/registry.db');
-      return { kind: 'sqlite', path: '' };
+      return { kind: 'sqlite', path: '', busyTimeoutMs };
     }
-    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file) };
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file), busyTimeoutMs };
   }
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://'))
-    return { kind: 'postgres', url: raw, ...tuning };
+    return { kind: 'postgres', url: raw, ...postgres };
   problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
-  return { kind: 'sqlite', path: '' };
+  return { kind: 'sqlite', path: '', busyTimeoutMs };
 }

@@ -79,7 +79,10 @@ export class WebhookDeliverer implements Deliverer {
     const { states } = this.deps;
     const failure = await this.post(task, target, controller);
     if (failure === undefined) return;
-    await states.fail(task.id, failure, 'WEBHOOK_FAILED');
+    // No answer by the deadline is a timeout (504), like an agent that never reports; a webhook
+    // that answered badly or could not be reached is a webhook failure (502).
+    if (failure === DEADLINE_PASSED) await states.timeOut(task.id);
+    else await states.fail(task.id, failure, 'WEBHOOK_FAILED');
   }
 
   /** Returns why delivery failed, or undefined when the task was completed or handed over. */
@@ -87,7 +90,7 @@ export class WebhookDeliverer implements Deliverer {
     task: TaskRow,
     target: AgentRow,
     controller: AbortController,
-  ): Promise<string | undefined> {
+  ): Promise<string | typeof DEADLINE_PASSED | undefined> {
     if (target.webhook_url === null || target.webhook_secret === null)
       return 'the agent has no webhook configured';
     const payload: WebhookPayload = {
@@ -152,16 +155,16 @@ export class WebhookDeliverer implements Deliverer {
   }
 }
 
-function describeFailure(error: unknown, shuttingDown: boolean): string {
+const DEADLINE_PASSED = Symbol('deadline passed');
+
+function describeFailure(error: unknown, shuttingDown: boolean): string | typeof DEADLINE_PASSED {
   if (shuttingDown) return 'the registry shut down during delivery';
   if (error instanceof ForbiddenWebhookTargetError) return `webhook refused: ${error.message}`;
   if (error instanceof WebhookResponseTooLargeError)
     return `the webhook response was too large: ${error.message}`;
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: string } | null)?.code;
-  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') {
-    return 'the webhook did not answer before the invocation deadline';
-  }
+  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') return DEADLINE_PASSED;
   if (code === 'ECONNREFUSED') return 'the webhook refused the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the webhook host does not resolve';
   return `the webhook could not be reached${code ? ` (${code})` : ''}`;

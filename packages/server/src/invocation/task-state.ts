@@ -49,17 +49,7 @@ export class TaskStateMachine {
     return this.move(id, ['pending'], { status: 'processing', accepted_at: this.clock.now() });
   }
 
-  /** A webhook that never answered by the deadline is a webhook failure (502), not an agent timeout. */
-  webhookUnanswered(id: string): Promise<boolean> {
-    const patch = {
-      status: 'failed' as const,
-      error: 'the webhook did not answer before the invocation deadline',
-      error_code: 'WEBHOOK_FAILED' as const,
-      completed_at: this.clock.now(),
-    };
-    return this.move(id, ['pending'], patch);
-  }
-
+  /** The deadline passed first (no result, or a webhook that had not answered): 504 INVOCATION_TIMEOUT. */
   timeOut(id: string): Promise<boolean> {
     return this.move(id, OPEN_STATUSES, { status: 'timeout', completed_at: this.clock.now() });
   }

@@ -123,8 +123,8 @@ export class InvocationService {
           });
         }
         if (reason !== 'timeout') continue;
-        const unanswered = current.delivery_mode === 'webhook' && current.status === 'pending';
-        if (!(unanswered && (await states.webhookUnanswered(task.id)))) await states.timeOut(task.id);
+        // Whether the agent or its webhook had not answered, a passed deadline is a timeout (504).
+        await states.timeOut(task.id);
       }
     } finally {
       dispose();

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ServiceUnavailableError } from '../../errors.js';
+import { DatabaseUnavailableError } from '../../errors.js';
 import { errors } from '../schemas/common.js';
 import type { App } from '../types.js';
 
@@ -32,8 +32,8 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     async () => {
       try {
         await ctx.database.ping();
-      } catch {
-        throw new ServiceUnavailableError('DATABASE_UNAVAILABLE', 'The database does not answer');
+      } catch (error) {
+        throw new DatabaseUnavailableError(error, 'The database does not answer');
       }
       return { status: 'ready' };
     },
