@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import {
   agentPath,
@@ -328,6 +329,44 @@ describe(
       } finally {
         await check.end();
       }
+    });
+  },
+);
+
+describe(
+  'SQLite busy beyond busy_timeout',
+  {
+    skip: testDatabase !== 'sqlite' ? 'SQLite-only: runs in the SQLite pass' : undefined,
+  },
+  () => {
+    let registry: TestRegistry;
+
+    before(async () => {
+      registry = await startRegistry({ SQLITE_BUSY_TIMEOUT_MS: '50' });
+    });
+
+    after(() => registry?.close());
+
+    test('a write blocked by another process’s lock answers 503 DATABASE_UNAVAILABLE with Retry-After, then succeeds', async () => {
+      const other = new SqliteDatabase(registry.database.file as string);
+      const registerOnce = async () =>
+        registry.app.inject({
+          method: 'POST',
+          url: '/api/agents/register',
+          payload: await registrationBody(ed25519Agent(), defaultProfile(), registry.clock.now()),
+        });
+      try {
+        other.exec('BEGIN EXCLUSIVE');
+        const blocked = await registerOnce();
+        assert.equal(blocked.statusCode, 503, blocked.body);
+        assert.equal(blocked.json().code, 'DATABASE_UNAVAILABLE');
+        assert.equal(blocked.headers['retry-after'], '1');
+        other.exec('ROLLBACK');
+      } finally {
+        other.close();
+      }
+      const after = await registerOnce();
+      assert.equal(after.statusCode, 201, after.body);
     });
   },
 );
