@@ -15,6 +15,8 @@ export interface Config {
   /** did:web domain segment: host, with a port written `%3A<port>` as the did:web method requires. */
   didWebDomain: string;
   webhookAllowPrivateNetworks: boolean;
+  /** Webhook deliveries in flight per target agent; more wait in that agent's queue (within their deadline). */
+  webhookMaxConcurrencyPerAgent: number;
   logLevel: LogLevel;
   /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
   tokenSigningKey: string | undefined;
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     didWebDomain,
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
     logLevel: logLevel ?? 'info',
     tokenSigningKey: read('TOKEN_SIGNING_KEY'),
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),

@@ -103,6 +103,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           states,
           policy: webhookPolicy,
           maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+          maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
           log,
         }),
       },

@@ -7,6 +7,7 @@ import type { TaskEvents } from './events.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './network-policy.js';
 import type { TaskStateMachine } from './task-state.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
+import { WebhookLanes } from './webhook-lanes.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
 export interface Deliverer {
@@ -49,6 +50,8 @@ export interface WebhookDelivererDeps {
   states: TaskStateMachine;
   policy: WebhookNetworkPolicy;
   maxResponseBytes: number;
+  /** Deliveries in flight per target agent (WEBHOOK_MAX_CONCURRENCY_PER_AGENT); more wait their turn. */
+  maxConcurrentPerAgent: number;
   log: FastifyBaseLogger;
 }
 
@@ -58,8 +61,12 @@ export interface WebhookDelivererDeps {
  */
 export class WebhookDeliverer implements Deliverer {
   private readonly inFlight = new Set<AbortController>();
+  /** Per target agent pools and limits: one agent's slow host never holds another agent's sockets. */
+  readonly lanes: WebhookLanes;
 
-  constructor(private readonly deps: WebhookDelivererDeps) {}
+  constructor(private readonly deps: WebhookDelivererDeps) {
+    this.lanes = new WebhookLanes({ maxConcurrentPerAgent: deps.maxConcurrentPerAgent });
+  }
 
   async dispatch(task: TaskRow, target: AgentRow): Promise<void> {
     const controller = new AbortController();
@@ -73,6 +80,7 @@ export class WebhookDeliverer implements Deliverer {
 
   async close(): Promise<void> {
     for (const controller of this.inFlight) controller.abort(new Error('registry shutting down'));
+    this.lanes.close();
   }
 
   private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
@@ -121,11 +129,15 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      response = await postJson(url, body, headers, {
-        signal: request.signal,
-        maxResponseBytes: this.deps.maxResponseBytes,
-        lookup: this.deps.policy.lookup,
-      });
+      // Waiting for a slot counts against this task's own deadline only (its signal), never another's.
+      response = await this.lanes.run(target.did, request.signal, (agents) =>
+        postJson(url, body, headers, {
+          signal: request.signal,
+          maxResponseBytes: this.deps.maxResponseBytes,
+          lookup: this.deps.policy.lookup,
+          agents,
+        }),
+      );
     } catch (error) {
       return describeFailure(error, controller.signal.aborted);
     } finally {
