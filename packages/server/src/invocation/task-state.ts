@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskErrorCode, TaskStatus } from '../db/schema/index.js';
-import { transitionTask } from '../db/stores/tasks.js';
+import { timeOutExpiredTasks, transitionTask } from '../db/stores/tasks.js';
 import type { TaskEvents } from './events.js';
 
 /**
@@ -52,6 +52,13 @@ export class TaskStateMachine {
   /** The deadline passed first (no result, or a webhook that had not answered): 504 INVOCATION_TIMEOUT. */
   timeOut(id: string): Promise<boolean> {
     return this.move(id, OPEN_STATUSES, { status: 'timeout', completed_at: this.clock.now() });
+  }
+
+  /** Background sweep: up to `limit` open tasks past their deadline become `timeout`. Returns how many. */
+  async sweepExpired(limit: number): Promise<number> {
+    const ids = await timeOutExpiredTasks(this.db, this.clock.now(), limit);
+    for (const id of ids) await this.events.taskChanged(id);
+    return ids.length;
   }
 
   private async move(

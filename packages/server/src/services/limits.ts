@@ -24,4 +24,6 @@ export const LIMITS = {
   pendingTasksMaxLimit: 50,
   pendingTasksMaxWaitSeconds: 60,
   taskErrorMaxLength: 10_000,
+  /** How long an Idempotency-Key of an invocation is remembered (docs/decisions.md). */
+  idempotencyKeyTtlMs: 24 * 60 * 60 * 1000,
 } as const;

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { LIMITS } from '../../services/limits.js';
 import { bearerAuth, errors } from '../schemas/common.js';
 import {
+  InvokeHeaders,
   InvokeRequest,
   InvokeResponse,
   PendingTasksQuery,
@@ -37,14 +38,18 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'Invoke a capability of another agent and wait for its result',
+        description:
+          'Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.',
         security: bearerAuth,
+        headers: InvokeHeaders,
         body: InvokeRequest,
-        response: { 200: InvokeResponse, ...errors(400, 401, 404, 413, 502, 503, 504) },
+        response: { 200: InvokeResponse, ...errors(400, 401, 404, 413, 422, 502, 503, 504) },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      return ctx.invocation.invoke(caller, request.body, clientGone(reply));
+      const key = request.headers['idempotency-key'];
+      return ctx.invocation.invoke(caller, request.body, clientGone(reply), key);
     },
   );
 
