@@ -36,6 +36,8 @@ export interface PrivateCluster {
   /** Runs one statement as the superuser (a fresh connection each time). */
   query(statement: string, parameters?: unknown[], database?: string): Promise<pg.QueryResult>;
   restart(mode: 'fast' | 'immediate'): void;
+  stop(mode: 'fast' | 'immediate'): void;
+  start(): void;
   destroy(): void;
 }
 
@@ -71,6 +73,8 @@ export async function startPrivateCluster(): Promise<PrivateCluster> {
       }
     },
     restart: (mode) => pgCtl(['-m', mode, 'restart', '-o', options]),
+    stop: (mode) => pgCtl(['-m', mode, 'stop']),
+    start: () => pgCtl(['-o', options, 'start']),
     destroy: () => {
       if (!stopped) {
         stopped = true;
