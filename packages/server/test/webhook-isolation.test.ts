@@ -15,9 +15,8 @@ const LIMIT = 4;
 
 interface Origin {
   url(pathname: string): string;
-  /** Requests to /slow currently open, and the most ever open at once. */
+  /** Requests to /slow currently open. */
   slowOpen: number;
-  slowMaxOpen: number;
   slowReceived: number;
   fastReceived: number;
   /** webhook-id (task id) of every delivery /slow received. */
@@ -29,7 +28,6 @@ interface Origin {
 async function startOrigin(): Promise<Origin> {
   const origin = {
     slowOpen: 0,
-    slowMaxOpen: 0,
     slowReceived: 0,
     fastReceived: 0,
     slowTaskIds: new Set<string>(),
@@ -40,7 +38,6 @@ async function startOrigin(): Promise<Origin> {
       origin.slowReceived += 1;
       origin.slowTaskIds.add(String(req.headers['webhook-id']));
       origin.slowOpen += 1;
-      origin.slowMaxOpen = Math.max(origin.slowMaxOpen, origin.slowOpen);
       res.on('close', () => {
         origin.slowOpen -= 1;
       });
