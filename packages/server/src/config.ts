@@ -29,6 +29,8 @@ export interface Config {
   reviewRateWindowSeconds: number;
   /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
   reputationRefreshSeconds: number;
+  /** Refuse registrations whose signed message does not name this registry (`audience`). */
+  requireRegistrationAudience: boolean;
   /** How often each node times out expired open tasks and forgets expired idempotency keys. */
   taskSweepSeconds: number;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateLimit: integer('REVIEW_RATE_LIMIT', 10, 1, 100_000),
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
+    requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
   };
   if (problems.length > 0) throw new ConfigError(problems);

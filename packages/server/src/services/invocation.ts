@@ -5,7 +5,7 @@ import { findActiveAgent, type AgentRow } from '../db/stores/agents.js';
 import { findTask, insertTask, type TaskRow } from '../db/stores/tasks.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from '../db/stores/idempotency.js';
-import { canonicalJson } from '../identity/canonical-json.js';
+import { canonicalJson } from '@agent-registry/protocol';
 import { createHash } from 'node:crypto';
 import {
   ApiError,

@@ -4,7 +4,8 @@ import * as core from './001-core.js';
 import * as tasks from './002-tasks.js';
 import * as discovery from './003-discovery.js';
 import * as searchActiveOnly from './004-search-active-only.js';
-import * as invocationIdempotency from './005-invocation-idempotency.js';
+import * as usedSignatures from './005-used-signatures.js';
+import * as invocationIdempotency from './006-invocation-idempotency.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -12,7 +13,8 @@ const migrations: Record<string, Migration> = {
   '002-tasks': tasks,
   '003-discovery': discovery,
   '004-search-active-only': searchActiveOnly,
-  '005-invocation-idempotency': invocationIdempotency,
+  '005-used-signatures': usedSignatures,
+  '006-invocation-idempotency': invocationIdempotency,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

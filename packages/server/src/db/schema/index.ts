@@ -4,6 +4,7 @@ import type { TasksPartial } from './tasks.js';
 import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
+import type { UsedSignaturesPartial } from './used-signatures.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
@@ -12,6 +13,7 @@ export type DatabaseSchema = AgentsPartial &
   RegistrySettingsPartial &
   TasksPartial &
   DiscoveryPartial &
+  UsedSignaturesPartial &
   InvocationIdempotencyPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
@@ -20,4 +22,5 @@ export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './task
 export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
+export type { UsedSignaturesTable } from './used-signatures.js';
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
