@@ -1121,11 +1121,17 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invoke a capability of another agent and wait for its result */
+    /**
+     * Invoke a capability of another agent and wait for its result
+     * @description Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.
+     */
     post: {
       parameters: {
         query?: never;
-        header?: never;
+        header?: {
+          /** @description Optional. 1-255 visible ASCII characters (e.g. a UUID) naming this invocation. A retry by the same caller with the same key and the same target_did, capability and input attaches to the task the key already names (waiting for its outcome, or answering at once when it has ended) instead of creating another; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. Keys are remembered for 24 hours. */
+          'idempotency-key'?: string;
+        };
         path?: never;
         cookie?: never;
       };
@@ -1192,6 +1198,15 @@ export interface paths {
         };
         /** @description Every error of every endpoint has this shape */
         413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ErrorResponse'];
+          };
+        };
+        /** @description Every error of every endpoint has this shape */
+        422: {
           headers: {
             [name: string]: unknown;
           };
