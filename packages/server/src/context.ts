@@ -23,6 +23,7 @@ import pino from 'pino';
 import { sql } from 'kysely';
 import { NOTIFY_CHANNEL, PostgresTaskEvents } from './invocation/pg-events.js';
 import { startDiscoveryJobs } from './services/background-jobs.js';
+import { startTaskMaintenance } from './services/task-maintenance.js';
 import { registryGovernance } from './services/governance.js';
 import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
@@ -142,6 +143,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           states,
           policy: webhookPolicy,
           maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+          maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
           log,
         }),
       },
@@ -155,6 +157,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       config,
       reputation,
       stats,
+      onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
+    });
+    // Expired open tasks to `timeout` and expired idempotency keys out, on every node (idempotent).
+    const taskMaintenance = startTaskMaintenance({
+      db,
+      clock,
+      states,
+      intervalMs: config.taskSweepSeconds * 1000,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
     return {
@@ -203,6 +213,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         agentTasks.shutdown();
         await invocation.shutdown();
         await discoveryJobs.stop();
+        await taskMaintenance.stop();
         await validators.close();
         await events.close();
         await database.close();

@@ -67,6 +67,18 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/**
+ * The database could not be reached or dropped the connection mid-request (restart, failover,
+ * SQLITE_BUSY beyond busy_timeout, disk I/O error). Raised by the storage layer's classifier
+ * (db/unavailability.ts), never by matching message text.
+ */
+export class DatabaseUnavailableError extends ApiError {
+  constructor(cause: unknown, details = 'The database is not reachable right now; retry shortly') {
+    super(503, 'DATABASE_UNAVAILABLE', 'Service unavailable', details, { 'retry-after': '1' });
+    this.cause = cause;
+  }
+}
+
 export const agentNotFound = (did: string): NotFoundError =>
   new NotFoundError('AGENT_NOT_FOUND', `No active agent is registered with DID ${did}`, 'Agent not found');
 

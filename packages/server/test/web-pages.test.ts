@@ -1,6 +1,7 @@
+import { swaggerUiBranding } from '../src/http/branding.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Html, html, safeHttpUrl, trusted } from '../src/faces/web/html.js';
 import { renderMarkdown } from '../src/faces/web/markdown.js';

@@ -450,7 +450,7 @@ export interface paths {
     put?: never;
     /**
      * Invoke a capability of another agent and wait for its result
-     * @description Creates a task for the target agent, delivers it (webhook POST or queue), and blocks until the agent completes it, fails it, or the deadline (timeout_ms, default 30 s, at most 300 s) passes. The task stays readable at GET /api/tasks/{id}.
+     * @description Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.
      *
      *     Responses:
      *     - `200`: The agent completed the task: its output.
@@ -459,6 +459,7 @@ export interface paths {
      *     - `404`: No active agent has target_did (`AGENT_NOT_FOUND`).
      *     - `413`: The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).
      *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `422`: The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `502`: The invoked agent reported a failure (`AGENT_ERROR`) or its webhook failed (`WEBHOOK_FAILED`); `task_id` names the task.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -844,6 +845,14 @@ export interface components {
         | 'INTERNAL_ERROR'
         | 'DATABASE_UNAVAILABLE'
         | 'SHUTTING_DOWN'
+        | 'INVALID_URL_ENCODING'
+        | 'INVALID_TEXT'
+        | 'INVALID_NAME'
+        | 'CAPABILITY_SCHEMA_TOO_LARGE'
+        | 'INPUT_VALIDATION_TIMEOUT'
+        | 'VALIDATION_BUSY'
+        | 'IDEMPOTENCY_KEY_REUSED'
+        | 'INVALID_IDEMPOTENCY_KEY'
         | 'INVALID_SIGNATURE'
         | 'SIGNATURE_REUSED'
         | 'AUDIENCE_REQUIRED'
@@ -903,9 +912,11 @@ export interface components {
       type: string;
       description?: string | null;
       tags?: string[] | null;
+      /** @description Invocation input is validated against it. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       input_schema?: {
         [key: string]: unknown;
       } | null;
+      /** @description Describes the output; published, not enforced. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       output_schema?: {
         [key: string]: unknown;
       } | null;
@@ -992,6 +1003,7 @@ export interface components {
        */
       chain_id?: string | null;
       profile: {
+        /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
         name: string;
         description?: string | null;
         capabilities: components['schemas']['Capability'][];
@@ -1657,6 +1669,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
+          /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
           name?: string | null;
           description?: string | null;
           capabilities?: components['schemas']['Capability'][] | null;
@@ -2415,7 +2428,10 @@ export interface operations {
   invokeAgent: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Optional. 1-255 visible ASCII characters (e.g. a UUID) naming this invocation. A retry by the same caller with the same key and the same target_did, capability and input attaches to the task the key already names (waiting for its outcome, or answering at once when it has ended) instead of creating another; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. Keys are remembered for 24 hours. */
+        'idempotency-key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2478,6 +2494,16 @@ export interface operations {
       };
       /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`). */
+      422: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;

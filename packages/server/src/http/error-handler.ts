@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { isDatabaseUnavailable } from '../db/errors.js';
-import { ApiError } from '../errors.js';
+import { ApiError, DatabaseUnavailableError } from '../errors.js';
 
 /** Longest path parameter the router accepts (a DID, percent-encoded, fits with room). */
 export const MAX_PARAM_LENGTH = 512;
@@ -107,6 +106,8 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   let status: number;
   let body: ErrorBody;
   if (error instanceof ApiError) {
+    if (error instanceof DatabaseUnavailableError)
+      request.log.warn({ err: error.cause }, 'database unavailable');
     status = error.status;
     body = { ...error.extra, error: error.title, details: error.details, code: error.code };
     reply.headers(error.headers);
@@ -126,15 +127,6 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   } else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     status = error.statusCode;
     body = { error: 'Invalid request', details: error.message, code: error.code ?? 'BAD_REQUEST' };
-  } else if (isDatabaseUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable');
-    status = 503;
-    body = {
-      error: 'Service unavailable',
-      details: 'The database is not reachable right now; retry shortly',
-      code: 'DATABASE_UNAVAILABLE',
-    };
-    reply.header('retry-after', '1');
   } else {
     request.log.error({ err: error }, 'unhandled error');
     status = 500;

@@ -8,6 +8,7 @@ import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './networ
 import type { TaskStateMachine } from './task-state.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
+import { WebhookLanes } from './webhook-lanes.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
 export interface Deliverer {
@@ -51,6 +52,8 @@ export interface WebhookDelivererDeps {
   states: TaskStateMachine;
   policy: WebhookNetworkPolicy;
   maxResponseBytes: number;
+  /** Deliveries in flight per target agent (WEBHOOK_MAX_CONCURRENCY_PER_AGENT); more wait their turn. */
+  maxConcurrentPerAgent: number;
   log: FastifyBaseLogger;
 }
 
@@ -60,8 +63,12 @@ export interface WebhookDelivererDeps {
  */
 export class WebhookDeliverer implements Deliverer {
   private readonly inFlight = new Set<AbortController>();
+  /** Per target agent pools and limits: one agent's slow host never holds another agent's sockets. */
+  readonly lanes: WebhookLanes;
 
-  constructor(private readonly deps: WebhookDelivererDeps) {}
+  constructor(private readonly deps: WebhookDelivererDeps) {
+    this.lanes = new WebhookLanes({ maxConcurrentPerAgent: deps.maxConcurrentPerAgent });
+  }
 
   async dispatch(task: TaskRow, target: AgentRow): Promise<void> {
     const controller = new AbortController();
@@ -75,6 +82,7 @@ export class WebhookDeliverer implements Deliverer {
 
   async close(): Promise<void> {
     for (const controller of this.inFlight) controller.abort(new Error('registry shutting down'));
+    this.lanes.close();
   }
 
   private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
@@ -86,6 +94,13 @@ export class WebhookDeliverer implements Deliverer {
       telemetry.webhookDelivered({ taskId: task.id, outcome: result, durationMs });
       return;
     }
+    // No answer by the deadline is a timeout (504), like an agent that never reports; a webhook
+    // that answered badly or could not be reached is a webhook failure (502).
+    if (result.failure === DEADLINE_PASSED) {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: 'timeout', durationMs });
+      await states.timeOut(task.id);
+      return;
+    }
     telemetry.webhookDelivered({ taskId: task.id, outcome: 'failed', durationMs });
     await states.fail(task.id, result.failure, 'WEBHOOK_FAILED');
   }
@@ -95,7 +110,7 @@ export class WebhookDeliverer implements Deliverer {
     task: TaskRow,
     target: AgentRow,
     controller: AbortController,
-  ): Promise<'completed' | 'accepted' | { failure: string }> {
+  ): Promise<'completed' | 'accepted' | { failure: string | typeof DEADLINE_PASSED }> {
     if (target.webhook_url === null || target.webhook_secret === null)
       return { failure: 'the agent has no webhook configured' };
     const payload: WebhookPayload = {
@@ -126,11 +141,15 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      response = await postJson(url, body, headers, {
-        signal: request.signal,
-        maxResponseBytes: this.deps.maxResponseBytes,
-        lookup: this.deps.policy.lookup,
-      });
+      // Waiting for a slot counts against this task's own deadline only (its signal), never another's.
+      response = await this.lanes.run(target.did, request.signal, (agents) =>
+        postJson(url, body, headers, {
+          signal: request.signal,
+          maxResponseBytes: this.deps.maxResponseBytes,
+          lookup: this.deps.policy.lookup,
+          agents,
+        }),
+      );
     } catch (error) {
       return { failure: describeFailure(error, controller.signal.aborted) };
     } finally {
@@ -162,16 +181,16 @@ export class WebhookDeliverer implements Deliverer {
   }
 }
 
-function describeFailure(error: unknown, shuttingDown: boolean): string {
+const DEADLINE_PASSED = Symbol('deadline passed');
+
+function describeFailure(error: unknown, shuttingDown: boolean): string | typeof DEADLINE_PASSED {
   if (shuttingDown) return 'the registry shut down during delivery';
   if (error instanceof ForbiddenWebhookTargetError) return `webhook refused: ${error.message}`;
   if (error instanceof WebhookResponseTooLargeError)
     return `the webhook response was too large: ${error.message}`;
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: string } | null)?.code;
-  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') {
-    return 'the webhook did not answer before the invocation deadline';
-  }
+  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') return DEADLINE_PASSED;
   if (code === 'ECONNREFUSED') return 'the webhook refused the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the webhook host does not resolve';
   return `the webhook could not be reached${code ? ` (${code})` : ''}`;

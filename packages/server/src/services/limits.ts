@@ -28,4 +28,6 @@ export const LIMITS = {
   inputValidationWorkers: 2,
   inputValidationMaxQueued: 256,
   inputValidationWorkerHeapMb: 256,
+  /** How long an Idempotency-Key of an invocation is remembered (docs/decisions.md). */
+  idempotencyKeyTtlMs: 24 * 60 * 60 * 1000,
 } as const;

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../errors.js';
+import type { ErrorCode } from '../error-codes.js';
 
 /**
  * Rules for text the registry accepts. Every string must be well-formed Unicode (a lone surrogate is
@@ -92,7 +93,7 @@ export function assertDisplayName(field: string, name: string): void {
 }
 
 /** Identifiers shown to people (capability types, tags) may not reorder the text around them. */
-export function assertNoBidiControls(field: string, text: string, code = 'INVALID_TEXT'): void {
+export function assertNoBidiControls(field: string, text: string, code: ErrorCode = 'INVALID_TEXT'): void {
   const found = BIDI_CONTROLS.exec(text);
   if (found !== null) {
     const codePoint = found[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0') ?? '';

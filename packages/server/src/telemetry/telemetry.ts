@@ -5,7 +5,7 @@ import type { KeyType } from '../identity/types.js';
 export type InvocationOutcome = 'completed' | 'failed' | 'webhook_failed' | 'timeout';
 
 /** What became of one webhook POST: answered with output, accepted for later (202), or failed. */
-export type WebhookOutcome = 'completed' | 'accepted' | 'failed';
+export type WebhookOutcome = 'completed' | 'accepted' | 'failed' | 'timeout';
 
 /**
  * What services report about the registry's work. Services call this and nothing else: the

@@ -5,6 +5,7 @@ import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
 import type { UsedSignaturesPartial } from './used-signatures.js';
+import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
 
@@ -12,7 +13,8 @@ export type DatabaseSchema = AgentsPartial &
   RegistrySettingsPartial &
   TasksPartial &
   DiscoveryPartial &
-  UsedSignaturesPartial;
+  UsedSignaturesPartial &
+  InvocationIdempotencyPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -21,3 +23,4 @@ export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
 export type { UsedSignaturesTable } from './used-signatures.js';
+export type { InvocationIdempotencyTable } from './invocation-idempotency.js';

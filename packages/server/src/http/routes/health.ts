@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ServiceUnavailableError } from '../../errors.js';
 import { errors, ref } from '../schemas/common.js';
 import { Health } from '../schemas/operations.js';
+import { DatabaseUnavailableError } from '../../errors.js';
 import type { App } from '../types.js';
 
 const Status = Type.Object({ status: Type.String() });
@@ -44,8 +44,8 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     async () => {
       try {
         await ctx.database.ping();
-      } catch {
-        throw new ServiceUnavailableError('DATABASE_UNAVAILABLE', 'The database does not answer');
+      } catch (error) {
+        throw new DatabaseUnavailableError(error, 'The database does not answer');
       }
       return { status: 'ready' };
     },

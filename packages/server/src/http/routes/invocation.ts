@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { LIMITS } from '../../services/limits.js';
 import { bearerAuth, errors, ref } from '../schemas/common.js';
 import {
+  InvokeHeaders,
   InvokeRequest,
   InvokeResponse,
   PendingTasksQuery,
@@ -39,23 +40,24 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
         operationId: 'invokeAgent',
         summary: 'Invoke a capability of another agent and wait for its result',
         description:
-          'Creates a task for the target agent, delivers it (webhook POST or queue), and blocks until the agent ' +
-          'completes it, fails it, or the deadline (timeout_ms, default 30 s, at most 300 s) passes. The task ' +
-          'stays readable at GET /api/tasks/{id}.',
+          'Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.',
         security: bearerAuth,
+        headers: InvokeHeaders,
         body: ref(InvokeRequest),
         'x-status-reasons': {
           200: 'The agent completed the task: its output.',
           400: 'A field is invalid, the target does not accept invocations (`INVOCATION_DISABLED`), does not offer the capability (`CAPABILITY_NOT_OFFERED`), or input does not match its input_schema (`INPUT_SCHEMA_MISMATCH`).',
           404: 'No active agent has target_did (`AGENT_NOT_FOUND`).',
           413: 'The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).',
+          422: 'The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).',
         },
-        response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 502, 503, 504) },
+        response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 422, 502, 503, 504) },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      return ctx.invocation.invoke(caller, request.body, clientGone(reply));
+      const key = request.headers['idempotency-key'];
+      return ctx.invocation.invoke(caller, request.body, clientGone(reply), key);
     },
   );
 

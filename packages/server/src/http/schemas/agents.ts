@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DELIVERY_MODES, KEY_TYPES } from '../../identity/types.js';
 import { LIMITS } from '../../services/limits.js';
 import { SCHEMA_LIMITS } from '../../services/schema-limits.js';
-import { JsonObject, Nullable, checkedByService, ref } from './common.js';
+import { Nullable, checkedByService, ref } from './common.js';
 
 const L = SCHEMA_LIMITS;
 /** The limits a published capability schema must keep, stated where client generators read them. */

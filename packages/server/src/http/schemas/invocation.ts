@@ -30,6 +30,15 @@ export const InvokeRequest = Type.Object(
   { $id: 'InvokeRequest', examples: [INVOKE_EXAMPLE] },
 );
 
+export const InvokeHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Optional. 1-255 visible ASCII characters (e.g. a UUID) naming this invocation. A retry by the same caller with the same key and the same target_did, capability and input attaches to the task the key already names (waiting for its outcome, or answering at once when it has ended) instead of creating another; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. Keys are remembered for 24 hours.',
+    }),
+  ),
+});
+
 export const InvokeResponse = Type.Object(
   {
     task_id: Type.String(),
