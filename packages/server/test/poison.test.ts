@@ -696,7 +696,7 @@ describe('poison input is refused, cheaply and with the right 4xx', () => {
 
     test('a body that is not JSON gets 415 saying to send Content-Type: application/json', async () => {
       const { body } = await request(
-        'POST /api/reviews HTTP/1.1',
+        'POST /api/agents/register HTTP/1.1',
         ['Content-Type: application/x-www-form-urlencoded', 'Content-Length: 9'],
         'rating=10',
       );

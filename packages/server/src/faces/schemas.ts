@@ -1,14 +1,17 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { BadRequestError } from '../errors.js';
-import { Capability } from '../http/schemas/agents.js';
+import { COMPONENT_SCHEMAS } from '../http/schemas/components.js';
 
 export type JsonSchema = Record<string, unknown>;
 
 /** The same Ajv settings as REST bodies (app.ts): JSON types are not coerced, defaults are filled in. */
 const ajv = new Ajv({ strict: false, useDefaults: true, removeAdditional: false, coerceTypes: false });
 
-const SHARED: Record<string, JsonSchema> = { Capability: withoutId(plain(Capability)) };
+/** Every named component (ErrorResponse, Capability, AgentProfile, SearchHit...), to inline where a route refers to it. */
+const SHARED: Record<string, JsonSchema> = Object.fromEntries(
+  COMPONENT_SCHEMAS.map((schema) => [schema.$id as string, withoutId(plain(schema))]),
+);
 
 function plain(schema: TSchema): JsonSchema {
   // JSON text drops TypeBox's symbol keys, leaving the JSON Schema the REST routes publish.
