@@ -16,6 +16,7 @@ import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
 import { statsRoutes } from './http/routes/stats.js';
 import { Capability } from './http/schemas/agents.js';
+import { ServiceRecord } from './http/schemas/service-record.js';
 import { ErrorResponse } from './http/schemas/common.js';
 import { Chain, DidDocument } from './http/schemas/discovery.js';
 import type { App } from './http/types.js';
@@ -56,7 +57,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
   const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
-  for (const schema of [ErrorResponse, Capability, Chain, DidDocument]) {
+  for (const schema of [ErrorResponse, Capability, Chain, DidDocument, ServiceRecord]) {
     bodyAjv.addSchema(schema);
     textAjv.addSchema(schema);
     app.addSchema(schema);

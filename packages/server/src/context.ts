@@ -25,6 +25,7 @@ import { registryGovernance } from './services/governance.js';
 import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
+import { ServiceRecordService } from './services/service-record.js';
 import { StatsService } from './services/stats.js';
 
 /** Everything a request may need, built once here: the composition root. */
@@ -44,6 +45,7 @@ export interface AppContext {
   stopWaiters(): Promise<void>;
   reviews: ReviewService;
   reputation: ReputationService;
+  serviceRecord: ServiceRecordService;
   search: SearchService;
   stats: StatsService;
   close(): Promise<void>;
@@ -84,7 +86,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
             },
             log,
           );
-    const states = new TaskStateMachine(db, clock, events);
+    const serviceRecord = new ServiceRecordService({ db, clock });
+    const states = new TaskStateMachine(db, clock, events, (trx, id) =>
+      serviceRecord.recordFinished(trx, id),
+    );
     const webhookPolicy = new WebhookNetworkPolicy(
       config.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
@@ -115,6 +120,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const discoveryJobs = startDiscoveryJobs({
       config,
       reputation,
+      serviceRecord,
       stats,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
@@ -125,11 +131,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       tokens,
       registration: new RegistrationService({ db, clock, tokens, didWebDomain }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
-      agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy }),
+      agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy, serviceRecord }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
       reputation,
-      search: new SearchService({ db, searches: stats }),
+      serviceRecord,
+      search: new SearchService({ db, clock, searches: stats }),
       stats,
       events,
       invocation,

@@ -164,9 +164,11 @@ describe('OpenAPI', () => {
       (p: { name: string }) => p.name,
     );
     assert.deepEqual(parameters.sort(), [
+      'active_within_days',
       'capability',
       'limit',
       'min_reputation',
+      'min_success_rate',
       'offset',
       'order',
       'q',

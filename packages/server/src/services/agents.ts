@@ -13,6 +13,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '.
 import type { Capability, DeliveryMode } from '../identity/types.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
+import type { ServiceRecordService } from './service-record.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
@@ -58,6 +59,7 @@ export interface AgentServiceDeps {
   didWebDomain: string;
   publicUrl: string;
   webhookPolicy: WebhookNetworkPolicy;
+  serviceRecord: ServiceRecordService;
 }
 
 export class AgentService {
@@ -68,7 +70,7 @@ export class AgentService {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     const row = await findAgent(this.deps.db, did);
     if (row === undefined) throw agentNotFound(did);
-    return toAgentProfile(row, this.deps.publicUrl);
+    return toAgentProfile(row, this.deps.publicUrl, await this.deps.serviceRecord.get(this.deps.db, did));
   }
 
   async updateProfile(

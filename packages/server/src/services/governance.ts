@@ -82,7 +82,7 @@ export function registryGovernance(config: Config): Governance {
       limit_default: SEARCH_RULES.limitDefault,
       limit_max: SEARCH_RULES.limitMax,
       offset_max: SEARCH_RULES.offsetMax,
-      sorts: ['reputation', 'created_at'],
+      sorts: ['reputation', 'created_at', 'success_rate', 'latency'],
       full_text: true,
     },
     stats_cache_seconds: STATS_RULES.cacheMs / 1000,

@@ -4,6 +4,7 @@ import * as core from './001-core.js';
 import * as tasks from './002-tasks.js';
 import * as discovery from './003-discovery.js';
 import * as searchActiveOnly from './004-search-active-only.js';
+import * as trust from './005-trust.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '002-tasks': tasks,
   '003-discovery': discovery,
   '004-search-active-only': searchActiveOnly,
+  '005-trust': trust,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

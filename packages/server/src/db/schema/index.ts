@@ -4,10 +4,16 @@ import type { TasksPartial } from './tasks.js';
 import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
+import type { ServiceRecordPartial } from './service-record.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
+type TrustPartial = ServiceRecordPartial;
 
-export type DatabaseSchema = AgentsPartial & RegistrySettingsPartial & TasksPartial & DiscoveryPartial;
+export type DatabaseSchema = AgentsPartial &
+  RegistrySettingsPartial &
+  TasksPartial &
+  DiscoveryPartial &
+  TrustPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -15,3 +21,10 @@ export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './task
 export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
+export type {
+  CallPartnersTable,
+  IdentityEvidenceTable,
+  ServiceCallersTable,
+  ServiceDailyTable,
+  ServiceTotalsTable,
+} from './service-record.js';
