@@ -14,6 +14,7 @@ import type { Capability, DeliveryMode } from '../identity/types.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
 import type { ServiceRecordService } from './service-record.js';
+import { recordWebhookHost } from './identity-links.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
@@ -155,6 +156,7 @@ export class AgentService {
       updated_at: this.deps.clock.now(),
     });
     if (!saved) throw agentNotFound(did);
+    if (webhookUrl !== null) await recordWebhookHost(this.deps.db, did, webhookUrl, this.deps.clock.now());
     const config: OwnerInvocationConfig = {
       enabled: update.enabled,
       delivery_mode: update.delivery_mode,
