@@ -7,7 +7,16 @@ import {
   latencyBucket,
   summariseWindow,
 } from '../src/services/service-record-model.js';
-import { agentPath, bearer, register, startRegistry, type Registered, type TestRegistry } from './helpers.js';
+import {
+  agentPath,
+  bearer,
+  defaultProfile,
+  ed25519Agent,
+  register,
+  startRegistry,
+  type Registered,
+  type TestRegistry,
+} from './helpers.js';
 
 describe('service record model (pure)', () => {
   test('the migration made one column per latency bucket', () => {
@@ -139,9 +148,13 @@ describe('service record through the broker', () => {
     assert.equal(sum.last_30_days.distinct_callers, 1);
   });
 
-  test('calls by the agent itself do not count', async () => {
+  test('calls by the agent itself or by a linked identity do not count', async () => {
     const before = (await profile(worker.did)).service_record.all_time.invocations;
     await call(worker, 'completed');
+    assert.equal((await profile(worker.did)).service_record.all_time.invocations, before);
+    // An identity linked to the worker (registered with it as referrer) does not count either.
+    const sibling = await register(registry, ed25519Agent(), defaultProfile(), { referrer: worker.did });
+    await call(sibling, 'completed');
     assert.equal((await profile(worker.did)).service_record.all_time.invocations, before);
   });
 
