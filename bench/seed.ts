@@ -11,13 +11,14 @@ import { writeAgentIndex } from '../packages/server/src/db/stores/agent-index.js
 import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
 import {
   insertReview,
+  evidencedRatingsOf,
   writeReputation,
   type NewReviewRow,
 } from '../packages/server/src/db/stores/reviews.js';
 import { insertTask } from '../packages/server/src/db/stores/tasks.js';
 import { webDid, pkhDid } from '../packages/server/src/identity/did.js';
 import { toChecksumAddress } from '../packages/server/src/identity/keys.js';
-import { aggregateReviews, type RatedReview } from '../packages/server/src/services/reputation-model.js';
+import { aggregateReviews } from '../packages/server/src/services/reputation-model.js';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 
 export interface SeedOptions {
@@ -207,12 +208,9 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
         for (const plan of group as TargetPlan[]) {
           for (const task of plan.tasks) await insertTask(trx, task);
           for (const review of plan.reviews) await insertReview(trx, review);
-          const rated: RatedReview[] = plan.reviews.map((review) => ({
-            rating: review.rating,
-            verified: review.verified === 1,
-            createdAt: review.created_at,
-          }));
-          await writeReputation(trx, dids[plan.target] as string, aggregateReviews(rated, now));
+          // Reputation v2 weighs each review by evidence about its reviewer, read as the server reads it.
+          const target = dids[plan.target] as string;
+          await writeReputation(trx, target, aggregateReviews(await evidencedRatingsOf(trx, target), now));
         }
       });
     });

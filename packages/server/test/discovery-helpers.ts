@@ -123,8 +123,8 @@ export interface Aggregates {
  */
 /**
  * Reputation v2 written out independently of src/services/reputation-model.ts, for reviews whose
- * reviewers all have the same `trust` (docs/reputation.md): weight = (verified ? 2 : 1) * decay * trust,
- * unverified weights scaled together to at most 1.
+ * reviewers all have the same `trust` and called no other agent, so every review is unproven
+ * (docs/reputation.md): weight = (verified ? 2 : 1) * decay * trust, all scaled together to at most 1.
  */
 export function expectedAggregates(
   reviews: readonly { rating: number; verified: boolean; created_at: number }[],
@@ -134,13 +134,13 @@ export function expectedAggregates(
   if (reviews.length === 0) return { reputation_score: 0, average_rating: 0, total_reviews: 0 };
   const weightOf = (review: { verified: boolean; created_at: number }) =>
     (review.verified ? 2 : 1) * Math.exp(-(now - review.created_at) / DAY_MS / 180) * trust;
-  const unverified = reviews.filter((review) => !review.verified).reduce((sum, r) => sum + weightOf(r), 0);
-  const scale = unverified > 1 ? 1 / unverified : 1;
+  const unproven = reviews.reduce((sum, review) => sum + weightOf(review), 0);
+  const scale = unproven > 1 ? 1 / unproven : 1;
   let numerator = 3 * 50;
   let denominator = 3;
   let sumHundredths = 0;
   for (const review of reviews) {
-    const weight = weightOf(review) * (review.verified ? 1 : scale);
+    const weight = weightOf(review) * scale;
     numerator += weight * ((review.rating - 1) / 9) * 100;
     denominator += weight;
     sumHundredths += Math.round(review.rating * 100);

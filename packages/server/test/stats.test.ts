@@ -70,7 +70,7 @@ describe('GET /api/stats', () => {
       breadth_floor: 0.25,
       unrated_standing: 0.75,
       reciprocal_factor: 0.25,
-      unverified_cap: 1,
+      unproven_cap: 1,
       linked_reviewers: 'weight 0; their call records do not verify',
       identity_links: ['same webhook host', 'registration referrer naming a registered agent'],
     });

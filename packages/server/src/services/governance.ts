@@ -43,7 +43,7 @@ export interface Governance {
       breadth_floor: number;
       unrated_standing: number;
       reciprocal_factor: number;
-      unverified_cap: number;
+      unproven_cap: number;
       linked_reviewers: string;
       identity_links: string[];
     };
@@ -103,7 +103,7 @@ export function registryGovernance(config: Config): Governance {
         breadth_floor: REPUTATION_MODEL.breadthFloor,
         unrated_standing: REPUTATION_MODEL.unratedStanding,
         reciprocal_factor: REPUTATION_MODEL.reciprocalFactor,
-        unverified_cap: REPUTATION_MODEL.unverifiedCap,
+        unproven_cap: REPUTATION_MODEL.unprovenCap,
         linked_reviewers: 'weight 0; their call records do not verify',
         identity_links: ['same webhook host', 'registration referrer naming a registered agent'],
       },

@@ -8,7 +8,8 @@
  *   d_i   = e^(-age_days_i / 180)                          older counts less
  *   t_i   = maturity * breadth * standing * reciprocity     trust in the reviewer, 0-1
  *   w_i   = d_i * t_i * (counted_verified_i ? 2 : 1)       0 when reviewer and agent are linked
- *   unverified weights are scaled down together so they never add up to more than 1
+ *   unproven reviews (unverified, or by a reviewer without full breadth) are scaled down together so
+ *   their weights never add up to more than 1
  *   score = (3 * 50 + sum w_i * s_i) / (3 + sum w_i)       a prior of three middling reviews
  *
  * No reviews: score 0 and average 0 ("unrated"; total_reviews 0 tells it apart).
@@ -22,7 +23,7 @@ export const REPUTATION_MODEL = {
   decayDays: 180,
   /** A reviewer's account reaches full weight at this age (linear from 0). */
   maturityDays: 30,
-  /** Distinct other agents a reviewer must have really called for full breadth. */
+  /** Distinct other rated agents a reviewer must have really called for full breadth (and to be proven). */
   breadthPartners: 3,
   /** Breadth of a reviewer who has called no other agent. */
   breadthFloor: 0.25,
@@ -30,8 +31,8 @@ export const REPUTATION_MODEL = {
   unratedStanding: 0.75,
   /** Factor when the reviewed agent has also reviewed the reviewer. */
   reciprocalFactor: 0.25,
-  /** Most total weight all unverified reviews of one agent may have together. */
-  unverifiedCap: 1,
+  /** Most total weight all unproven reviews of one agent may have together. */
+  unprovenCap: 1,
 } as const;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -51,7 +52,10 @@ export interface ReviewerEvidence {
   /** Reviewer's own stored reputation, and whether it has any reviews at all. */
   reviewerScore: number;
   reviewerRated: boolean;
-  /** Distinct agents other than this one the reviewer completed counted calls to, not calling it back. */
+  /**
+   * Distinct rated agents other than this one that the reviewer completed counted calls to, leaving out
+   * those that called the reviewer back.
+   */
   independentPartners: number;
   /** The reviewed agent has reviewed the reviewer too. */
   reciprocal: boolean;
@@ -95,21 +99,29 @@ export function reviewWeight(review: EvidencedReview, now: number): number {
   return base * decay(review.createdAt, now) * reviewerTrust(review, now);
 }
 
+/**
+ * A proven review cites a completed call (not between linked identities) and its reviewer has really
+ * called enough other rated agents. Unproven reviews still count, but only up to `unprovenCap` together.
+ */
+export function isProven(review: EvidencedReview): boolean {
+  return review.verified && !review.linked && review.independentPartners >= REPUTATION_MODEL.breadthPartners;
+}
+
 export function aggregateReviews(reviews: readonly EvidencedReview[], now: number): ReputationAggregates {
   if (reviews.length === 0) return { total_reviews: 0, average_rating: 0, reputation_score: 0 };
   const weights = reviews.map((review) => reviewWeight(review, now));
-  const unverifiedTotal = reviews.reduce(
-    (sum, review, index) => sum + (review.verified && !review.linked ? 0 : (weights[index] ?? 0)),
+  const unprovenTotal = reviews.reduce(
+    (sum, review, index) => sum + (isProven(review) ? 0 : (weights[index] ?? 0)),
     0,
   );
-  const unverifiedScale =
-    unverifiedTotal > REPUTATION_MODEL.unverifiedCap ? REPUTATION_MODEL.unverifiedCap / unverifiedTotal : 1;
+  const unprovenScale =
+    unprovenTotal > REPUTATION_MODEL.unprovenCap ? REPUTATION_MODEL.unprovenCap / unprovenTotal : 1;
   let ratingSum = 0;
   let weightedSum = REPUTATION_MODEL.priorWeight * REPUTATION_MODEL.priorMean;
   let weightSum = REPUTATION_MODEL.priorWeight;
   reviews.forEach((review, index) => {
     ratingSum += review.rating;
-    const weight = (weights[index] ?? 0) * (review.verified && !review.linked ? 1 : unverifiedScale);
+    const weight = (weights[index] ?? 0) * (isProven(review) ? 1 : unprovenScale);
     weightedSum += weight * toScale(review.rating);
     weightSum += weight;
   });

@@ -123,6 +123,7 @@ export async function evidencedRatingsOf(db: Db, targetDid: string): Promise<Evi
         where mine.did = r.reviewer_did and theirs.did = r.target_did) as linked,
       (select count(*) from call_partners p
         where p.caller_did = r.reviewer_did and p.target_did <> r.target_did
+          and exists (select 1 from agents pa where pa.did = p.target_did and pa.total_reviews > 0)
           and not exists (select 1 from call_partners q
             where q.caller_did = p.target_did and q.target_did = p.caller_did)) as partners
     from reviews r join agents a on a.did = r.reviewer_did

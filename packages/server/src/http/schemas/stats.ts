@@ -37,7 +37,7 @@ const Governance = Type.Object(
         breadth_floor: Type.Number(),
         unrated_standing: Type.Number(),
         reciprocal_factor: Type.Number(),
-        unverified_cap: Type.Number(),
+        unproven_cap: Type.Number(),
         linked_reviewers: Type.String(),
         identity_links: Type.Array(Type.String()),
       }),
