@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { findTask } from '../db/stores/tasks.js';
 import { areLinked } from '../db/stores/identity-links.js';
 import {
   addFinishedCall,
   agentsWithServiceSummary,
   dailyRollups,
   distinctCallers,
+  finishedTask,
   pruneServiceRows,
   serviceTotals,
   writeServiceSummary,
@@ -60,7 +60,7 @@ export class ServiceRecordService {
    * identity linked to it (docs/decisions.md, "Trust") are left out.
    */
   async recordFinished(trx: Db, taskId: string): Promise<void> {
-    const task = await findTask(trx, taskId);
+    const task = await finishedTask(trx, taskId);
     if (task === undefined || task.completed_at === null) return;
     if (task.status !== 'completed' && task.status !== 'failed' && task.status !== 'timeout') return;
     if (task.caller_did === task.target_did || (await areLinked(trx, task.caller_did, task.target_did)))

@@ -189,3 +189,12 @@ export async function pruneServiceRows(
   await db.deleteFrom('service_daily').where('day', '<', dailyBeforeDay).execute();
   await db.deleteFrom('service_callers').where('day', '<', callersBeforeDay).execute();
 }
+
+/** The columns of a task the record needs (not its input or output, which may be large). */
+export async function finishedTask(db: Db, id: string) {
+  return db
+    .selectFrom('tasks')
+    .select(['caller_did', 'target_did', 'capability', 'status', 'created_at', 'completed_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
