@@ -1,4 +1,8 @@
 import type { Kysely } from 'kysely';
+import { systemClock } from '../../clock.js';
+import { recordReferral, recordWebhookHost } from '../../services/identity-links.js';
+import { ServiceRecordService } from '../../services/service-record.js';
+import type { Db } from '../connect.js';
 
 /**
  * Issue 17: the measured service record (daily rollups written in the transaction that ends a task),
@@ -80,6 +84,46 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('service_calls_30d', 'integer', (col) => col.notNull().defaultTo(0))
     .execute();
   await db.schema.alterTable('agents').addColumn('service_last_completed_at', 'bigint').execute();
+
+  await backfill(db as unknown as Db);
+}
+
+/**
+ * What the registry already knows when this migration runs: links from the webhooks and referrers on
+ * file, then every finished task, counted as the broker now counts new ones. Agents' reputation moves
+ * to v2 at their next review or the next periodic refresh.
+ */
+async function backfill(db: Db): Promise<void> {
+  const agents = await db
+    .selectFrom('agents')
+    .select(['did', 'webhook_url', 'referrer', 'created_at'])
+    .execute();
+  const domainOf = (did: string) => (did.startsWith('did:web:') ? (did.split(':')[2] ?? '') : '');
+  for (const agent of agents) {
+    const at = Number(agent.created_at);
+    if (agent.webhook_url !== null) {
+      try {
+        await recordWebhookHost(db, agent.did, agent.webhook_url, at);
+      } catch {
+        // A stored URL that no longer parses links nothing.
+      }
+    }
+    await recordReferral(db, agent.did, agent.referrer, domainOf(agent.did), at);
+  }
+  const record = new ServiceRecordService({ db, clock: systemClock });
+  for (let after = ''; ;) {
+    const page = await db
+      .selectFrom('tasks')
+      .select('id')
+      .where('status', 'in', ['completed', 'failed', 'timeout'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(1000)
+      .execute();
+    if (page.length === 0) break;
+    for (const task of page) await record.recordFinished(db, task.id);
+    after = page[page.length - 1]?.id ?? after;
+  }
 }
 
 /** Must equal LATENCY_BUCKETS_MS.length in services/service-record-model.ts (a test checks it). */
