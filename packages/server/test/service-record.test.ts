@@ -158,6 +158,40 @@ describe('service record through the broker', () => {
     assert.equal((await profile(worker.did)).service_record.all_time.invocations, before);
   });
 
+  test('every node reads the same record, and a call finished on another node counts at once', async () => {
+    const { startSecondNode } = await import('./discovery-helpers.js');
+    const second = await startSecondNode(registry);
+    try {
+      const fromSecond = async () =>
+        (await second.app.inject({ url: agentPath(worker.did) })).json().service_record;
+      assert.deepEqual(await fromSecond(), (await profile(worker.did)).service_record);
+      const before = (await profile(worker.did)).service_record.all_time.completed;
+      const pending = second.app.inject({
+        method: 'POST',
+        url: '/api/invoke',
+        headers: bearer(caller.token),
+        payload: { target_did: worker.did, capability: 'echo', input: {}, timeout_ms: 10_000 },
+      });
+      const polled = await second.app.inject({
+        url: '/api/agent/tasks?wait=5',
+        headers: bearer(worker.token),
+      });
+      const task = polled.json<{ tasks: { task_id: string }[] }>().tasks[0];
+      assert.ok(task);
+      const done = await second.app.inject({
+        method: 'POST',
+        url: `/api/agent/tasks/${task.task_id}/result`,
+        headers: bearer(worker.token),
+        payload: { output: {} },
+      });
+      assert.equal(done.statusCode, 200);
+      assert.equal((await pending).statusCode, 200);
+      assert.equal((await profile(worker.did)).service_record.all_time.completed, before + 1);
+    } finally {
+      await second.close();
+    }
+  });
+
   test('search sorts by success rate and latency and filters by success rate', async () => {
     const slow = await register(registry, undefined, {
       name: 'Slow',
@@ -175,7 +209,7 @@ describe('service record through the broker', () => {
       (await registry.app.inject({ url: `/api/agents/search?${query}` }))
         .json()
         .agents.map((agent: { did: string }) => agent.did);
-    // slow: 1/1 at ~4 s; worker: 3/5 at ~300 ms; every other agent is unmeasured and comes last.
+    // slow: 1/1 at ~4 s; worker: 4/6 at ~300 ms; every other agent is unmeasured and comes last.
     assert.deepEqual(await dids('sort=success_rate&limit=2'), [slow.did, worker.did]);
     assert.deepEqual(await dids('sort=success_rate&order=asc&limit=2'), [worker.did, slow.did]);
     assert.deepEqual(await dids('sort=latency&limit=2'), [worker.did, slow.did]);
@@ -193,7 +227,7 @@ describe('service record through the broker', () => {
     await registry.ctx.serviceRecord.refreshAll();
     const record = (await profile(worker.did)).service_record;
     assert.equal(record.last_7_days.invocations, 0);
-    assert.equal(record.last_30_days.invocations, 5);
+    assert.equal(record.last_30_days.invocations, 6);
     const search = await registry.app.inject({ url: '/api/agents/search?active_within_days=7' });
     assert.equal(search.json().total, 0);
     const month = await registry.app.inject({ url: '/api/agents/search?active_within_days=30' });
@@ -202,6 +236,6 @@ describe('service record through the broker', () => {
     await registry.ctx.serviceRecord.refreshAll();
     const later = (await profile(worker.did)).service_record;
     assert.equal(later.last_30_days.invocations, 0);
-    assert.equal(later.all_time.invocations, 5, 'older days live on in the all-time totals');
+    assert.equal(later.all_time.invocations, 6, 'older days live on in the all-time totals');
   });
 });
