@@ -246,6 +246,40 @@ describe('GET /api/agents/{did}/reputation', () => {
     });
   });
 
+  describe('reviewer breadth, from calls through the broker', () => {
+    /** A brokered call completed by its target through the real terminal transition. */
+    async function completedCall(caller: string, target: string): Promise<string> {
+      const id = await insertTask(registry, caller, target, 'pending');
+      await registry.ctx.agentTasks.result({ did: target }, id, { ok: true });
+      return id;
+    }
+
+    test('a reviewer who really used three other rated agents is proven; a call back removes one', async () => {
+      const partners = [
+        await registerNamed(registry, 'Partner 1'),
+        await registerNamed(registry, 'Partner 2'),
+        await registerNamed(registry, 'Partner 3'),
+      ];
+      const target = await registerNamed(registry, 'Broadly reviewed');
+      const [rater, reviewer] = await registerMatureReviewers(registry, 2);
+      for (const partner of partners) {
+        await submitReview(registry, rater!.token, { target_did: partner.did, rating: 6 });
+        await completedCall(reviewer!.did, partner.did);
+      }
+      const callId = await completedCall(reviewer!.did, target.did);
+      const token = await freshToken(registry, reviewer!.did);
+      await submitReview(registry, token, { target_did: target.did, rating: 10, call_record_id: callId });
+      // trust = maturity 1 * breadth 1 * standing 0.75 = 0.75, verified: w = 1.5; (150 + 150) / 4.5
+      assert.equal((await reputationOf(target.did)).reputation_score, 66.67);
+
+      // Partner 1 calls the reviewer back: that pair no longer shows independent use, 2 partners remain,
+      // so the review is unproven: trust 0.75 * 0.75, w = 1.125, capped at 1: (150 + 100) / 4.
+      await completedCall(partners[0]!.did, reviewer!.did);
+      await registry.ctx.reputation.refreshAll();
+      assert.equal((await reputationOf(target.did)).reputation_score, 62.5);
+    });
+  });
+
   describe('profile, search and reputation agree, also under concurrent reviews', () => {
     test('many reviews of one agent submitted at once keep the aggregates exact', async () => {
       const agent = await registerNamed(registry, 'Zanzibar concurrency target');
