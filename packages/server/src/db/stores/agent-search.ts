@@ -311,7 +311,7 @@ async function walkRankOrder(
   return candidates.map((row) => ({ ...row, reputation: reputations.get(row.did) ?? 0 }));
 }
 
-/** Reputation order (ties: newer first, then DID) or creation order (ties: DID), either direction. */
+/** Reputation, creation or service-record order (see `sortOrder`), either direction. */
 async function sortedPage(trx: Db, filter: AgentSearchFilter, total: number): Promise<string[]> {
   const orderBy = (table: string) => sortOrder(filter, table);
   const minimum = agentColumnConditions(filter, 'agents');
