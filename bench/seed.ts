@@ -16,8 +16,7 @@ import {
   type NewReviewRow,
 } from '../packages/server/src/db/stores/reviews.js';
 import { insertTask } from '../packages/server/src/db/stores/tasks.js';
-import { webDid, pkhDid } from '../packages/server/src/identity/did.js';
-import { toChecksumAddress } from '../packages/server/src/identity/keys.js';
+import { pkhDid, toChecksumAddress, webDid } from '@agent-registry/protocol';
 import { aggregateReviews } from '../packages/server/src/services/reputation-model.js';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 

@@ -27,6 +27,8 @@ export interface Config {
   reviewRateWindowSeconds: number;
   /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
   reputationRefreshSeconds: number;
+  /** Refuse registrations whose signed message does not name this registry (`audience`). */
+  requireRegistrationAudience: boolean;
 }
 
 export class ConfigError extends Error {
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateLimit: integer('REVIEW_RATE_LIMIT', 10, 1, 100_000),
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
+    requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

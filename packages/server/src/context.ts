@@ -71,6 +71,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const tokens = await TokenService.create({
       privateKey,
       issuer: config.publicUrl,
+      audience: config.publicUrl,
       ttlSeconds: config.tokenTtlSeconds,
       clock,
     });
@@ -129,8 +130,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       database,
       tokens,
-      registration: new RegistrationService({ db, clock, tokens, didWebDomain }),
-      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain }),
+      registration: new RegistrationService({
+        db,
+        clock,
+        tokens,
+        didWebDomain,
+        audience: publicUrl,
+        requireAudience: config.requireRegistrationAudience,
+      }),
+      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
       agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy, serviceRecord }),
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),

@@ -77,6 +77,9 @@ export interface StartOptions {
   database?: TestDatabase;
 }
 
+/** PUBLIC_URL of test registries: the audience their signed messages name. */
+export const TEST_PUBLIC_URL = 'http://localhost:8080';
+
 /** A registry on its own real database, built through the same composition root as production. */
 export async function startRegistry(
   env: Record<string, string> = {},
@@ -86,7 +89,7 @@ export async function startRegistry(
   const ownsDatabase = options.database === undefined;
   const config = loadConfig({
     DATABASE_URL: database.url,
-    PUBLIC_URL: 'http://localhost:8080',
+    PUBLIC_URL: TEST_PUBLIC_URL,
     LOG_LEVEL: 'silent',
     ...env,
   });
@@ -150,8 +153,10 @@ export interface TestAgent {
   publicKey: string;
   chainId: string | null;
   sign(message: string): Promise<string>;
-  registrationMessage(profile: Profile, timestamp: number): string;
-  authenticationMessage(did: string, timestamp: number): string;
+  /** `audience`, when given, is added as the extension member docs/signing.md describes. */
+  registrationMessage(profile: Profile, timestamp: number, audience?: string): string;
+  /** Bound to `audience`, by default the test registry's PUBLIC_URL. */
+  authenticationMessage(did: string, timestamp: number, audience?: string): string;
 }
 
 /** Ed25519 keys and signatures from node:crypto. */
@@ -166,8 +171,9 @@ export function ed25519Agent(): TestAgent & { seed: Uint8Array } {
     publicKey: publicKeyHex,
     chainId: null,
     sign: async (message) => crypto.sign(null, Buffer.from(message, 'utf8'), privateKey).toString('hex'),
-    registrationMessage: (profile, timestamp) =>
+    registrationMessage: (profile, timestamp, audience) =>
       referenceCanonicalJson({
+        audience,
         key_type: 'ed25519',
         profile: {
           avatar: profile.avatar ?? null,
@@ -181,8 +187,8 @@ export function ed25519Agent(): TestAgent & { seed: Uint8Array } {
         purpose: 'registration',
         timestamp,
       }),
-    authenticationMessage: (did, timestamp) =>
-      referenceCanonicalJson({ did, purpose: 'authenticate', timestamp }),
+    authenticationMessage: (did, timestamp, audience = TEST_PUBLIC_URL) =>
+      referenceCanonicalJson({ audience, did, purpose: 'authenticate', timestamp }),
   };
 }
 
@@ -201,7 +207,7 @@ export function secp256k1Agent(
     publicKey,
     chainId,
     sign: (message) => wallet.signMessage(message),
-    registrationMessage: (profile, timestamp) =>
+    registrationMessage: (profile, timestamp, audience) =>
       JSON.stringify({
         purpose: 'registration',
         public_key: publicKey,
@@ -220,8 +226,10 @@ export function secp256k1Agent(
           tags: profile.tags,
         },
         timestamp,
+        audience,
       }),
-    authenticationMessage: (did, timestamp) => JSON.stringify({ purpose: 'authenticate', did, timestamp }),
+    authenticationMessage: (did, timestamp, audience = TEST_PUBLIC_URL) =>
+      JSON.stringify({ purpose: 'authenticate', did, audience, timestamp }),
   };
 }
 
@@ -236,7 +244,9 @@ export async function registrationBody(
     key_type: agent.keyType,
     profile,
     timestamp,
-    signature: await agent.sign(agent.registrationMessage(profile, timestamp)),
+    signature: await agent.sign(
+      agent.registrationMessage(profile, timestamp, extra.audience as string | undefined),
+    ),
     ...extra,
   };
   if (agent.chainId !== null) body.chain_id = agent.chainId;

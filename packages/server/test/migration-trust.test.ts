@@ -12,8 +12,9 @@ import * as core from '../src/db/migrations/001-core.js';
 import * as tasks from '../src/db/migrations/002-tasks.js';
 import * as discovery from '../src/db/migrations/003-discovery.js';
 import * as searchActiveOnly from '../src/db/migrations/004-search-active-only.js';
+import * as usedSignatures from '../src/db/migrations/005-used-signatures.js';
 
-test('migration 005 links the identities on file and counts the tasks that finished before it', async () => {
+test('migration 006 links the identities on file and counts the tasks that finished before it', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-migration-'));
   const file = path.join(dir, 'registry.db');
   try {
@@ -26,6 +27,7 @@ test('migration 005 links the identities on file and counts the tasks that finis
           '002-tasks': tasks,
           '003-discovery': discovery,
           '004-search-active-only': searchActiveOnly,
+          '005-used-signatures': usedSignatures,
         }),
       },
     });

@@ -10,6 +10,7 @@ export interface TokenClaims {
   exp: number;
   jti: string;
   iss: string;
+  aud: string;
 }
 
 export interface IssuedToken {
@@ -20,11 +21,16 @@ export interface IssuedToken {
 export interface TokenServiceOptions {
   privateKey: KeyObject;
   issuer: string;
+  /** The registry's origin: the `aud` of every token, checked on every request. */
+  audience: string;
   ttlSeconds: number;
   clock: Clock;
 }
 
-/** EdDSA-signed JWTs: `sub` is the agent's DID; the public key is published as a JWKS. */
+/**
+ * EdDSA-signed JWTs: `sub` is the agent's DID, `aud` this registry (so a service verifying through the
+ * JWKS can tell where a token was issued); the public key is published as a JWKS.
+ */
 const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 const expiredToken = (): UnauthorizedError =>
@@ -57,6 +63,7 @@ export class TokenService {
       .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: this.publicJwk.kid as string })
       .setSubject(did)
       .setIssuer(this.options.issuer)
+      .setAudience(this.options.audience)
       .setIssuedAt(iat)
       .setExpirationTime(exp)
       .setJti(uuidv7())
@@ -77,8 +84,9 @@ export class TokenService {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: ['EdDSA'],
         issuer: this.options.issuer,
+        audience: this.options.audience,
         currentDate: new Date(this.options.clock.now()),
-        requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+        requiredClaims: ['sub', 'iat', 'exp', 'jti', 'aud'],
       });
       claims = payload as unknown as TokenClaims;
     } catch (error) {

@@ -1,13 +1,15 @@
+import { createHash } from 'node:crypto';
+import { AUTHENTICATION_MAX_AGE_MS, authenticationMessage } from '@agent-registry/protocol';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { findActiveAgent, findAgentStatus } from '../db/stores/agents.js';
+import { claimSignatureUse } from '../db/stores/used-signatures.js';
 import { UnauthorizedError, agentNotFound } from '../errors.js';
 import { parseDid } from '../identity/did.js';
 import { requireDid } from './did-param.js';
 import { parsePublicKey } from '../identity/keys.js';
-import { authenticationMessage } from '../identity/messages.js';
-import { assertFreshTimestamp, signatureCoversAny } from './signature-proof.js';
+import { SIGNING_DOC, assertAuthenticationTimestamp, signatureCoversAny } from './signature-proof.js';
 
 export interface AuthenticatedAgent {
   did: string;
@@ -17,6 +19,8 @@ export interface TokenRequest {
   did: string;
   timestamp: number;
   signature: string;
+  /** Optional echo of the registry the message was signed for; it is signed whether sent or not. */
+  audience?: string;
 }
 
 export interface AuthenticationDeps {
@@ -24,6 +28,8 @@ export interface AuthenticationDeps {
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
+  /** This registry's origin (PUBLIC_URL), part of every authentication message. */
+  audience: string;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -69,21 +75,47 @@ export class AuthenticationService {
     }
   }
 
-  /** A fresh token for an agent that signs `{purpose:"authenticate", did, timestamp}` with its key. */
+  /**
+   * A fresh token for an agent that signs `{purpose:"authenticate", did, audience, timestamp}` with its
+   * key. The audience binds the signature to this registry; each signed message is exchanged once.
+   */
   async tokenForSignature(
     request: TokenRequest,
   ): Promise<{ did: string; token: string; expires_at: number }> {
+    const { audience } = this.deps;
     const did = requireDid(request.did, this.deps.didWebDomain).did;
-    assertFreshTimestamp(request.timestamp, this.deps.clock.now());
+    if (request.audience !== undefined && request.audience !== audience) {
+      throw new UnauthorizedError(
+        'AUDIENCE_MISMATCH',
+        `audience "${request.audience.slice(0, 200)}" names another registry; this one is "${audience}"`,
+      );
+    }
+    const now = this.deps.clock.now();
+    assertAuthenticationTimestamp(request.timestamp, now);
     const agent = await findActiveAgent(this.deps.db, did);
     if (agent === undefined) throw agentNotFound(did);
     const key = parsePublicKey(agent.key_type, agent.public_key);
     // The agent signs the DID exactly as it sent it, so verify over that spelling.
-    const message = authenticationMessage(agent.key_type, request.did, request.timestamp);
+    const message = authenticationMessage(agent.key_type, {
+      did: request.did,
+      audience,
+      timestamp: request.timestamp,
+    });
     if (!signatureCoversAny(key, [message], request.signature)) {
       throw new UnauthorizedError(
         'INVALID_SIGNATURE',
-        `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, timestamp}`,
+        `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, audience:"${audience}", timestamp}; the exact text is in ${SIGNING_DOC.authentication}`,
+      );
+    }
+    // Keyed by the signed text, not the signature bytes: an ECDSA signature can be re-encoded (high S)
+    // without the key, and that must not make a captured login usable twice.
+    const digest = createHash('sha256').update(message).digest('hex');
+    if (
+      !(await claimSignatureUse(this.deps.db, digest, request.timestamp + AUTHENTICATION_MAX_AGE_MS, now))
+    ) {
+      throw new UnauthorizedError(
+        'SIGNATURE_REUSED',
+        'this signed authentication message was already exchanged for a token; sign a new one with a fresh timestamp',
       );
     }
     const issued = await this.deps.tokens.issue(did);

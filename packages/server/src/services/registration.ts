@@ -9,10 +9,15 @@ import { BadRequestError, ConflictError } from '../errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
 import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
-import { registrationMessages } from '../identity/messages.js';
+import { registrationMessages } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
 import { assertProfileRules, normaliseCapability } from './profile-rules.js';
-import { assertFreshTimestamp, invalidSignature, signatureCoversAny } from './signature-proof.js';
+import {
+  SIGNING_DOC,
+  assertFreshTimestamp,
+  invalidSignature,
+  signatureCoversAny,
+} from './signature-proof.js';
 
 export interface RegisterCommand {
   public_key: string;
@@ -22,6 +27,8 @@ export interface RegisterCommand {
   timestamp: number;
   signature: string;
   referrer?: string | null;
+  /** The registry this registration is meant for; part of the signed object when present. */
+  audience?: string | null;
 }
 
 export interface RegisterResult {
@@ -35,6 +42,10 @@ export interface RegistrationDeps {
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
+  /** This registry's origin (PUBLIC_URL): the only audience accepted. */
+  audience: string;
+  /** REQUIRE_REGISTRATION_AUDIENCE: refuse registrations that name no audience. */
+  requireAudience: boolean;
 }
 
 export class RegistrationService {
@@ -47,13 +58,14 @@ export class RegistrationService {
     assertProfileRules(command.profile);
     const now = this.deps.clock.now();
     assertFreshTimestamp(command.timestamp, now);
+    this.checkAudience(command.audience ?? null);
 
     const messages = registrationMessages(keyType, { ...command, chain_id: chainId });
     if (!signatureCoversAny(key, messages, command.signature)) {
       throw invalidSignature(
         keyType === 'ed25519'
-          ? 'signature is not a valid Ed25519 signature by public_key over the canonical registration message (section 5.1)'
-          : 'signature does not recover to public_key under EIP-191 personal_sign over the registration message (section 5.2)',
+          ? `signature is not a valid Ed25519 signature by public_key over the canonical registration message; the exact bytes are in ${SIGNING_DOC.ed25519Registration}`
+          : `signature does not recover to public_key under EIP-191 personal_sign over the registration message; the exact text is in ${SIGNING_DOC.secp256k1Registration}`,
       );
     }
 
@@ -101,6 +113,28 @@ export class RegistrationService {
     await recordReferral(this.deps.db, did, command.referrer, this.deps.didWebDomain, now);
     const issued = await this.deps.tokens.issue(did);
     return { did, token: issued.token, expires_at: issued.expiresAt };
+  }
+
+  /**
+   * A registration that names an audience is meant for that registry only; one that names none can be
+   * replayed to any registry within its five minutes, which an operator may refuse (docs/signing.md).
+   */
+  private checkAudience(audience: string | null): void {
+    if (audience === null) {
+      if (this.deps.requireAudience) {
+        throw new BadRequestError(
+          'AUDIENCE_REQUIRED',
+          `this registry requires "audience": "${this.deps.audience}" in the registration body and its signed message (docs/signing.md, section "Audience")`,
+        );
+      }
+      return;
+    }
+    if (audience !== this.deps.audience) {
+      throw new BadRequestError(
+        'AUDIENCE_MISMATCH',
+        `audience "${audience.slice(0, 200)}" names another registry; this one is "${this.deps.audience}" (sign a new message for it)`,
+      );
+    }
   }
 
   private checkChain(keyType: KeyType, chainId: string | null): string | null {

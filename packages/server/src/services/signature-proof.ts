@@ -1,3 +1,4 @@
+import { AUTHENTICATION_MAX_AGE_MS, AUTHENTICATION_MAX_FUTURE_MS } from '@agent-registry/protocol';
 import { BadRequestError } from '../errors.js';
 import { recoverEip191Signer, verifyEd25519 } from '../identity/signatures.js';
 import type { ParsedPublicKey } from '../identity/keys.js';
@@ -14,6 +15,28 @@ export function assertFreshTimestamp(timestamp: number, now: number): void {
     );
   }
 }
+
+/**
+ * An authentication timestamp may be up to 5 minutes old but only 60 seconds ahead: a signature
+ * dated far in the future would otherwise stay usable long after it was made.
+ */
+export function assertAuthenticationTimestamp(timestamp: number, now: number): void {
+  if (now - timestamp > AUTHENTICATION_MAX_AGE_MS || timestamp - now > AUTHENTICATION_MAX_FUTURE_MS) {
+    const hint = timestamp < 1e12 ? ' (it looks like seconds; send epoch milliseconds)' : '';
+    throw new BadRequestError(
+      'TIMESTAMP_OUT_OF_RANGE',
+      `timestamp must be at most 5 minutes before and 60 seconds after server time ${now} (epoch milliseconds)${hint}`,
+      'Invalid timestamp',
+    );
+  }
+}
+
+/** Where a client finds the exact bytes to sign, named in every INVALID_SIGNATURE error. */
+export const SIGNING_DOC = {
+  ed25519Registration: 'docs/signing.md, section "Registration with an Ed25519 key"',
+  secp256k1Registration: 'docs/signing.md, section "Registration with a secp256k1 key"',
+  authentication: 'docs/signing.md, section "Authentication (POST /api/auth/token)"',
+} as const;
 
 /** True when the signature by this key covers one of the candidate messages. */
 export function signatureCoversAny(key: ParsedPublicKey, messages: string[], signature: string): boolean {

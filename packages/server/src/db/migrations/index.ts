@@ -4,7 +4,8 @@ import * as core from './001-core.js';
 import * as tasks from './002-tasks.js';
 import * as discovery from './003-discovery.js';
 import * as searchActiveOnly from './004-search-active-only.js';
-import * as trust from './005-trust.js';
+import * as usedSignatures from './005-used-signatures.js';
+import * as trust from './006-trust.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -12,7 +13,8 @@ const migrations: Record<string, Migration> = {
   '002-tasks': tasks,
   '003-discovery': discovery,
   '004-search-active-only': searchActiveOnly,
-  '005-trust': trust,
+  '005-used-signatures': usedSignatures,
+  '006-trust': trust,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

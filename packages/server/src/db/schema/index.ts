@@ -4,6 +4,7 @@ import type { TasksPartial } from './tasks.js';
 import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
+import type { UsedSignaturesPartial } from './used-signatures.js';
 import type { ServiceRecordPartial } from './service-record.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
@@ -13,6 +14,7 @@ export type DatabaseSchema = AgentsPartial &
   RegistrySettingsPartial &
   TasksPartial &
   DiscoveryPartial &
+  UsedSignaturesPartial &
   TrustPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
@@ -21,6 +23,7 @@ export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './task
 export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
+export type { UsedSignaturesTable } from './used-signatures.js';
 export type {
   CallPartnersTable,
   IdentityEvidenceTable,

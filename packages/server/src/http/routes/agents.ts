@@ -23,6 +23,12 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       schema: {
         tags,
         summary: 'Register an agent by proving control of its key',
+        description:
+          'The signature covers the message of the interface, section 5: canonical JSON (RFC 8785) for Ed25519, ' +
+          'EIP-191 personal_sign over JSON in a fixed member order for secp256k1. The exact bytes, with worked ' +
+          'examples for both key types: docs/signing.md in the repository, sections "Registration with an ' +
+          'Ed25519 key" and "Registration with a secp256k1 key". Send "audience" (this registry\'s origin) to bind ' +
+          'the registration to this registry (section "Audience").',
         body: RegisterRequest,
         response: { 201: TokenResponse, ...errors(400, 409, 413, 415) },
       },

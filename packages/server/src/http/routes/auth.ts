@@ -10,10 +10,14 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['Auth'],
-        summary: 'Get a fresh token by signing {purpose:"authenticate", did, timestamp} with the agent key',
+        summary:
+          'Get a fresh token by signing {purpose:"authenticate", did, audience, timestamp} with the agent key',
         description:
-          'Uses the message rules of registration for the agent key type: canonical JSON for Ed25519, ' +
-          'EIP-191 personal_sign over the JSON in the order purpose, did, timestamp for secp256k1.',
+          "audience is this registry's origin (its PUBLIC_URL), so the signature is good for this registry only. " +
+          'Canonical JSON (RFC 8785) for Ed25519; for secp256k1 EIP-191 personal_sign over the JSON in the order ' +
+          'purpose, did, audience, timestamp. The timestamp may be 5 minutes old or 60 seconds ahead, and each ' +
+          'signed message is exchanged for a token once (401 SIGNATURE_REUSED). The exact bytes, with worked ' +
+          'examples: docs/signing.md in the repository, section "Authentication (POST /api/auth/token)".',
         body: TokenRequest,
         response: { 200: TokenResponse, ...errors(400, 401, 404) },
       },

@@ -43,6 +43,18 @@ export const RegisterRequest = Type.Object({
   timestamp: Type.Integer({ description: 'Epoch milliseconds; within 5 minutes of server time' }),
   signature: Type.String({ maxLength: 200, description: 'Ed25519 hex, or 0x-prefixed EIP-191 signature' }),
   referrer: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.referrerMaxLength }))),
+  audience: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: 2048,
+        description:
+          'Origin of the registry this registration is meant for (its PUBLIC_URL, e.g. https://registry.example). ' +
+          'Not in the original interface: when present it is a member of the signed object and must name this registry, ' +
+          'so the body cannot be replayed to another registry. Required when the operator sets REQUIRE_REGISTRATION_AUDIENCE=true. ' +
+          'See docs/signing.md, section "Audience".',
+      }),
+    ),
+  ),
 });
 
 export const TokenResponse = Type.Object({
@@ -53,13 +65,24 @@ export const TokenResponse = Type.Object({
 
 export const TokenRequest = Type.Object({
   did: Type.String({ maxLength: 512 }),
-  timestamp: Type.Integer({ description: 'Epoch milliseconds; within 5 minutes of server time' }),
+  timestamp: Type.Integer({
+    description: 'Epoch milliseconds; at most 5 minutes before and 60 seconds after server time',
+  }),
   signature: Type.String({
     maxLength: 200,
     description:
-      'Ed25519: hex signature over the canonical JSON {"did","purpose":"authenticate","timestamp"}. ' +
-      'secp256k1: EIP-191 personal_sign over {"purpose":"authenticate","did":...,"timestamp":...} in that order.',
+      'Ed25519: hex signature over the canonical JSON of {"audience","did","purpose":"authenticate","timestamp"}. ' +
+      'secp256k1: EIP-191 personal_sign over {"purpose":"authenticate","did":...,"audience":...,"timestamp":...} in that order. ' +
+      "audience is this registry's origin (PUBLIC_URL). Each signed message gives one token. " +
+      'Byte-for-byte rules and worked examples: docs/signing.md, section "Authentication (POST /api/auth/token)".',
   }),
+  audience: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description:
+        'Optional: the registry origin you signed for. It is part of the signed message either way; sending it gets a clear AUDIENCE_MISMATCH instead of INVALID_SIGNATURE when it names another registry.',
+    }),
+  ),
 });
 
 export const UpdateProfileRequest = Type.Object({

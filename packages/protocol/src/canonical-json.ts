@@ -1,7 +1,8 @@
-import { createRequire } from 'node:module';
+import canonicalizeModule from 'canonicalize';
 
-// The package is CommonJS exporting the function itself; its typings claim an ES default export.
-const canonicalize = createRequire(import.meta.url)('canonicalize') as (value: unknown) => string | undefined;
+// The package is CommonJS exporting the function itself (the default import in Node and in bundlers);
+// its typings claim an ES default export, which NodeNext resolution reads as a namespace.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
 /**
  * RFC 8785 JSON Canonicalization Scheme: keys sorted at every level, no whitespace, arrays in order.

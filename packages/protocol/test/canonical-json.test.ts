@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { canonicalJson } from '../src/identity/canonical-json.js';
-import { referenceCanonicalJson } from './helpers.js';
+import { canonicalJson } from '../src/canonical-json.js';
+
+/** Canonical JSON written out independently of the library: the rule of section 5.1. */
+function referenceCanonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(referenceCanonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, member]) => member !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${referenceCanonicalJson(member)}`).join(',')}}`;
+}
 
 describe('canonical JSON (RFC 8785 library) is the rule of section 5.1', () => {
   const samples: unknown[] = [

@@ -1,0 +1,43 @@
+export { canonicalJson } from './canonical-json.js';
+export { registryAudience } from './audience.js';
+export {
+  AUTHENTICATION_PURPOSE,
+  REGISTRATION_PURPOSE,
+  authenticationMessage,
+  registrationMessage,
+  registrationMessages,
+  type AuthenticationMessageInput,
+  type RegistrationMessageInput,
+} from './messages.js';
+export {
+  eip191Digest,
+  ed25519PublicKey,
+  recoverEip191Signer,
+  secp256k1PublicKey,
+  signEd25519,
+  signEip191,
+  verifyEd25519,
+} from './signatures.js';
+export {
+  InvalidPublicKeyError,
+  ethereumAddress,
+  parsePublicKey,
+  toChecksumAddress,
+  type ParsedPublicKey,
+} from './keys.js';
+export { DidFormatError, isAgentId, parseDid, pkhDid, webDid, type ParsedDid } from './did.js';
+export { CHAIN_ID_PATTERN, SUPPORTED_CHAINS, findChain, type ChainInfo } from './chains.js';
+export {
+  DELIVERY_MODES,
+  KEY_TYPES,
+  type Capability,
+  type DeliveryMode,
+  type JsonObject,
+  type KeyType,
+  type ProfileInput,
+} from './types.js';
+export {
+  AUTHENTICATION_MAX_AGE_MS,
+  AUTHENTICATION_MAX_FUTURE_MS,
+  REGISTRATION_TIMESTAMP_SKEW_MS,
+} from './timing.js';

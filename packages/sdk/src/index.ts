@@ -1,0 +1,38 @@
+export { AgentKey, type Eip191Signer } from './keys.js';
+export {
+  RegistryClient,
+  type InvokeOptions,
+  type Page,
+  type RegistryClientOptions,
+  type ReviewInput,
+  type SearchOptions,
+} from './client.js';
+export {
+  ClientConfigError,
+  InvocationError,
+  InvocationFailedError,
+  InvocationTimeoutError,
+  NetworkError,
+  RegistryError,
+  WebhookFailedError,
+  type RegistryErrorBody,
+} from './errors.js';
+export {
+  serve,
+  type CapabilityHandler,
+  type ServeOptions,
+  type TaskContext,
+  type Worker,
+  type WorkerEvents,
+} from './worker.js';
+export {
+  WebhookVerificationError,
+  verifyWebhook,
+  webhookHandler,
+  type WebhookAnswer,
+  type WebhookDelivery,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+} from './webhook.js';
+export type * from './types.js';
+export { registryAudience } from '@agent-registry/protocol';

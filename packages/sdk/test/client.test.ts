@@ -1,0 +1,267 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Wallet } from 'ethers';
+import { SignJWT, decodeJwt } from 'jose';
+import {
+  AgentKey,
+  InvocationFailedError,
+  InvocationTimeoutError,
+  NetworkError,
+  RegistryClient,
+  RegistryError,
+  serve,
+  type Profile,
+} from '../src/index.js';
+import {
+  freePort,
+  registryProcess,
+  sqliteDatabase,
+  tokenSigningKey,
+  type RegistryProcess,
+  type TestDatabase,
+} from './registry-process.js';
+
+const profile = (name: string): Profile => ({
+  name,
+  description: 'Translates English to French',
+  capabilities: [
+    {
+      type: 'translation',
+      description: 'English to French',
+      tags: ['en', 'fr'],
+      input_schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    },
+  ],
+  tags: ['language', 'fr'],
+});
+
+describe('RegistryClient against a real registry (SQLite)', () => {
+  let database: TestDatabase;
+  let registry: RegistryProcess;
+  before(async () => {
+    database = await sqliteDatabase();
+    registry = await registryProcess(database);
+  });
+  after(async () => {
+    await registry.stop();
+    await database.drop();
+  });
+
+  const keys: [string, () => AgentKey][] = [
+    ['ed25519', () => AgentKey.generateEd25519()],
+    ['secp256k1 from hex', () => AgentKey.fromSecp256k1(Wallet.createRandom().privateKey, 'eip155:137')],
+    ['EIP-191 signer (ethers Wallet)', () => AgentKey.fromEip191Signer(Wallet.createRandom(), 'eip155:1')],
+    [
+      'EIP-191 signer exposing only signMessage',
+      () => {
+        const wallet = Wallet.createRandom();
+        return AgentKey.fromEip191Signer(
+          { signMessage: (message) => wallet.signMessage(message) },
+          'eip155:8453',
+        );
+      },
+    ],
+  ];
+
+  for (const [label, makeKey] of keys) {
+    test(`register, login and update with a ${label} key; the registration is bound to this registry`, async () => {
+      const key = makeKey();
+      const known = await key.did();
+      const sessions: string[] = [];
+      const client = new RegistryClient({
+        registry: registry.url,
+        key,
+        onToken: (s) => sessions.push(s.token),
+      });
+      const { did, token } = await client.register(profile(`Agent ${label}`));
+      if (key.keyType === 'secp256k1') assert.equal(did, known, 'the did:pkh is known before registering');
+      else assert.equal(known, null);
+      assert.equal(decodeJwt(token).aud, registry.url);
+      assert.equal(client.did, did);
+      const first = client.token;
+      await client.login();
+      assert.notEqual(client.token, first);
+      assert.equal(sessions.length, 2);
+      const updated = await client.updateAgent({ description: 'Now also German' });
+      assert.equal(updated.description, 'Now also German');
+      assert.equal(updated.public_key, await key.publicKey());
+    });
+  }
+
+  test('a registration signed for another registry is refused by this one', async () => {
+    const key = AgentKey.generateEd25519();
+    const elsewhere = new RegistryClient({ registry: registry.url, key, audience: 'https://other.example' });
+    await assert.rejects(elsewhere.register(profile('Elsewhere')), (error: unknown) => {
+      assert.ok(error instanceof RegistryError);
+      assert.equal(error.status, 400);
+      assert.equal(error.code, 'AUDIENCE_MISMATCH');
+      return true;
+    });
+  });
+
+  test('an expired token is renewed once, transparently', async () => {
+    const key = AgentKey.generateEd25519();
+    const { did } = await new RegistryClient({ registry: registry.url, key }).register(profile('Expiring'));
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' })
+      .setSubject(did)
+      .setIssuer(registry.url)
+      .setAudience(registry.url)
+      .setIssuedAt(now - 7200)
+      .setExpirationTime(now - 3600)
+      .setJti(crypto.randomUUID())
+      .sign(tokenSigningKey);
+    // The registry itself says it expired.
+    const bare = new RegistryClient({ registry: registry.url, token: expired });
+    await assert.rejects(bare.updateAgent({ name: 'x' }), { code: 'TOKEN_EXPIRED', status: 401 });
+
+    const renewed: string[] = [];
+    const client = new RegistryClient({
+      registry: registry.url,
+      key,
+      token: expired,
+      onToken: (s) => renewed.push(s.token),
+    });
+    assert.equal(client.did, did, 'the DID is read from the token');
+    const updated = await client.updateAgent({ name: 'Renewed' });
+    assert.equal(updated.name, 'Renewed');
+    assert.equal(renewed.length, 1);
+    assert.notEqual(client.token, expired);
+  });
+
+  test('a revoked (unverifiable) token is renewed too; concurrent requests share one renewal', async () => {
+    const key = AgentKey.fromSecp256k1(Wallet.createRandom().privateKey, 'eip155:1');
+    const did = (await new RegistryClient({ registry: registry.url, key }).register(profile('Revoked'))).did;
+    const logins: string[] = [];
+    const client = new RegistryClient({
+      registry: registry.url,
+      key,
+      did,
+      token: 'not.a.token',
+      onToken: (s) => logins.push(s.token),
+    });
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((n) => client.updateAgent({ description: `take ${n}` })),
+    );
+    assert.equal(results.length, 4);
+    assert.equal(logins.length, 1);
+  });
+
+  test('errors carry code, status, details and the request id', async () => {
+    const client = new RegistryClient({ registry: registry.url });
+    const missing = `did:web:127.0.0.1%3A${registry.port}:agent:${'ab'.repeat(16)}`;
+    await assert.rejects(client.getAgent(missing), (error: unknown) => {
+      assert.ok(error instanceof RegistryError);
+      assert.equal(error.status, 404);
+      assert.equal(error.code, 'AGENT_NOT_FOUND');
+      assert.match(error.details, /no active agent is registered/i);
+      assert.match(error.requestId ?? '', /.+/);
+      return true;
+    });
+    const unreachable = new RegistryClient({ registry: `http://127.0.0.1:${await freePort()}` });
+    await assert.rejects(unreachable.getStats(), (error: unknown) => {
+      assert.ok(error instanceof NetworkError);
+      assert.equal(error.status, 0);
+      assert.equal(error.code, 'NETWORK_ERROR');
+      return true;
+    });
+  });
+
+  test('every read endpoint, search, reviews and reputation', async () => {
+    const targetKey = AgentKey.fromSecp256k1(Wallet.createRandom().privateKey, 'eip155:1');
+    const target = new RegistryClient({ registry: registry.url, key: targetKey });
+    const { did } = await target.register(profile('Reviewed Translator'));
+    await target.setInvocation({ enabled: true, delivery_mode: 'queue' });
+    assert.deepEqual(await target.getInvocation(), { enabled: true, delivery_mode: 'queue' });
+    const worker = serve({
+      client: target,
+      capabilities: { translation: async (input) => ({ text: `fr: ${String(input.text)}` }) },
+    });
+    try {
+      const caller = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+      await caller.register(profile('Caller'));
+      const raw = await caller.invokeRaw(did, 'translation', { text: 'hello' }, { timeoutMs: 20_000 });
+      assert.deepEqual(raw.output, { text: 'fr: hello' });
+      const task = await caller.getTask(raw.task_id);
+      assert.equal(task.status, 'completed');
+
+      const review = await caller.review({
+        targetDid: did,
+        rating: 9,
+        comment: 'fast',
+        callRecordId: raw.task_id,
+      });
+      assert.equal(review.verified, true);
+      const edited = await caller.editReview(review.review_id, { rating: 8.5 });
+      assert.equal(edited.rating, 8.5);
+      assert.equal((await caller.myReviews()).total, 1);
+      assert.equal((await caller.getReviews(did, { limit: 5 })).reviews[0]?.review_id, review.review_id);
+      assert.equal((await caller.getReputation(did)).total_reviews, 1);
+
+      const hits = await caller.search({
+        q: 'Reviewed',
+        capability: 'translation',
+        tags: ['fr'],
+        minReputation: 0,
+      });
+      assert.ok(hits.agents.some((agent) => agent.did === did));
+      assert.equal((await caller.resolveDid(did)).id, did);
+      const payment = await caller.getPaymentAddress(did);
+      assert.equal(payment.address, await targetKey.address());
+      assert.ok((await caller.listChains()).chains.length >= 4);
+      assert.equal((await caller.getChain('eip155:1')).chain.chain_id, 'eip155:1');
+      assert.equal(typeof (await caller.getStats()).agents_count, 'number');
+      assert.ok((await caller.getJwks()).keys.length >= 1);
+      await caller.health();
+    } finally {
+      await worker.close();
+    }
+    await target.deactivate();
+    await assert.rejects(target.updateAgent({ name: 'gone' }), { code: 'AGENT_DEACTIVATED' });
+  });
+
+  test('invoke throws typed errors with the task id', async () => {
+    const agentKey = AgentKey.generateEd25519();
+    const agent = new RegistryClient({ registry: registry.url, key: agentKey });
+    const { did } = await agent.register(profile('Failing'));
+    await agent.setInvocation({ enabled: true, delivery_mode: 'queue' });
+    const caller = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    await caller.register(profile('Impatient caller'));
+
+    // Nobody serves the queue: the deadline passes.
+    await assert.rejects(
+      caller.invoke(did, 'translation', { text: 'x' }, { timeoutMs: 300 }),
+      (error: unknown) => {
+        assert.ok(error instanceof InvocationTimeoutError);
+        assert.equal(error.status, 504);
+        assert.match(error.taskId ?? '', /.+/);
+        return true;
+      },
+    );
+
+    const worker = serve({
+      client: agent,
+      capabilities: {
+        translation: async () => {
+          throw new Error('dictionary missing');
+        },
+      },
+    });
+    try {
+      await assert.rejects(
+        caller.invoke(did, 'translation', { text: 'x' }, { timeoutMs: 20_000 }),
+        (error: unknown) => {
+          assert.ok(error instanceof InvocationFailedError);
+          assert.equal(error.status, 502);
+          assert.match(error.details, /dictionary missing/);
+          assert.match(error.taskId ?? '', /.+/);
+          return true;
+        },
+      );
+    } finally {
+      await worker.close();
+    }
+  });
+});

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import Fastify from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import {
+  AgentKey,
+  InvocationFailedError,
+  RegistryClient,
+  WebhookFailedError,
+  WebhookVerificationError,
+  verifyWebhook,
+  webhookHandler,
+  type Profile,
+} from '../src/index.js';
+import {
+  registryProcess,
+  sqliteDatabase,
+  type RegistryProcess,
+  type TestDatabase,
+} from './registry-process.js';
+
+const profile: Profile = {
+  name: 'Webhook agent',
+  capabilities: [{ type: 'translation' }, { type: 'shout' }],
+};
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+}
+
+describe('verifyWebhook', () => {
+  const secret = `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}`;
+  const body = JSON.stringify({ task_id: 't1', capability: 'translation', input: { text: 'hi' } });
+  const signed = (payload: string, at = new Date()) => {
+    const headers = { 'webhook-id': 't1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)) };
+    return { ...headers, 'webhook-signature': new Webhook(secret).sign('t1', at, payload) };
+  };
+
+  test('accepts a genuine delivery (string, bytes, Headers) and returns it parsed', () => {
+    const headers = signed(body);
+    assert.equal(verifyWebhook(secret, body, headers).task_id, 't1');
+    assert.equal(
+      verifyWebhook(secret, new TextEncoder().encode(body), new Headers(headers)).capability,
+      'translation',
+    );
+  });
+
+  test('refuses a changed body, another secret and an old timestamp', () => {
+    const headers = signed(body);
+    assert.throws(() => verifyWebhook(secret, body.replace('hi', 'ho'), headers), WebhookVerificationError);
+    const other = `whsec_${Buffer.from('another secret of 24 b!!').toString('base64')}`;
+    assert.throws(() => verifyWebhook(other, body, headers), WebhookVerificationError);
+    const old = signed(body, new Date(Date.now() - 10 * 60 * 1000));
+    assert.throws(() => verifyWebhook(secret, body, old), /timestamp/i);
+  });
+});
+
+describe('webhookHandler against a real registry (SQLite)', () => {
+  let database: TestDatabase;
+  let registry: RegistryProcess;
+  const servers: { close(): unknown }[] = [];
+  before(async () => {
+    database = await sqliteDatabase();
+    registry = await registryProcess(database);
+  });
+  after(async () => {
+    for (const server of servers) await server.close();
+    await registry.stop();
+    await database.drop();
+  });
+
+  async function webhookAgent(url: string) {
+    const client = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await client.register(profile);
+    const config = await client.setInvocation({ enabled: true, delivery_mode: 'webhook', webhook_url: url });
+    return { client, did, secret: (config as { webhook_secret: string }).webhook_secret };
+  }
+
+  async function caller(): Promise<RegistryClient> {
+    const client = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    await client.register({ name: 'Caller', capabilities: [{ type: 'calling' }] });
+    return client;
+  }
+
+  test('node:http: verified deliveries are answered with the output; a thrown error reaches the caller', async () => {
+    let secret = '';
+    let forged = 0;
+    const capabilities = {
+      translation: async (input: Record<string, unknown>) => ({ text: `fr: ${String(input.text)}` }),
+      shout: async () => {
+        throw new Error('voice lost');
+      },
+    };
+    const reporting: { client?: RegistryClient } = {};
+    const server = http.createServer((req, res) => {
+      const handler = webhookHandler({ secret, capabilities, ...reporting });
+      void handler.node(req, res).then(() => {
+        if (res.statusCode === 401) forged++;
+      });
+    });
+    servers.push(server);
+    const url = await listen(server);
+    const agent = await webhookAgent(url);
+    secret = agent.secret;
+    const invoker = await caller();
+    assert.deepEqual(await invoker.invoke(agent.did, 'translation', { text: 'hi' }, { timeoutMs: 20_000 }), {
+      text: 'fr: hi',
+    });
+    // Without a client the failure is a 500: the registry reports WEBHOOK_FAILED.
+    await assert.rejects(invoker.invoke(agent.did, 'shout', {}, { timeoutMs: 20_000 }), WebhookFailedError);
+    // With the agent's client the handler reports the failure itself: the caller sees its message.
+    reporting.client = agent.client;
+    await assert.rejects(invoker.invoke(agent.did, 'shout', {}, { timeoutMs: 20_000 }), (error: unknown) => {
+      assert.ok(error instanceof InvocationFailedError && !(error instanceof WebhookFailedError));
+      assert.match(error.details, /voice lost/);
+      return true;
+    });
+    // A delivery that is not from the registry is refused.
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'x',
+        'webhook-timestamp': '1',
+        'webhook-signature': 'v1,AAAA',
+      },
+      body: JSON.stringify({ task_id: 'x', capability: 'translation', input: {} }),
+    });
+    assert.equal(response.status, 401);
+    assert.equal(forged, 1);
+  });
+
+  test('Fastify: the same handler behind a raw-body route', async () => {
+    let secret = '';
+    const app = Fastify();
+    servers.push(app);
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, body),
+    );
+    app.post('/hook', (request, reply) =>
+      webhookHandler({ secret, capabilities: { translation: async () => ({ via: 'fastify' }) } }).fastify(
+        request,
+        reply,
+      ),
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/hook`;
+    const agent = await webhookAgent(url);
+    secret = agent.secret;
+    const invoker = await caller();
+    assert.deepEqual(await invoker.invoke(agent.did, 'translation', {}, { timeoutMs: 20_000 }), {
+      via: 'fastify',
+    });
+  });
+});
