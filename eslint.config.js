@@ -17,6 +17,49 @@ export default tseslint.config(
     },
   },
   {
+    // The pages' progressive-enhancement script runs in browsers.
+    files: ['packages/server/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        [
+          'AbortController',
+          'DOMException',
+          'DOMParser',
+          'FormData',
+          'HTMLButtonElement',
+          'HTMLDetailsElement',
+          'HTMLElement',
+          'HTMLFormElement',
+          'HTMLInputElement',
+          'HTMLSelectElement',
+          'URLSearchParams',
+          'clearTimeout',
+          'document',
+          'fetch',
+          'location',
+          'navigator',
+          'setTimeout',
+          'window',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
+    // Plain Node.js programs for readers to run (examples/, test fixtures): Node's globals, console allowed.
+    files: ['examples/**/*.mjs', '**/test/fixtures/**/*.mjs', 'packages/cli/bin/*.js'],
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+    rules: { 'no-console': 'off' },
+  },
+  {
     files: ['bench/**', '**/test/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

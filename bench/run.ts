@@ -678,6 +678,74 @@ async function main(): Promise<void> {
       );
     }
 
+    // Web pages: the same services as the API plus HTML rendering. Home (totals + top agents), a full-text
+    // search page, an agent page (profile, reputation, 10 reviews, DID document), the statistics page.
+    const pagePaths: [string, string, string[]][] = [
+      ['page-home', 'page / (totals, top 20 agents)', ['/']],
+      [
+        'page-search',
+        'page /?q= (full text, 20 a page)',
+        SEARCH_QUERIES.map((q) => `/?q=${encodeURIComponent(q)}`),
+      ],
+      ['page-agent', 'page /agents/{did}', sampleDids.map((did) => `/agents/${encodeURIComponent(did)}`)],
+      ['page-stats', 'page /stats', ['/stats']],
+    ];
+    // The API calls each page is built on, at 1 connection: the difference is the page's own cost.
+    const pageApis: Record<string, string[]> = {
+      'page-home': ['/api/agents/search?limit=20'],
+      'page-search': SEARCH_QUERIES.map((q) => `/api/agents/search?q=${encodeURIComponent(q)}&limit=20`),
+      'page-agent': sampleDids.flatMap((did) => [
+        `/api/agents/${encodeURIComponent(did)}`,
+        `/api/agents/${encodeURIComponent(did)}/reputation`,
+        `/api/agents/${encodeURIComponent(did)}/reviews?limit=10`,
+      ]),
+    };
+    for (const [name, label, paths] of pagePaths) {
+      if (!wanted('pages') && !wanted(name)) continue;
+      const api = pageApis[name];
+      if (api !== undefined) {
+        rows.push(
+          await measure(
+            base,
+            pid,
+            'registry',
+            {
+              name: `${name}-api-1`,
+              label: `  its API call${name === 'page-agent' ? 's (profile, reputation, reviews: 3 requests)' : ''} (1 connection)`,
+              connections: 1,
+              load: { requests: cycling(api) },
+            },
+            options,
+          ),
+        );
+      }
+      const requests = cycling(paths, { accept: 'text/html' });
+      rows.push(
+        await measure(
+          base,
+          pid,
+          'registry',
+          { name, label, connections: options.connections, load: { requests } },
+          options,
+        ),
+      );
+      rows.push(
+        await measure(
+          base,
+          pid,
+          'registry',
+          {
+            name: `${name}-1`,
+            label: `${label} (1 connection)`,
+            connections: 1,
+            load: { requests },
+            warmup: false,
+          },
+          options,
+        ),
+      );
+    }
+
     // Queue invocation: autocannon invokes, a worker process long-polls, accepts and reports.
     if (wanted('queue')) {
       const worker = spawnNode(tsx('queue-worker.ts').concat([base, queueAgent.token]), {}, serverLog, true);
@@ -766,6 +834,98 @@ async function main(): Promise<void> {
           options,
         ),
       );
+    }
+
+    // The protocol faces: one invocation of the webhook agent as POST /api/invoke, as the MCP tool
+    // invoke_agent (stateless POST /mcp, tools/call) and as A2A SendMessage, taking turns on one
+    // connection in one run, so load from elsewhere on the machine hits all three alike. Each sample
+    // is filed under the face that answered it; the difference of the p50s is the face's overhead.
+    if (wanted('faces')) {
+      const input = { target_did: hookAgent.did, capability: 'echo', input: { n: 1 }, timeout_ms: 10_000 };
+      const auth = { authorization: `Bearer ${invoker.token}`, 'content-type': 'application/json' };
+      const samples: Record<'rest' | 'mcp' | 'a2a', number[]> = { rest: [], mcp: [], a2a: [] };
+      let answered: keyof typeof samples | undefined;
+      let wrongAnswers = 0;
+      const expect = (face: keyof typeof samples, marker: string) => (status: number, body: string) => {
+        answered = face;
+        if (status !== 200 || !body.includes(marker)) wrongAnswers++;
+      };
+      const requests: autocannon.Request[] = [
+        {
+          method: 'POST',
+          path: '/api/invoke',
+          headers: auth,
+          body: JSON.stringify(input),
+          onResponse: expect('rest', '"status":"completed"'),
+        },
+        {
+          method: 'POST',
+          path: '/mcp',
+          headers: {
+            ...auth,
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'invoke_agent', arguments: input },
+          }),
+          onResponse: expect('mcp', '"structuredContent"'),
+        },
+        {
+          method: 'POST',
+          path: `/a2a/${encodeURIComponent(hookAgent.did)}/`,
+          headers: { ...auth, 'a2a-version': '1.0' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'SendMessage',
+            params: {
+              message: { messageId: 'bench', role: 'ROLE_USER', parts: [{ data: { n: 1 } }] },
+              metadata: { capability: 'echo', timeout_ms: 10_000 },
+            },
+          }),
+          onResponse: expect('a2a', 'TASK_STATE_COMPLETED'),
+        },
+      ];
+      const row = await measure(
+        base,
+        pid,
+        'registry',
+        {
+          name: 'faces-1',
+          label: 'invoke webhook agent: REST, MCP invoke_agent, A2A SendMessage in turn',
+          connections: 1,
+          load: {
+            requests,
+            onLatency: (ms) => {
+              if (answered !== undefined) samples[answered].push(ms);
+              answered = undefined;
+            },
+          },
+          note: 'req/s and CPU are for the three kinds together',
+          beforeMeasure: () => {
+            for (const list of Object.values(samples)) list.length = 0;
+            wrongAnswers = 0;
+          },
+        },
+        options,
+      );
+      if (wrongAnswers > 0) throw new Error(`${wrongAnswers} face invocations did not complete`);
+      const extra: Record<string, number> = {};
+      for (const [face, list] of Object.entries(samples)) {
+        list.sort((a, b) => a - b);
+        extra[`${face}P50`] = percentile(list, 50);
+        extra[`${face}P99`] = percentile(list, 99);
+        extra[`${face}Count`] = list.length;
+      }
+      row.extra = extra;
+      log(
+        `  p50 ms: REST ${extra.restP50?.toFixed(2)}, MCP ${extra.mcpP50?.toFixed(2)}, A2A ${extra.a2aP50?.toFixed(2)}`,
+      );
+      rows.push(row);
     }
 
     if (options.db === 'sqlite' && wanted('review')) {
@@ -964,6 +1124,23 @@ function renderReport(rows: Row[], context: ReportContext): string {
       );
     }
   }
+  const faceRow = rows.find((row) => row.name === 'faces-1');
+  if (faceRow?.extra?.restP50 !== undefined) {
+    const e = faceRow.extra;
+    lines.push('');
+    lines.push(
+      'Invocation through each face (the same webhook agent; calls taking turns on one connection):',
+    );
+    for (const [face, label] of [
+      ['rest', 'POST /api/invoke'],
+      ['mcp', 'MCP tools/call invoke_agent'],
+      ['a2a', 'A2A SendMessage'],
+    ] as const) {
+      lines.push(
+        `- ${label}: p50 ${e[`${face}P50`]?.toFixed(2)} ms, p99 ${e[`${face}P99`]?.toFixed(2)} ms (${e[`${face}Count`]} calls)`,
+      );
+    }
+  }
   lines.push('');
   lines.push(
     `Server memory: peak RSS (VmHWM) ${(context.peakRssKb / 1024).toFixed(0)} MB; RSS after start ${(context.rssAtStart / 1024).toFixed(0)} MB, at the end ${(context.rssEndKb / 1024).toFixed(0)} MB.`,
@@ -1015,6 +1192,17 @@ function budgets(rows: Row[], context: ReportContext): string[] {
         single.load.p99 <= 20,
       );
   }
+  // "A few milliseconds of server time" per page: judged on one connection, so no queueing is counted.
+  for (const name of ['page-home', 'page-search', 'page-agent', 'page-stats']) {
+    const single = find(`${name}-1`);
+    if (single !== undefined)
+      line(
+        `${name}-p50`,
+        `${single.load.p50.toFixed(2)} ms p50, ${single.load.p99.toFixed(2)} ms p99, ${single.cpuPerRequest.toFixed(2)} ms server CPU at 1 connection`,
+        'p50 <= 5 ms',
+        single.load.p50 <= 5,
+      );
+  }
   const register = find('register-ed25519');
   if (register !== undefined)
     line('register-ed25519', `${register.load.rps.toFixed(0)}/s`, '>= 2500/s', register.load.rps >= 2500);
@@ -1026,6 +1214,23 @@ function budgets(rows: Row[], context: ReportContext): string[] {
       '<= 2 ms',
       queue.extra.addedP50 <= 2,
     );
+  }
+  const faces = find('faces-1')?.extra;
+  if (faces?.restP50 !== undefined) {
+    for (const [face, label] of [
+      ['mcp', 'mcp-invoke-overhead-p50'],
+      ['a2a', 'a2a-send-overhead-p50'],
+    ] as const) {
+      const p50 = faces[`${face}P50`] as number;
+      const overhead = p50 - faces.restP50;
+      line(
+        label,
+        `${overhead.toFixed(2)} ms over POST /api/invoke (p50 ${p50.toFixed(2)} vs ${faces.restP50.toFixed(2)} ms, ` +
+          `${faces[`${face}Count`]} and ${faces.restCount} calls taking turns on one connection)`,
+        '<= 1 ms',
+        overhead <= 1,
+      );
+    }
   }
   const rssMb = context.peakRssKb / 1024;
   line(

@@ -41,3 +41,11 @@ export {
   AUTHENTICATION_MAX_FUTURE_MS,
   REGISTRATION_TIMESTAMP_SKEW_MS,
 } from './timing.js';
+export {
+  PROFILE_LIMITS,
+  checkProfile,
+  type ProfileCheck,
+  type ProfileCheckMode,
+  type ProfileProblem,
+  type ProfileProblemCode,
+} from './profile-rules.js';

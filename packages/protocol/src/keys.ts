@@ -19,6 +19,12 @@ export class InvalidPublicKeyError extends Error {}
 const HEX = /^[0-9a-fA-F]*$/;
 
 export function parsePublicKey(keyType: KeyType, raw: string): ParsedPublicKey {
+  if (/^0[xX][0-9a-fA-F]*$/.test(raw)) {
+    // ethers and viem print keys with 0x (e.g. wallet.signingKey.publicKey, 0x04 + 128 hex).
+    throw new InvalidPublicKeyError(
+      `public_key starts with 0x: drop the 0x prefix and send the ${raw.length - 2} hex characters after it`,
+    );
+  }
   if (!HEX.test(raw)) throw new InvalidPublicKeyError('public_key must be hexadecimal without a 0x prefix');
   const hex = raw.toLowerCase();
   if (keyType === 'ed25519') {

@@ -1,27 +1,39 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { AppContext } from './context.js';
-import { handleError, handleNotFound } from './http/error-handler.js';
+import { webRoutes } from './faces/web/routes.js';
+import { clientErrorHandler } from './http/client-errors.js';
+import { MAX_PARAM_LENGTH, handleError } from './http/error-handler.js';
+import { badlyEncodedParameter, parseQueryString } from './http/query-string.js';
 import { agentRoutes } from './http/routes/agents.js';
 import { authRoutes } from './http/routes/auth.js';
 import { discoveryRoutes } from './http/routes/discovery.js';
 import { healthRoutes } from './http/routes/health.js';
 import { invocationRoutes } from './http/routes/invocation.js';
+import { a2aRoutes } from './faces/a2a/routes.js';
+import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
 import { statsRoutes } from './http/routes/stats.js';
-import { Capability } from './http/schemas/agents.js';
-import { ServiceRecord } from './http/schemas/service-record.js';
-import { ErrorResponse } from './http/schemas/common.js';
-import { Chain, DidDocument } from './http/schemas/discovery.js';
+import { swaggerUiBranding } from './http/branding.js';
+import { openapiOptions } from './http/openapi/document.js';
+import { operationsRoutes } from './http/routes/operations.js';
+import { COMPONENT_SCHEMAS } from './http/schemas/components.js';
+import { forValidation } from './http/validation.js';
+import { observeRequests } from './http/observe.js';
 import type { App } from './http/types.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from './http/json-depth.js';
 import { BadRequestError } from './errors.js';
+import { assertValidText } from './services/text-rules.js';
+
+/** Body members that are payloads passed between agents, not text the registry stores or searches. */
+const OPAQUE_BODY_MEMBERS = ['input', 'output'];
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -34,17 +46,31 @@ const ajvOptions: AjvOptions = {
 
 export interface BuildAppOptions {
   logger?: boolean;
+  /** Where request log lines go (tests read them); stdout by default. */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
+  // The handler logs through the app, which exists by the time a connection can fail.
+  const onClientError = (error: Error, socket: Socket): void => clientErrorHandler(app.log)(error, socket);
   const app = Fastify({
     logger:
       options.logger === false
         ? false
-        : { level: ctx.config.logLevel, redact: ['req.headers.authorization'] },
+        : {
+            level: ctx.config.logLevel,
+            redact: ['req.headers.authorization'],
+            ...(options.logStream === undefined ? {} : { stream: options.logStream }),
+          },
+    // One line per request, written by observeRequests when the response is sent (not Fastify's two).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
-    routerOptions: { maxParamLength: 512 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
+    // Errors raised before routing (bad URL encoding, an over-long DID) and by Node's HTTP parser
+    // (bad Content-Length or chunked encoding, oversized headers) answer {error, details, code} too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    clientErrorHandler: (error, socket) => onClientError(error, socket),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -57,17 +83,16 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   const bodyAjv = new Ajv({ ...ajvOptions, coerceTypes: false });
   const textAjv = new Ajv({ ...ajvOptions, coerceTypes: 'array' });
 
-  for (const schema of [ErrorResponse, Capability, Chain, DidDocument, ServiceRecord]) {
-    bodyAjv.addSchema(schema);
-    textAjv.addSchema(schema);
+  for (const schema of COMPONENT_SCHEMAS) {
+    bodyAjv.addSchema(forValidation(schema));
+    textAjv.addSchema(forValidation(schema));
     app.addSchema(schema);
   }
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(forValidation(schema)),
   );
   app.decorateRequest('caller', null);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(handleNotFound);
 
   // An empty body with a JSON content type (common on DELETE) is "no body", not malformed JSON.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -93,38 +118,45 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     parseJson(request, text, done);
   });
 
-  // A callback hook, not an async one: it runs on every response, and a promise per response shows.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    void reply.header('x-request-id', request.id);
-    done(null, payload);
+  // One rule for text on every route and both databases: well-formed Unicode, no U+0000 outside the
+  // opaque invocation payloads (`input`, `output`), before any route validates or stores it.
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      const badParameter = badlyEncodedParameter(request.query);
+      if (badParameter !== undefined) {
+        throw new BadRequestError(
+          'INVALID_URL_ENCODING',
+          `query ${badParameter.slice(0, 64)} is not valid percent-encoded UTF-8; encode each byte of UTF-8 as %XX`,
+        );
+      }
+      assertValidText(request.params, 'path');
+      assertValidText(request.query, 'query');
+      assertValidText(request.body, '', OPAQUE_BODY_MEMBERS);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
+
+  // X-Request-Id on every response, one log line and the metrics of every request.
+  observeRequests(app, ctx);
 
   // Bearer tokens, never cookies, so any origin may call the API from a browser.
   await app.register(cors, { origin: '*', exposedHeaders: ['x-request-id', 'retry-after'] });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Agent Registry',
-        version: '0.1.0',
-        description:
-          'Agents prove control of a key, get a DID and a token, publish capabilities, find, invoke and review each other. ' +
-          'Every error is JSON {error, details, code}.',
-      },
-      servers: [{ url: ctx.config.publicUrl }],
-      components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
-    },
+  await app.register(
+    swagger,
+    openapiOptions({ version: ctx.build.version, metricsToken: ctx.config.metricsToken !== undefined }),
+  );
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { deepLinking: true },
+    ...swaggerUiBranding,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());
 
   healthRoutes(app, ctx);
+  operationsRoutes(app, ctx);
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
   discoveryRoutes(app, ctx);
@@ -134,5 +166,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   searchRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
+  webRoutes(app, ctx);
+  mcpRoutes(app, ctx);
+  a2aRoutes(app, ctx);
   return app;
 }

@@ -3,8 +3,16 @@ import path from 'node:path';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  | { kind: 'sqlite'; path: string; busyTimeoutMs?: number }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize: number;
+      statementTimeoutMs: number;
+      connectTimeoutMs: number;
+      /** How long start-up keeps retrying a PostgreSQL that does not accept connections yet. */
+      startupWaitSeconds?: number;
+    };
 
 export interface Config {
   port: number;
@@ -15,6 +23,8 @@ export interface Config {
   /** did:web domain segment: host, with a port written `%3A<port>` as the did:web method requires. */
   didWebDomain: string;
   webhookAllowPrivateNetworks: boolean;
+  /** Webhook deliveries in flight per target agent; more wait in that agent's queue (within their deadline). */
+  webhookMaxConcurrencyPerAgent: number;
   logLevel: LogLevel;
   /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
   tokenSigningKey: string | undefined;
@@ -27,8 +37,12 @@ export interface Config {
   reviewRateWindowSeconds: number;
   /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
   reputationRefreshSeconds: number;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
+  metricsToken: string | undefined;
   /** Refuse registrations whose signed message does not name this registry (`audience`). */
   requireRegistrationAudience: boolean;
+  /** How often each node times out expired open tasks and forgets expired idempotency keys. */
+  taskSweepSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +91,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     poolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
+    startupWaitSeconds: integer('DATABASE_STARTUP_WAIT_SECONDS', 30, 0, 600),
+    busyTimeoutMs: integer('SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 60_000),
   });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
@@ -106,6 +122,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     didWebDomain,
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
     logLevel: logLevel ?? 'info',
     tokenSigningKey: read('TOKEN_SIGNING_KEY'),
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
@@ -114,34 +131,41 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateLimit: integer('REVIEW_RATE_LIMIT', 10, 1, 100_000),
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
+    metricsToken: read('METRICS_TOKEN'),
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
+    taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
   };
+  if (config.metricsToken !== undefined && config.metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
 
-interface PostgresTuning {
+interface DatabaseTuning {
   poolSize: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  startupWaitSeconds: number;
+  busyTimeoutMs: number;
 }
 
 function parseDatabaseUrl(
   raw: string,
   cwd: string,
   problems: string[],
-  tuning: PostgresTuning,
+  tuning: DatabaseTuning,
 ): DatabaseConfig {
+  const { busyTimeoutMs, ...postgres } = tuning;
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') {
       problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/registry.db');
-      return { kind: 'sqlite', path: '' };
+      return { kind: 'sqlite', path: '', busyTimeoutMs };
     }
-    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file) };
+    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file), busyTimeoutMs };
   }
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://'))
-    return { kind: 'postgres', url: raw, ...tuning };
+    return { kind: 'postgres', url: raw, ...postgres };
   problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
-  return { kind: 'sqlite', path: '' };
+  return { kind: 'sqlite', path: '', busyTimeoutMs };
 }

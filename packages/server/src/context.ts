@@ -6,6 +6,7 @@ import { openDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { sweepInactiveFromIndex } from './db/stores/agent-index.js';
 import { AgentService } from './services/agents.js';
+import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
@@ -14,19 +15,26 @@ import { InvocationService } from './services/invocation.js';
 import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
 import { QueueDeliverer, WebhookDeliverer } from './invocation/deliverers.js';
 import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invocation/network-policy.js';
-import { SchemaCache } from './invocation/schema-cache.js';
 import { TaskStateMachine } from './invocation/task-state.js';
+import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './invocation/compiled-schemas.js';
+import { ValidatorPool } from './invocation/validator-pool.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { NOTIFY_CHANNEL, PostgresTaskEvents } from './invocation/pg-events.js';
 import { startDiscoveryJobs } from './services/background-jobs.js';
+import { startTaskMaintenance } from './services/task-maintenance.js';
 import { registryGovernance } from './services/governance.js';
 import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
 import { ServiceRecordService } from './services/service-record.js';
 import { StatsService } from './services/stats.js';
+import { ActivityService } from './services/activity.js';
+import { waitForDatabase } from './startup.js';
+import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
+import type { Telemetry } from './telemetry/telemetry.js';
+import { readBuildInfo, type BuildInfo } from './version.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -37,6 +45,8 @@ export interface AppContext {
   registration: RegistrationService;
   authentication: AuthenticationService;
   agents: AgentService;
+  /** Agents' capability JSON Schemas: publish checks and compiled validators (counts compilations). */
+  capabilitySchemas: CapabilitySchemas;
   didResolution: DidResolutionService;
   events: TaskEvents;
   invocation: InvocationService;
@@ -48,6 +58,13 @@ export interface AppContext {
   serviceRecord: ServiceRecordService;
   search: SearchService;
   stats: StatsService;
+  /** Invocations and reviews per day, for the statistics page. */
+  activity: ActivityService;
+  /** Which build runs: GET /version, /healthz and the start-up line. */
+  build: BuildInfo;
+  /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
+  metrics: RegistryMetrics;
+  telemetry: Telemetry;
   close(): Promise<void>;
 }
 
@@ -55,15 +72,26 @@ export interface ContextOverrides {
   clock?: Clock;
   /** DNS for webhook hosts; tests simulate rebinding with it. */
   resolveHost?: HostResolver;
+  /** Where domain-event and background log lines go (tests read them); stdout by default. */
+  logStream?: pino.DestinationStream;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
   const clock = overrides.clock ?? systemClock;
-  const log = pino({ level: config.logLevel });
-  const database = openDatabase(config.database, (error) =>
-    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)'),
-  );
+  const log =
+    overrides.logStream === undefined
+      ? pino({ level: config.logLevel })
+      : pino({ level: config.logLevel }, overrides.logStream);
+  const build = readBuildInfo();
+  const metrics = createRegistryMetrics({ version: build.version });
+  const telemetry = metrics.telemetry(log);
+  const database = openDatabase(config.database, (error) => {
+    telemetry.databaseError({ error });
+    log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)');
+  });
+  if (database.pool !== undefined) metrics.watchPool(database.pool);
   try {
+    await waitForDatabase(database, config, log);
     await migrateToLatest(database.db);
     const swept = await sweepInactiveFromIndex(database.db);
     if (swept > 0) log.warn({ agents: swept }, 'took deactivated agents out of the search index');
@@ -77,6 +105,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
+    const validators = new ValidatorPool({
+      size: LIMITS.inputValidationWorkers,
+      timeoutMs: LIMITS.inputValidationTimeoutMs,
+      prepareTimeoutMs: LIMITS.inputValidationPrepareTimeoutMs,
+      maxQueued: LIMITS.inputValidationMaxQueued,
+      cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
+      maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
+    });
+    const capabilitySchemas = new CapabilitySchemas(validators, LIMITS.inputValidationTimeoutMs);
     const events: TaskEvents =
       database.postgresUrl === undefined
         ? new InProcessTaskEvents()
@@ -97,23 +134,26 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     );
     const invocation = new InvocationService({
       db,
+      telemetry,
       clock,
       events,
       states,
-      schemas: new SchemaCache(),
+      schemas: capabilitySchemas,
       didWebDomain,
       deliverers: {
         queue: new QueueDeliverer(events),
         webhook: new WebhookDeliverer({
           clock,
+          telemetry,
           states,
           policy: webhookPolicy,
           maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+          maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
           log,
         }),
       },
     });
-    const agentTasks = new AgentTaskService({ db, clock, events, states });
+    const agentTasks = new AgentTaskService({ db, telemetry, clock, events, states });
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
     const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
@@ -125,6 +165,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       stats,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
+    // Expired open tasks to `timeout` and expired idempotency keys out, on every node (idempotent).
+    const taskMaintenance = startTaskMaintenance({
+      db,
+      clock,
+      states,
+      intervalMs: config.taskSweepSeconds * 1000,
+      onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
+    });
     return {
       config,
       clock,
@@ -132,20 +180,36 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       tokens,
       registration: new RegistrationService({
         db,
+        telemetry,
         clock,
         tokens,
         didWebDomain,
         audience: publicUrl,
         requireAudience: config.requireRegistrationAudience,
+        schemas: capabilitySchemas,
       }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
-      agents: new AgentService({ db, clock, didWebDomain, publicUrl, webhookPolicy, serviceRecord }),
+      agents: new AgentService({
+        db,
+        telemetry,
+        clock,
+        didWebDomain,
+        publicUrl,
+        webhookPolicy,
+        schemas: capabilitySchemas,
+        serviceRecord,
+      }),
+      capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
-      reviews: new ReviewService({ db, clock, didWebDomain, reputation, rateLimit }),
+      reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
       serviceRecord,
       search: new SearchService({ db, clock, searches: stats }),
       stats,
+      activity: new ActivityService({ db, clock }),
+      build,
+      metrics,
+      telemetry,
       events,
       invocation,
       agentTasks,
@@ -157,6 +221,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         agentTasks.shutdown();
         await invocation.shutdown();
         await discoveryJobs.stop();
+        await taskMaintenance.stop();
+        await validators.close();
         await events.close();
         await database.close();
       },

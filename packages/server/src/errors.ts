@@ -1,3 +1,5 @@
+import type { ErrorCode } from './error-codes.js';
+
 /**
  * Typed errors carry their HTTP status and a stable machine code; the one error handler in
  * http/error-handler.ts turns them into `{error, details, code}`. Never match errors by message.
@@ -5,7 +7,7 @@
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly title: string,
     readonly details: string,
     readonly headers: Readonly<Record<string, string>> = {},
@@ -18,31 +20,31 @@ export class ApiError extends Error {
 }
 
 export class BadRequestError extends ApiError {
-  constructor(code: string, details: string, title = 'Invalid request') {
+  constructor(code: ErrorCode, details: string, title = 'Invalid request') {
     super(400, code, title, details);
   }
 }
 
 export class UnauthorizedError extends ApiError {
-  constructor(code: string, details: string) {
+  constructor(code: ErrorCode, details: string) {
     super(401, code, 'Unauthorized', details, { 'www-authenticate': 'Bearer' });
   }
 }
 
 export class ForbiddenError extends ApiError {
-  constructor(code: string, details: string) {
+  constructor(code: ErrorCode, details: string) {
     super(403, code, 'Forbidden', details);
   }
 }
 
 export class NotFoundError extends ApiError {
-  constructor(code: string, details: string, title = 'Not found') {
+  constructor(code: ErrorCode, details: string, title = 'Not found') {
     super(404, code, title, details);
   }
 }
 
 export class ConflictError extends ApiError {
-  constructor(code: string, details: string, title = 'Conflict') {
+  constructor(code: ErrorCode, details: string, title = 'Conflict') {
     super(409, code, title, details);
   }
 }
@@ -54,14 +56,26 @@ export class PayloadTooLargeError extends ApiError {
 }
 
 export class TooManyRequestsError extends ApiError {
-  constructor(code: string, details: string, retryAfterSeconds: number) {
+  constructor(code: ErrorCode, details: string, retryAfterSeconds: number) {
     super(429, code, 'Too many requests', details, { 'retry-after': String(retryAfterSeconds) });
   }
 }
 
 export class ServiceUnavailableError extends ApiError {
-  constructor(code: string, details: string) {
+  constructor(code: ErrorCode, details: string) {
     super(503, code, 'Service unavailable', details, { 'retry-after': '1' });
+  }
+}
+
+/**
+ * The database could not be reached or dropped the connection mid-request (restart, failover,
+ * SQLITE_BUSY beyond busy_timeout, disk I/O error). Raised by the storage layer's classifier
+ * (db/unavailability.ts), never by matching message text.
+ */
+export class DatabaseUnavailableError extends ApiError {
+  constructor(cause: unknown, details = 'The database is not reachable right now; retry shortly') {
+    super(503, 'DATABASE_UNAVAILABLE', 'Service unavailable', details, { 'retry-after': '1' });
+    this.cause = cause;
   }
 }
 

@@ -45,24 +45,24 @@ describe('attacks found in review stay fixed', () => {
     assert.match(response.json().details, /small-order/);
   });
 
-  test('an input_schema pattern that backtracks exponentially is refused when published', async () => {
+  test('an input_schema pattern that cannot run in linear time (lookahead) is refused when published', async () => {
     const { did, token } = await register(registry);
     const response = await inject('PUT', agentPath(did), token, {
       capabilities: [
         {
           type: 'echo',
-          input_schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+          input_schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)a+$' } } },
         },
       ],
     });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().code, 'INVALID_CAPABILITY_SCHEMA');
-    assert.match(response.json().details, /backtrack/);
+    assert.match(response.json().details, /RE2/);
     const safe = await inject('PUT', agentPath(did), token, {
       capabilities: [
         {
           type: 'echo',
-          input_schema: { type: 'object', properties: { s: { type: 'string', pattern: '^[a-z]+$' } } },
+          input_schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
         },
       ],
     });

@@ -358,7 +358,7 @@ describe('invocation through a queue', () => {
       assert.equal((await accepted).statusCode, 200);
     });
 
-    test('400 with the validation errors when the input does not satisfy the input_schema', async () => {
+    test('400 with the first validation error when the input does not satisfy the input_schema', async () => {
       const worker = await queueWorker([
         {
           type: 'echo',
@@ -370,11 +370,13 @@ describe('invocation through a queue', () => {
           },
         },
       ]);
-      const response = await invoke(worker.did, { input: { text: 5, extra: true } });
+      // Validation stops at the first error (collecting all of a large input's errors costs memory).
+      const response = await invoke(worker.did, { input: { text: 5 } });
       assert.equal(response.statusCode, 400);
       assert.equal(response.json().code, 'INPUT_SCHEMA_MISMATCH');
       assert.match(response.json().details, /input\/text must be string/);
-      assert.match(response.json().details, /additional properties/);
+      const extra = await invoke(worker.did, { input: { text: 'ok', extra: true } });
+      assert.match(extra.json().details, /additional properties/);
       const missing = await invoke(worker.did, { input: {} });
       assert.match(missing.json().details, /required property 'text'/);
       const pending = invoke(worker.did, { input: { text: 'ok' } });

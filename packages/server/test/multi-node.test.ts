@@ -5,6 +5,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   createTestDatabase,
   defaultProfile,
@@ -162,6 +166,86 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
     const response = await invocation;
     assert.equal(response.status, 200, JSON.stringify(response.body));
     assert.deepEqual(response.body.output, { via: 'B' });
+  });
+
+  test('an MCP invoke_agent on node A completes when the worker reports through node B', async () => {
+    const client = new Client({ name: 'cross-node', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${caller.token}` } },
+      }),
+    );
+    try {
+      const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const invocation = client.callTool({
+        name: 'invoke_agent',
+        arguments: { target_did: worker.did, capability: 'echo', input: { via: 'mcp' }, timeout_ms: 20_000 },
+      });
+      const tasks = (await poll).body.tasks as { task_id: string; input: unknown }[];
+      assert.equal(tasks.length, 1, 'the long poll on B woke for the task the MCP call created on A');
+      assert.deepEqual(tasks[0]!.input, { via: 'mcp' });
+      const id = tasks[0]!.task_id;
+      assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
+      assert.equal(
+        (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { echoed: 'B' } }))
+          .status,
+        200,
+      );
+      const result = await invocation;
+      assert.equal(result.isError, undefined, JSON.stringify(result.content));
+      assert.deepEqual(result.structuredContent, {
+        task_id: id,
+        status: 'completed',
+        output: { echoed: 'B' },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('A2A: a message sent through node A is answered via node B and read back with GetTask on B', async () => {
+    const path = `/a2a/${encodeURIComponent(worker.did)}/`;
+    // Both nodes serve one registry (one PUBLIC_URL); the test points the official client at each node.
+    const clientOn = async (node: Node) => {
+      const card = (await (await fetch(`${node.url}${path}.well-known/agent-card.json`)).json()) as {
+        supportedInterfaces: { url: string }[];
+      };
+      for (const entry of card.supportedInterfaces) entry.url = `${node.url}${path}`;
+      return new ClientFactory().createFromAgentCard(card as never);
+    };
+    const auth = { serviceParameters: { authorization: `Bearer ${caller.token}` } };
+    const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sent = (await clientOn(a)).sendMessage(
+      {
+        tenant: '',
+        message: {
+          messageId: 'cross-node',
+          contextId: '',
+          taskId: '',
+          role: Role.ROLE_USER,
+          parts: [
+            { content: { $case: 'data', value: { n: 2 } }, metadata: undefined, filename: '', mediaType: '' },
+          ],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        },
+        configuration: undefined,
+        metadata: undefined,
+      },
+      auth,
+    );
+    const id = ((await poll).body.tasks as { task_id: string }[])[0]!.task_id;
+    await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token);
+    await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { via: 'B' } });
+    const task = (await sent) as Task;
+    assert.equal(task.id, id);
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    const read = await (await clientOn(b)).getTask({ tenant: '', id }, auth);
+    assert.equal(read.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(read.artifacts[0]?.parts[0]?.content, { $case: 'data', value: { via: 'B' } });
   });
 
   test('two accepts through two nodes never both win', async () => {

@@ -44,9 +44,14 @@ const VALID_BODIES: Record<string, unknown> = {
 
 const key = (route: { method: string; path: string }): string => `${route.method} ${route.path}`;
 
+/** components.schemas of the served document, for `$ref`s in request bodies. */
+let componentSchemas: Record<string, JsonSchema> = {};
+
 /** A minimal instance of a JSON Schema: required members only, first enum value, smallest lengths. */
 function exampleFor(schema: JsonSchema | undefined): unknown {
   if (schema === undefined) return {};
+  if (typeof schema.$ref === 'string')
+    return exampleFor(componentSchemas[schema.$ref.split('/').pop() ?? '']);
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
   if (schema.default !== undefined) return schema.default;
@@ -79,7 +84,11 @@ function exampleFor(schema: JsonSchema | undefined): unknown {
 async function protectedRoutesOf(registry: TestRegistry): Promise<ProtectedRoute[]> {
   const response = await registry.app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(response.statusCode, 200, response.body);
-  const document = response.json<{ paths: Record<string, Record<string, OpenApiOperation>> }>();
+  const document = response.json<{
+    paths: Record<string, Record<string, OpenApiOperation>>;
+    components?: { schemas?: Record<string, JsonSchema> };
+  }>();
+  componentSchemas = document.components?.schemas ?? {};
   const routes: ProtectedRoute[] = [];
   for (const [path, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { LATENCY_BUCKET_COUNT as MIGRATED_BUCKETS } from '../src/db/migrations/006-trust.js';
+import { LATENCY_BUCKET_COUNT as MIGRATED_BUCKETS } from '../src/db/migrations/007-trust.js';
 import {
   LATENCY_BUCKET_COUNT,
   histogramQuantile,

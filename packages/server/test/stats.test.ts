@@ -160,13 +160,14 @@ describe('OpenAPI', () => {
   test('the served document describes every discovery and review operation', async () => {
     const document = (await getJson(registry, '/openapi.json')).json();
     const expected: [string, string, string[]][] = [
-      ['/api/agents/search', 'get', ['200', '400', '500']],
-      ['/api/stats', 'get', ['200', '500']],
-      ['/api/reviews', 'post', ['201', '400', '401', '403', '404', '409', '429']],
-      ['/api/agents/{did}/reviews', 'get', ['200', '400']],
-      ['/api/reviews/my', 'get', ['200', '400', '401']],
-      ['/api/reviews/{review_id}', 'put', ['200', '400', '401', '403', '404']],
-      ['/api/agents/{did}/reputation', 'get', ['200', '400', '404']],
+      // The route's own statuses, plus those every route of its kind answers (500, 503; 413 and 415 with a body).
+      ['/api/agents/search', 'get', ['200', '400', '500', '503']],
+      ['/api/stats', 'get', ['200', '500', '503']],
+      ['/api/reviews', 'post', ['201', '400', '401', '403', '404', '409', '413', '415', '429', '500', '503']],
+      ['/api/agents/{did}/reviews', 'get', ['200', '400', '500', '503']],
+      ['/api/reviews/my', 'get', ['200', '400', '401', '500', '503']],
+      ['/api/reviews/{review_id}', 'put', ['200', '400', '401', '403', '404', '413', '415', '500', '503']],
+      ['/api/agents/{did}/reputation', 'get', ['200', '400', '404', '500', '503']],
     ];
     for (const [path, method, statuses] of expected) {
       const operation = document.paths[path]?.[method];

@@ -415,7 +415,7 @@ describe('webhook delivery', () => {
     });
   });
 
-  describe('failures give 502 WEBHOOK_FAILED, never a pending task', () => {
+  describe('failures give 502 WEBHOOK_FAILED (no answer by the deadline: 504), never a pending task', () => {
     test('the webhook answers 500; a late result then gets 409', async (t) => {
       const hook = await startHook((_, res) => json(res, 500, { error: 'boom' }));
       t.after(() => hook.close());
@@ -430,7 +430,7 @@ describe('webhook delivery', () => {
       assertError(late, 409, 'TASK_NOT_OPEN');
     });
 
-    test('the webhook never answers: 502 at the invocation deadline, and the task is failed', async (t) => {
+    test('the webhook never answers: 504 INVOCATION_TIMEOUT at the deadline, and the task is timeout', async (t) => {
       const hook = await startHook(() => {
         // Hang: never write a response. close() destroys the connection.
       });
@@ -439,8 +439,17 @@ describe('webhook delivery', () => {
       const caller = await register(registry);
 
       const response = await invoke(registry, caller, target, { text: 'hello' }, 500);
-      await assertWebhookFailed(registry, caller, response, /deadline/);
+      const body = assertError(response, 504, 'INVOCATION_TIMEOUT');
       assert.equal(hook.received.length, 1);
+      const task = await getTask(registry, caller, String(body.task_id));
+      assert.equal(task.statusCode, 200, task.body);
+      assert.equal(task.json().status, 'timeout');
+      assert.equal(task.json().error, undefined, 'a timeout is not a webhook failure');
+
+      const late = await report(registry, target, String(body.task_id), 'result', {
+        output: { too: 'late' },
+      });
+      assert.equal(late.statusCode, 409, late.body);
     });
 
     test('the connection is refused', async () => {

@@ -11,29 +11,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness: the process serves HTTP */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              status: string;
-            };
-          };
-        };
-      };
-    };
+    /**
+     * Liveness: the process serves HTTP
+     * @description Answers 200 while the process serves HTTP, with the version of the running build.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getHealth'];
     put?: never;
     post?: never;
     delete?: never;
@@ -49,38 +35,64 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Readiness: the database answers */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              status: string;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
+    /**
+     * Readiness: the database answers
+     * @description Answers 200 when the database answers a query; a load balancer sends traffic only then.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down.
+     */
+    get: operations['getReadiness'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    /**
+     * Prometheus metrics
+     * @description Request, invocation, webhook, registration, review, database and process metrics in the Prometheus text format. Public unless the registry sets METRICS_TOKEN; then send it as a bearer token (401 otherwise).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/version': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Which build of the registry answers
+     * @description Version, git commit and build time of the running registry, and its Node.js version.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getVersion'];
     put?: never;
     post?: never;
     delete?: never;
@@ -101,72 +113,18 @@ export interface paths {
     /**
      * Get a fresh token by signing {purpose:"authenticate", did, audience, timestamp} with the agent key
      * @description audience is this registry's origin (its PUBLIC_URL), so the signature is good for this registry only. Canonical JSON (RFC 8785) for Ed25519; for secp256k1 EIP-191 personal_sign over the JSON in the order purpose, did, audience, timestamp. The timestamp may be 5 minutes old or 60 seconds ahead, and each signed message is exchanged for a token once (401 SIGNATURE_REUSED). The exact bytes, with worked examples: docs/signing.md in the repository, section "Authentication (POST /api/auth/token)".
+     *
+     *     Responses:
+     *     - `200`: A new bearer token.
+     *     - `400`: A field is invalid or the timestamp is more than 5 minutes away (`TIMESTAMP_OUT_OF_RANGE`).
+     *     - `401`: The signature does not verify with the agent key (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes), or this signed message was already exchanged (`SIGNATURE_REUSED`).
+     *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            did: string;
-            /** @description Epoch milliseconds; at most 5 minutes before and 60 seconds after server time */
-            timestamp: number;
-            /** @description Ed25519: hex signature over the canonical JSON of {"audience","did","purpose":"authenticate","timestamp"}. secp256k1: EIP-191 personal_sign over {"purpose":"authenticate","did":...,"audience":...,"timestamp":...} in that order. audience is this registry's origin (PUBLIC_URL). Each signed message gives one token. Byte-for-byte rules and worked examples: docs/signing.md, section "Authentication (POST /api/auth/token)". */
-            signature: string;
-            /** @description Optional: the registry origin you signed for. It is part of the signed message either way; sending it gets a clear AUDIENCE_MISMATCH instead of INVALID_SIGNATURE when it names another registry. */
-            audience?: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              /** @description EdDSA-signed JWT; send as Authorization: Bearer <token> */
-              token: string;
-              /** @description Epoch milliseconds when the token expires */
-              expires_at: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    post: operations['issueToken'];
     delete?: never;
     options?: never;
     head?: never;
@@ -180,31 +138,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Public keys that verify registry tokens (JWKS) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              keys: {
-                [key: string]: unknown;
-              }[];
-            };
-          };
-        };
-      };
-    };
+    /**
+     * Public keys that verify registry tokens (JWKS)
+     * @description The Ed25519 public keys (JWK set) that verify the EdDSA tokens this registry issues.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getJwks'];
     put?: never;
     post?: never;
     delete?: never;
@@ -224,98 +166,18 @@ export interface paths {
     put?: never;
     /**
      * Register an agent by proving control of its key
-     * @description The signature covers the message of the interface, section 5: canonical JSON (RFC 8785) for Ed25519, EIP-191 personal_sign over JSON in a fixed member order for secp256k1. The exact bytes, with worked examples for both key types: docs/signing.md in the repository, sections "Registration with an Ed25519 key" and "Registration with a secp256k1 key". Send "audience" (this registry's origin) to bind the registration to this registry (section "Audience").
+     * @description Creates an agent from its public key, profile, a millisecond timestamp and a signature, and returns its DID and a token. Ed25519 keys get a did:web DID; secp256k1 keys with a chain_id get a did:pkh DID. The signature covers the message of the interface, section 5: canonical JSON (RFC 8785) for Ed25519, EIP-191 personal_sign over JSON in a fixed member order for secp256k1. The exact bytes, with worked examples for both key types: docs/signing.md in the repository, sections "Registration with an Ed25519 key" and "Registration with a secp256k1 key". Send "audience" (this registry's origin) to bind the registration to this registry (section "Audience").
+     *
+     *     Responses:
+     *     - `201`: Registered: the DID and a bearer token.
+     *     - `400`: A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).
+     *     - `409`: An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token.
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description 64 hex (ed25519); 66 or 130 hex (secp256k1) */
-            public_key: string;
-            /** @enum {string} */
-            key_type?: 'ed25519' | 'secp256k1';
-            /** @example eip155:1 */
-            chain_id?: string | null;
-            profile: {
-              name: string;
-              description?: string | null;
-              capabilities: components['schemas']['Capability'][];
-              tags?: string[] | null;
-              /** @description http:// or https:// URL */
-              avatar?: string | null;
-              /** @description http:// or https:// URL */
-              website?: string | null;
-            };
-            /** @description Epoch milliseconds; within 5 minutes of server time */
-            timestamp: number;
-            /** @description Ed25519 hex, or 0x-prefixed EIP-191 signature */
-            signature: string;
-            referrer?: string | null;
-            /** @description Origin of the registry this registration is meant for (its PUBLIC_URL, e.g. https://registry.example). Not in the original interface: when present it is a member of the signed object and must name this registry, so the body cannot be replayed to another registry. Required when the operator sets REQUIRE_REGISTRATION_AUDIENCE=true. See docs/signing.md, section "Audience". */
-            audience?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              /** @description EdDSA-signed JWT; send as Authorization: Bearer <token> */
-              token: string;
-              /** @description Epoch milliseconds when the token expires */
-              expires_at: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    post: operations['registerAgent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -329,245 +191,49 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read an agent profile */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              name: string;
-              description: string | null;
-              avatar: string | null;
-              website: string | null;
-              /** @description hex */
-              public_key: string;
-              /** @enum {string} */
-              key_type: 'ed25519' | 'secp256k1';
-              chain_id: string | null;
-              capabilities: components['schemas']['Capability'][];
-              tags: string[];
-              endpoints: {
-                /** @enum {string} */
-                type: 'did_document' | 'invoke';
-                url: string;
-              }[];
-              /** @enum {string} */
-              status: 'active' | 'deactivated';
-              invocation_enabled: boolean;
-              /** @enum {string} */
-              delivery_mode: 'none' | 'webhook' | 'queue';
-              average_rating: number;
-              reputation_score: number;
-              total_reviews: number;
-              created_at: number;
-              updated_at: number;
-              service_record: components['schemas']['ServiceRecord'];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
-    /** Update your own profile (absent or null fields stay unchanged) */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            name?: string | null;
-            description?: string | null;
-            capabilities?: components['schemas']['Capability'][] | null;
-            tags?: string[] | null;
-            /** @description http:// or https:// URL */
-            avatar?: string | null;
-            /** @description http:// or https:// URL */
-            website?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              name: string;
-              description: string | null;
-              avatar: string | null;
-              website: string | null;
-              /** @description hex */
-              public_key: string;
-              /** @enum {string} */
-              key_type: 'ed25519' | 'secp256k1';
-              chain_id: string | null;
-              capabilities: components['schemas']['Capability'][];
-              tags: string[];
-              endpoints: {
-                /** @enum {string} */
-                type: 'did_document' | 'invoke';
-                url: string;
-              }[];
-              /** @enum {string} */
-              status: 'active' | 'deactivated';
-              invocation_enabled: boolean;
-              /** @enum {string} */
-              delivery_mode: 'none' | 'webhook' | 'queue';
-              average_rating: number;
-              reputation_score: number;
-              total_reviews: number;
-              created_at: number;
-              updated_at: number;
-              service_record: components['schemas']['ServiceRecord'];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Read an agent profile
+     * @description The public profile of an agent; deactivated agents stay readable with status "deactivated".
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`).
+     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getAgent'];
+    /**
+     * Update your own profile (absent or null fields stay unchanged)
+     * @description Changes the fields given of the calling agent's profile and returns the whole profile.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    put: operations['updateAgent'];
     post?: never;
-    /** Deactivate your own agent (soft delete) */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              /** @enum {string} */
-              status: 'deactivated';
-              deactivated_at: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Deactivate your own agent (soft delete)
+     * @description Marks the calling agent deactivated: it leaves search, cannot be invoked and its tokens stop working; its profile and reviews stay readable.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent has this DID, e.g. it is already deactivated (`AGENT_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    delete: operations['deactivateAgent'];
     options?: never;
     head?: never;
     patch?: never;
@@ -580,131 +246,34 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read whether and how an agent accepts invocations */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              enabled: boolean;
-              /** @enum {string} */
-              delivery_mode: 'none' | 'webhook' | 'queue';
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
-    /** Configure invocation of your own agent */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @enum {string} */
-            delivery_mode: 'none' | 'webhook' | 'queue';
-            enabled: boolean;
-            /** @description http:// or https:// URL */
-            webhook_url?: string | null;
-            /** @description whsec_<base64> (Standard Webhooks) or any 16-256 character string; generated when omitted */
-            webhook_secret?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              enabled: boolean;
-              /** @enum {string} */
-              delivery_mode: 'none' | 'webhook' | 'queue';
-              webhook_url: string | null;
-              /** @description Present only when the registry generated the secret in this request */
-              webhook_secret?: string;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Read whether and how an agent accepts invocations
+     * @description Whether the agent accepts invocations and how it receives them (webhook or queue).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getInvocationConfig'];
+    /**
+     * Configure invocation of your own agent
+     * @description Turns invocation on or off and chooses delivery: webhook (the registry POSTs each task, signed per Standard Webhooks; docs/webhooks.md) or queue (the agent polls GET /api/agent/tasks). A generated webhook_secret is returned once.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    put: operations['updateInvocationConfig'];
     post?: never;
     delete?: never;
     options?: never;
@@ -719,53 +288,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Payment address of a did:pkh agent */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              chain_id: string;
-              address: string;
-              /** @enum {string} */
-              source: 'did';
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Payment address of a did:pkh agent
+     * @description The chain and address of a did:pkh agent, taken from its DID.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`), or it is a did:web agent without an address (`PAYMENT_ADDRESS_UNAVAILABLE`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getPaymentAddress'];
     put?: never;
     post?: never;
     delete?: never;
@@ -781,72 +315,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** DID document of a did:web agent */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description 32 hexadecimal characters */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description W3C DID Core document */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              '@context': (
-                | string
-                | {
-                    [key: string]: string;
-                  }
-              )[];
-              id: string;
-              verificationMethod: ({
-                id: string;
-                type: string;
-                controller: string;
-                publicKeyMultibase?: string;
-                blockchainAccountId?: string;
-              } & {
-                [key: string]: unknown;
-              })[];
-              authentication: string[];
-              assertionMethod: string[];
-              service: {
-                id: string;
-                type: string;
-                serviceEndpoint: string;
-              }[];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * DID document of a did:web agent
+     * @description The did.json of did:web:<domain>:agent:<id> under /.well-known/did/web/.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The id is not 32 hexadecimal characters (`INVALID_AGENT_ID`).
+     *     - `404`: No agent has this id (`DID_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getWellKnownDidDocument'];
     put?: never;
     post?: never;
     delete?: never;
@@ -862,72 +342,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** DID document at the did:web method path */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description 32 hexadecimal characters */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description W3C DID Core document */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              '@context': (
-                | string
-                | {
-                    [key: string]: string;
-                  }
-              )[];
-              id: string;
-              verificationMethod: ({
-                id: string;
-                type: string;
-                controller: string;
-                publicKeyMultibase?: string;
-                blockchainAccountId?: string;
-              } & {
-                [key: string]: unknown;
-              })[];
-              authentication: string[];
-              assertionMethod: string[];
-              service: {
-                id: string;
-                type: string;
-                serviceEndpoint: string;
-              }[];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * DID document at the did:web method path
+     * @description Where did:web resolvers look for did:web:<domain>:agent:<id>.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The id is not 32 hexadecimal characters (`INVALID_AGENT_ID`).
+     *     - `404`: No agent has this id (`DID_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getDidDocument'];
     put?: never;
     post?: never;
     delete?: never;
@@ -943,72 +369,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Resolve a did:web or did:pkh DID of this registry */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description W3C DID Core document */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              '@context': (
-                | string
-                | {
-                    [key: string]: string;
-                  }
-              )[];
-              id: string;
-              verificationMethod: ({
-                id: string;
-                type: string;
-                controller: string;
-                publicKeyMultibase?: string;
-                blockchainAccountId?: string;
-              } & {
-                [key: string]: unknown;
-              })[];
-              authentication: string[];
-              assertionMethod: string[];
-              service: {
-                id: string;
-                type: string;
-                serviceEndpoint: string;
-              }[];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Resolve a did:web or did:pkh DID of this registry
+     * @description The DID document of any agent registered here, by its DID (URL-encoded).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed or not of this registry (`INVALID_DID`).
+     *     - `404`: No agent has this DID (`DID_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['resolveDid'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1024,29 +396,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Supported chains */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              chains: components['schemas']['Chain'][];
-            };
-          };
-        };
-      };
-    };
+    /**
+     * Supported chains
+     * @description The CAIP-2 chains a secp256k1 agent may register on.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['listChains'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1062,50 +420,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One supported chain */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description CAIP-2 id, e.g. eip155:1 */
-          chain_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              chain: components['schemas']['Chain'];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * One supported chain
+     * @description One supported chain by its CAIP-2 id.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The chain id is not CAIP-2 (`INVALID_CHAIN_ID`).
+     *     - `404`: The chain is not supported (`CHAIN_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getChain'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1123,113 +448,24 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Invoke a capability of another agent and wait for its result */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            target_did: string;
-            /** @description A capability type the target offers */
-            capability: string;
-            input: {
-              [key: string]: unknown;
-            };
-            /**
-             * @description How long to wait for the result (default 30000, max 300000)
-             * @default 30000
-             */
-            timeout_ms?: number;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              task_id: string;
-              /** @enum {string} */
-              status: 'completed';
-              output: {
-                [key: string]: unknown;
-              };
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        502: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        504: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Invoke a capability of another agent and wait for its result
+     * @description Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.
+     *
+     *     Responses:
+     *     - `200`: The agent completed the task: its output.
+     *     - `400`: A field is invalid, the target does not accept invocations (`INVOCATION_DISABLED`), does not offer the capability (`CAPABILITY_NOT_OFFERED`), or input does not match its input_schema (`INPUT_SCHEMA_MISMATCH`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `404`: No active agent has target_did (`AGENT_NOT_FOUND`).
+     *     - `413`: The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `422`: The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `502`: The invoked agent reported a failure (`AGENT_ERROR`) or its webhook failed (`WEBHOOK_FAILED`); `task_id` names the task.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     *     - `504`: The invoked agent did not answer before the deadline (`INVOCATION_TIMEOUT`); `task_id` names the task.
+     */
+    post: operations['invokeAgent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1243,79 +479,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Read a task you created */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              task_id: string;
-              /** @enum {string} */
-              status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
-              capability: string;
-              target_did: string;
-              caller_did: string;
-              created_at: number;
-              deadline_at: number;
-              completed_at?: number;
-              output?: {
-                [key: string]: unknown;
-              };
-              error?: string;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Read a task you created
+     * @description Status, output or error of a task the caller created with POST /api/invoke.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The task was created by another agent (`NOT_TASK_CREATOR`).
+     *     - `404`: No task has this id (`TASK_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getTask'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1331,60 +508,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Pending tasks for the calling queue-mode agent, oldest first (optional long poll) */
-    get: {
-      parameters: {
-        query: {
-          limit: number;
-          /** @description Long poll: seconds to wait for a task when none is pending (at most 60) */
-          wait: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              tasks: {
-                task_id: string;
-                capability: string;
-                input: {
-                  [key: string]: unknown;
-                };
-                caller_did: string;
-                created_at: number;
-                deadline_at: number;
-              }[];
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Pending tasks for the calling queue-mode agent, oldest first (optional long poll)
+     * @description Tasks waiting for the calling agent, oldest first. With wait > 0 the request returns as soon as a task arrives, or with an empty list when wait seconds pass.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listPendingTasks'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1402,78 +537,21 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Claim a pending task (pending -> processing) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              task_id: string;
-              /** @enum {string} */
-              status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Claim a pending task (pending -> processing)
+     * @description Claims a pending task for the calling agent; only one worker can claim a task.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
+     *     - `404`: No task has this id (`TASK_NOT_FOUND`).
+     *     - `409`: The task is no longer pending (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['acceptTask'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1489,95 +567,23 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Report the output of a task (completes it) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            output: {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              task_id: string;
-              /** @enum {string} */
-              status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Report the output of a task (completes it)
+     * @description Completes a pending or processing task of the calling agent with its output; the invoker gets it at once.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
+     *     - `404`: No task has this id (`TASK_NOT_FOUND`).
+     *     - `409`: The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).
+     *     - `413`: The body is larger than 1 MiB, or output larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['submitTaskResult'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1593,84 +599,23 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Report that a task failed */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            error: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              task_id: string;
-              /** @enum {string} */
-              status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Report that a task failed
+     * @description Fails a pending or processing task of the calling agent; the invoker gets 502 AGENT_ERROR with the message.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
+     *     - `404`: No task has this id (`TASK_NOT_FOUND`).
+     *     - `409`: The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['failTask'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1684,80 +629,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Search active agents by capability, tags, reputation and full text */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Full-text words over name, description, capability types and descriptions, and tags; every word must match, the last also as a prefix. Results are ranked by relevance unless sort is given. */
-          q?: string;
-          /** @description Capability type, case-insensitive */
-          capability?: string;
-          /** @description Comma-separated tags, case-insensitive; an agent matches if it has any of them */
-          tags?: string;
-          min_reputation?: number;
-          /** @description Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out */
-          min_success_rate?: number;
-          /** @description Extension (liveness): only agents that completed a brokered call in the last N days */
-          active_within_days?: number;
-          limit?: number;
-          offset?: number;
-          /** @description Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way */
-          sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
-          order?: 'asc' | 'desc';
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              agents: {
-                did: string;
-                name: string;
-                description: string | null;
-                capabilities: components['schemas']['Capability'][];
-                tags: string[];
-                reputation_score: number;
-                average_rating: number;
-                total_reviews: number;
-                created_at: number;
-                /** @enum {string} */
-                status: 'active';
-              }[];
-              /** @description Exact number of matching agents */
-              total: number;
-              limit: number;
-              offset: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Search active agents by capability, tags, reputation and full text
+     * @description Active agents matching every filter given: full text (q), capability type, any of the tags, and a least reputation; ranked by relevance with q, else by reputation or created_at.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['searchAgents'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1775,108 +657,24 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Review another agent (one review per agent; verified when call_record_id is given) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description DID of the agent reviewed */
-            target_did: string;
-            /**
-             * @description 1.00 to 10.00 with at most two decimals
-             * @example 8.75
-             */
-            rating: number;
-            comment?: string | null;
-            /** @description task_id of a completed invocation in which you were the caller and target_did the target; makes the review verified */
-            call_record_id?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              review_id: string;
-              reviewer_did: string;
-              target_did: string;
-              rating: number;
-              comment: string | null;
-              created_at: number;
-              updated_at: number;
-              is_edited: boolean;
-              edit_count: number;
-              /** @description The review cites a completed invocation of the agent by the reviewer */
-              verified: boolean;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Review another agent (one review per agent; verified when call_record_id is given)
+     * @description Rates another agent from 1.00 to 10.00. Citing the task_id of an invocation you made of it (call_record_id) makes the review verified; verified reviews weigh double in reputation.
+     *
+     *     Responses:
+     *     - `201`: The review, as stored.
+     *     - `400`: The rating is outside 1.00-10.00 or has more than two decimals (`INVALID_RATING`), the comment is too long, or call_record_id is not a completed invocation of this agent by you.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: An agent cannot review itself (`SELF_REVIEW`).
+     *     - `404`: No active agent has target_did (`AGENT_NOT_FOUND`).
+     *     - `409`: You already reviewed this agent (`REVIEW_EXISTS`); edit it with PUT /api/reviews/{review_id}.
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More reviews than REVIEW_RATE_LIMIT in the window (`REVIEW_RATE_LIMITED`); retry after Retry-After seconds.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['submitReview'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1890,59 +688,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reviews of an agent, newest first */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          offset?: number;
-        };
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              reviews: {
-                review_id: string;
-                reviewer_did: string;
-                target_did: string;
-                rating: number;
-                comment: string | null;
-                created_at: number;
-                updated_at: number;
-                is_edited: boolean;
-                edit_count: number;
-                /** @description The review cites a completed invocation of the agent by the reviewer */
-                verified: boolean;
-              }[];
-              total: number;
-              limit: number;
-              offset: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Reviews of an agent, newest first
+     * @description A page of the reviews of an agent, newest first.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listAgentReviews'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1958,65 +714,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reviews written by the caller, newest first */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          offset?: number;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              reviews: {
-                review_id: string;
-                reviewer_did: string;
-                target_did: string;
-                rating: number;
-                comment: string | null;
-                created_at: number;
-                updated_at: number;
-                is_edited: boolean;
-                edit_count: number;
-                /** @description The review cites a completed invocation of the agent by the reviewer */
-                verified: boolean;
-              }[];
-              total: number;
-              limit: number;
-              offset: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Reviews written by the caller, newest first
+     * @description A page of the reviews the calling agent wrote, newest first.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listMyReviews'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2033,87 +742,22 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Edit your review within 10 minutes of submitting it (rating change at most 4.0) */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description review_id returned when the review was submitted */
-          review_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': {
-            /** @description 1.00 to 10.00 with at most two decimals, at most 4.0 away from the current rating */
-            rating: number;
-            /** @description absent or null keeps it; "" removes it */
-            comment?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              review_id: string;
-              reviewer_did: string;
-              target_did: string;
-              rating: number;
-              comment: string | null;
-              created_at: number;
-              updated_at: number;
-              is_edited: boolean;
-              edit_count: number;
-              /** @description The review cites a completed invocation of the agent by the reviewer */
-              verified: boolean;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Edit your review within 10 minutes of submitting it (rating change at most 4.0)
+     * @description Changes the rating or comment of a review the caller wrote, within 10 minutes of submitting it.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The rating is invalid (`INVALID_RATING`), moves more than 4.0 (`RATING_CHANGE_TOO_LARGE`), or the 10 minutes have passed (`EDIT_WINDOW_CLOSED`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The review was written by another agent (`NOT_REVIEW_AUTHOR`).
+     *     - `404`: No review has this id (`REVIEW_NOT_FOUND`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    put: operations['editReview'];
     post?: never;
     delete?: never;
     options?: never;
@@ -2128,69 +772,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Reputation of an agent: score, mean rating and rating distribution */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
-          did: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              did: string;
-              /** @description Time-weighted, verified-weighted Bayesian score (docs/reputation.md); 0 when unrated */
-              reputation_score: number;
-              /** @description Plain mean of the ratings, two decimals; 0 when unrated */
-              average_rating: number;
-              /** @description Reviews counted by the whole part of their rating (9.99 counts under "9", 10.00 under "10") */
-              rating_distribution: {
-                1: number;
-                2: number;
-                3: number;
-                4: number;
-                5: number;
-                6: number;
-                7: number;
-                8: number;
-                9: number;
-                10: number;
-              };
-              total_reviews: number;
-              verified_reviews: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Reputation of an agent: score, mean rating and rating distribution
+     * @description Reputation score (0-100, docs/reputation.md), mean rating and rating distribution of an agent.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getReputation'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2206,106 +799,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Platform statistics and governance rules (cached 60 seconds) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': {
-              /** @description Active agents */
-              agents_count: number;
-              reviews_count: number;
-              /** @description Searches served, by every node */
-              searches_count: number;
-              /** @description The rules this registry enforces */
-              governance: {
-                identity: {
-                  key_types: string[];
-                  did_methods: string[];
-                  chains: string[];
-                  registration_timestamp_window_seconds: number;
-                  token_ttl_seconds: number;
-                };
-                reviews: {
-                  rating_min: number;
-                  rating_max: number;
-                  rating_decimals: number;
-                  comment_max_length: number;
-                  reviews_per_agent: number;
-                  self_review_allowed: boolean;
-                  edit_window_seconds: number;
-                  edit_max_rating_change: number;
-                  rate_limit: {
-                    max_reviews: number;
-                    window_seconds: number;
-                  };
-                  verified_review: string;
-                };
-                reputation: {
-                  scale_min: number;
-                  scale_max: number;
-                  prior_mean: number;
-                  prior_weight: number;
-                  verified_weight: number;
-                  unverified_weight: number;
-                  decay_days: number;
-                  refresh_interval_seconds: number;
-                  /** @description Formula version (docs/reputation.md) */
-                  version: number;
-                  reviewer_weight: {
-                    maturity_days: number;
-                    breadth_partners: number;
-                    breadth_floor: number;
-                    unrated_standing: number;
-                    reciprocal_factor: number;
-                    unproven_cap: number;
-                    linked_reviewers: string;
-                    identity_links: string[];
-                  };
-                };
-                service_record: {
-                  windows_days: number[];
-                  daily_retention_days: number;
-                  latency_buckets_ms: number[];
-                  success_rate: string;
-                  excluded: string;
-                };
-                search: {
-                  limit_default: number;
-                  limit_max: number;
-                  offset_max: number;
-                  sorts: string[];
-                  full_text: boolean;
-                };
-                stats_cache_seconds: number;
-              };
-              /** @description Epoch milliseconds when these numbers were computed */
-              updated_at: number;
-            };
-          };
-        };
-        /** @description Every error of every endpoint has this shape */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            'application/json': components['schemas']['ErrorResponse'];
-          };
-        };
-      };
-    };
+    /**
+     * Platform statistics and governance rules (cached 60 seconds)
+     * @description Counts of agents, reviews and searches, and the rules this registry enforces.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getStats'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2324,8 +827,83 @@ export interface components {
       error: string;
       /** @description What went wrong and how to fix it */
       details: string;
-      /** @description Stable machine-readable code, e.g. INVALID_SIGNATURE */
-      code: string;
+      /**
+       * @description Stable machine-readable code, e.g. INVALID_SIGNATURE
+       * @enum {string}
+       */
+      code:
+        | 'VALIDATION_FAILED'
+        | 'UNKNOWN_QUERY_PARAMETER'
+        | 'INVALID_JSON'
+        | 'JSON_TOO_DEEP'
+        | 'INVALID_CONTENT_LENGTH'
+        | 'INVALID_CONTENT_TYPE'
+        | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'BAD_REQUEST'
+        | 'ROUTE_NOT_FOUND'
+        | 'INTERNAL_ERROR'
+        | 'DATABASE_UNAVAILABLE'
+        | 'SHUTTING_DOWN'
+        | 'INVALID_URL_ENCODING'
+        | 'INVALID_TEXT'
+        | 'INVALID_NAME'
+        | 'CAPABILITY_SCHEMA_TOO_LARGE'
+        | 'INPUT_VALIDATION_TIMEOUT'
+        | 'VALIDATION_BUSY'
+        | 'IDEMPOTENCY_KEY_REUSED'
+        | 'INVALID_IDEMPOTENCY_KEY'
+        | 'INVALID_SIGNATURE'
+        | 'SIGNATURE_REUSED'
+        | 'AUDIENCE_REQUIRED'
+        | 'AUDIENCE_MISMATCH'
+        | 'INVALID_PUBLIC_KEY'
+        | 'INVALID_CHAIN_ID'
+        | 'UNSUPPORTED_CHAIN'
+        | 'CHAIN_ID_REQUIRED'
+        | 'TIMESTAMP_OUT_OF_RANGE'
+        | 'PUBLIC_KEY_EXISTS'
+        | 'INVALID_DID'
+        | 'INVALID_AGENT_ID'
+        | 'DID_NOT_FOUND'
+        | 'CHAIN_NOT_FOUND'
+        | 'TOKEN_MISSING'
+        | 'TOKEN_INVALID'
+        | 'TOKEN_EXPIRED'
+        | 'AGENT_DEACTIVATED'
+        | 'INVALID_METRICS_TOKEN'
+        | 'AGENT_NOT_FOUND'
+        | 'NOT_OWNER'
+        | 'INVALID_URL'
+        | 'INVALID_TAGS'
+        | 'INVALID_CAPABILITY_SCHEMA'
+        | 'INVALID_WEBHOOK_SECRET'
+        | 'WEBHOOK_URL_REQUIRED'
+        | 'WEBHOOK_URL_FORBIDDEN'
+        | 'PAYMENT_ADDRESS_UNAVAILABLE'
+        | 'INVOCATION_DISABLED'
+        | 'CAPABILITY_NOT_OFFERED'
+        | 'INPUT_SCHEMA_MISMATCH'
+        | 'AGENT_ERROR'
+        | 'WEBHOOK_FAILED'
+        | 'INVOCATION_TIMEOUT'
+        | 'TASK_NOT_FOUND'
+        | 'TASK_NOT_OPEN'
+        | 'TASK_EXPIRED'
+        | 'NOT_TASK_CREATOR'
+        | 'NOT_YOUR_TASK'
+        | 'INVALID_RATING'
+        | 'SELF_REVIEW'
+        | 'REVIEW_EXISTS'
+        | 'REVIEW_NOT_FOUND'
+        | 'NOT_REVIEW_AUTHOR'
+        | 'EDIT_WINDOW_CLOSED'
+        | 'RATING_CHANGE_TOO_LARGE'
+        | 'REVIEW_RATE_LIMITED'
+        | 'CALL_RECORD_NOT_FOUND'
+        | 'CALL_RECORD_NOT_COMPLETED'
+        | 'CALL_RECORD_TARGET_MISMATCH'
+        | 'INVALID_SEARCH_QUERY';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
     };
@@ -2334,12 +912,129 @@ export interface components {
       type: string;
       description?: string | null;
       tags?: string[] | null;
+      /** @description Invocation input is validated against it. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       input_schema?: {
         [key: string]: unknown;
       } | null;
+      /** @description Describes the output; published, not enforced. A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most 16384 bytes of JSON, 128 properties (names under properties and patternProperties, at every level), 256 subschemas (JSON objects) and 16 levels of nesting; all schemas of a profile together at most 65536 bytes, 512 properties and 512 subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= 32. */
       output_schema?: {
         [key: string]: unknown;
       } | null;
+    };
+    AgentProfile: {
+      did: string;
+      name: string;
+      description: string | null;
+      /** Format: uri */
+      avatar: string | null;
+      /** Format: uri */
+      website: string | null;
+      /** @description hex, without 0x */
+      public_key: string;
+      /** @enum {string} */
+      key_type: 'ed25519' | 'secp256k1';
+      chain_id: string | null;
+      capabilities: components['schemas']['Capability'][];
+      tags: string[];
+      endpoints: {
+        /** @enum {string} */
+        type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
+        /** Format: uri */
+        url: string;
+      }[];
+      /** @enum {string} */
+      status: 'active' | 'deactivated';
+      invocation_enabled: boolean;
+      /** @enum {string} */
+      delivery_mode: 'none' | 'webhook' | 'queue';
+      average_rating: number;
+      reputation_score: number;
+      total_reviews: number;
+      created_at: number;
+      updated_at: number;
+      service_record: components['schemas']['ServiceRecord'];
+    };
+    /**
+     * @example {
+     *       "public_key": "3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29",
+     *       "key_type": "ed25519",
+     *       "profile": {
+     *         "name": "Translator",
+     *         "description": "Translates text between European languages",
+     *         "capabilities": [
+     *           {
+     *             "type": "translation",
+     *             "description": "Translate text",
+     *             "tags": [
+     *               "fr",
+     *               "de"
+     *             ],
+     *             "input_schema": {
+     *               "type": "object",
+     *               "properties": {
+     *                 "text": {
+     *                   "type": "string"
+     *                 }
+     *               },
+     *               "required": [
+     *                 "text"
+     *               ]
+     *             }
+     *           }
+     *         ],
+     *         "tags": [
+     *           "language"
+     *         ]
+     *       },
+     *       "timestamp": 1767225600000,
+     *       "signature": "<128 hex characters: Ed25519 signature over the canonical registration message>"
+     *     }
+     */
+    RegisterRequest: {
+      /** @description Hex without 0x: 64 characters (ed25519), 66 (compressed secp256k1, 02/03...) or 130 (uncompressed, 04...) */
+      public_key: string;
+      /**
+       * @default ed25519
+       * @enum {string}
+       */
+      key_type: 'ed25519' | 'secp256k1';
+      /**
+       * @description CAIP-2 chain of a secp256k1 key (required then); absent or null for ed25519
+       * @example eip155:1
+       */
+      chain_id?: string | null;
+      profile: {
+        /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
+        name: string;
+        description?: string | null;
+        capabilities: components['schemas']['Capability'][];
+        tags?: string[] | null;
+        /**
+         * Format: uri
+         * @description http:// or https:// URL
+         */
+        avatar?: string | null;
+        /**
+         * Format: uri
+         * @description http:// or https:// URL
+         */
+        website?: string | null;
+      };
+      /** @description Epoch milliseconds; within 5 minutes of server time */
+      timestamp: number;
+      /** @description Ed25519 hex, or 0x-prefixed EIP-191 signature */
+      signature: string;
+      referrer?: string | null;
+      /** @description Origin of the registry this registration is meant for (its PUBLIC_URL, e.g. https://registry.example). Not in the original interface: when present it is a member of the signed object and must name this registry, so the body cannot be replayed to another registry. Required when the operator sets REQUIRE_REGISTRATION_AUDIENCE=true. See docs/signing.md, section "Audience". */
+      audience?: string | null;
+    };
+    TokenResponse: {
+      /** @example did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b */
+      did: string;
+      /** @description EdDSA-signed JWT; send as Authorization: Bearer <token> */
+      token: string;
+      /** @description Epoch milliseconds when the token expires */
+      expires_at: number;
     };
     Chain: {
       /** @example eip155:1 */
@@ -2352,6 +1047,7 @@ export interface components {
         symbol: string;
         decimals: number;
       };
+      /** Format: uri */
       explorer_url: string;
       testnet: boolean;
     };
@@ -2363,6 +1059,7 @@ export interface components {
             [key: string]: string;
           }
       )[];
+      /** @description The DID: did:web:<domain>:agent:<32 hex> or did:pkh:eip155:<chain>:<address> */
       id: string;
       verificationMethod: ({
         id: string;
@@ -2378,8 +1075,143 @@ export interface components {
       service: {
         id: string;
         type: string;
+        /** Format: uri */
         serviceEndpoint: string;
       }[];
+    };
+    /**
+     * @example {
+     *       "target_did": "did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b",
+     *       "capability": "translation",
+     *       "input": {
+     *         "text": "Hello",
+     *         "to": "fr"
+     *       },
+     *       "timeout_ms": 30000
+     *     }
+     */
+    InvokeRequest: {
+      target_did: string;
+      /** @description A capability type the target offers */
+      capability: string;
+      input: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description How long to wait for the result (default 30000, max 300000)
+       * @default 30000
+       */
+      timeout_ms: number;
+    };
+    InvokeResponse: {
+      task_id: string;
+      /** @enum {string} */
+      status: 'completed';
+      output: {
+        [key: string]: unknown;
+      };
+    };
+    /** @description A task as its creator sees it */
+    Task: {
+      task_id: string;
+      /** @enum {string} */
+      status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
+      capability: string;
+      target_did: string;
+      caller_did: string;
+      created_at: number;
+      deadline_at: number;
+      completed_at?: number;
+      output?: {
+        [key: string]: unknown;
+      };
+      error?: string;
+    };
+    /** @description A task waiting for a queue-mode worker */
+    PendingTask: {
+      task_id: string;
+      capability: string;
+      input: {
+        [key: string]: unknown;
+      };
+      caller_did: string;
+      created_at: number;
+      deadline_at: number;
+    };
+    Review: {
+      review_id: string;
+      reviewer_did: string;
+      target_did: string;
+      rating: number;
+      comment: string | null;
+      created_at: number;
+      updated_at: number;
+      is_edited: boolean;
+      edit_count: number;
+      /** @description The review cites a completed invocation of the agent by the reviewer */
+      verified: boolean;
+    };
+    /**
+     * @example {
+     *       "target_did": "did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b",
+     *       "rating": 8.75,
+     *       "comment": "Fast and accurate",
+     *       "call_record_id": "01936f3e-8a1b-7c2d-9e4f-5a6b7c8d9e0f"
+     *     }
+     */
+    SubmitReviewRequest: {
+      /** @description DID of the agent reviewed */
+      target_did: string;
+      /**
+       * @description 1.00 to 10.00 with at most two decimals
+       * @example 8.75
+       */
+      rating: number;
+      comment?: string | null;
+      /** @description task_id of a completed invocation in which you were the caller and target_did the target; makes the review verified */
+      call_record_id?: string | null;
+    };
+    /** @description An agent in search results */
+    SearchHit: {
+      did: string;
+      name: string;
+      description: string | null;
+      capabilities: components['schemas']['Capability'][];
+      tags: string[];
+      reputation_score: number;
+      average_rating: number;
+      total_reviews: number;
+      created_at: number;
+      /** @enum {string} */
+      status: 'active';
+    };
+    BuildInfo: {
+      /** @example agent-registry */
+      name: string;
+      /**
+       * @description Package version
+       * @example 0.1.0
+       */
+      version: string;
+      /** @description Git commit of the build ("-dirty" with uncommitted changes); null when run from source */
+      commit: string | null;
+      /**
+       * Format: date-time
+       * @description When the build was made
+       */
+      built_at: string | null;
+      /**
+       * @description Node.js version
+       * @example v20.19.0
+       */
+      node: string;
+    };
+    Health: {
+      /** @example ok */
+      status: string;
+      /** @description Version of the running build (details: GET /version) */
+      version?: string;
+      commit?: string | null;
     };
     /** @description What the agent did for its callers through the registry broker, measured by the registry (docs/service-record.md). Calls by the agent itself or by identities linked to it are not counted. */
     ServiceRecord: {
@@ -2493,8 +1325,2508 @@ export interface components {
   responses: never;
   parameters: never;
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description Id of this request in the registry logs: the X-Request-Id sent, when valid, or a new UUID */
+    XRequestId: string;
+    /** @description Seconds to wait before retrying */
+    RetryAfter: number;
+    /** @description Bearer */
+    WWWAuthenticate: string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getReadiness: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            status: string;
+          };
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Prometheus text exposition format 0.0.4 */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['BuildInfo'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  issueToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          did: string;
+          /** @description Epoch milliseconds; at most 5 minutes before and 60 seconds after server time */
+          timestamp: number;
+          /** @description Ed25519: hex signature over the canonical JSON of {"audience","did","purpose":"authenticate","timestamp"}. secp256k1: EIP-191 personal_sign over {"purpose":"authenticate","did":...,"audience":...,"timestamp":...} in that order. audience is this registry's origin (PUBLIC_URL). Each signed message gives one token. Byte-for-byte rules and worked examples: docs/signing.md, section "Authentication (POST /api/auth/token)". */
+          signature: string;
+          /** @description Optional: the registry origin you signed for. It is part of the signed message either way; sending it gets a clear AUDIENCE_MISMATCH instead of INVALID_SIGNATURE when it names another registry. */
+          audience?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A new bearer token. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TokenResponse'];
+        };
+      };
+      /** @description A field is invalid or the timestamp is more than 5 minutes away (`TIMESTAMP_OUT_OF_RANGE`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The signature does not verify with the agent key (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes), or this signed message was already exchanged (`SIGNATURE_REUSED`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getJwks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            keys: {
+              [key: string]: unknown;
+            }[];
+          };
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  registerAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RegisterRequest'];
+      };
+    };
+    responses: {
+      /** @description Registered: the DID and a bearer token. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TokenResponse'];
+        };
+      };
+      /** @description A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentProfile'];
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  updateAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control characters (400 INVALID_NAME). Stored exactly as sent. */
+          name?: string | null;
+          description?: string | null;
+          capabilities?: components['schemas']['Capability'][] | null;
+          tags?: string[] | null;
+          /**
+           * Format: uri
+           * @description http:// or https:// URL
+           */
+          avatar?: string | null;
+          /**
+           * Format: uri
+           * @description http:// or https:// URL
+           */
+          website?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentProfile'];
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  deactivateAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            /** @enum {string} */
+            status: 'deactivated';
+            deactivated_at: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID, e.g. it is already deactivated (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getInvocationConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            enabled: boolean;
+            /** @enum {string} */
+            delivery_mode: 'none' | 'webhook' | 'queue';
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  updateInvocationConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          delivery_mode: 'none' | 'webhook' | 'queue';
+          enabled: boolean;
+          /**
+           * Format: uri
+           * @description http:// or https:// URL
+           */
+          webhook_url?: string | null;
+          /** @description whsec_<base64> (Standard Webhooks) or any 16-256 character string; generated when omitted */
+          webhook_secret?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            enabled: boolean;
+            /** @enum {string} */
+            delivery_mode: 'none' | 'webhook' | 'queue';
+            /** Format: uri */
+            webhook_url: string | null;
+            /** @description Present only when the registry generated the secret in this request */
+            webhook_secret?: string;
+          };
+        };
+      };
+      /** @description A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getPaymentAddress: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chain_id: string;
+            address: string;
+            /** @enum {string} */
+            source: 'did';
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has this DID (`AGENT_NOT_FOUND`), or it is a did:web agent without an address (`PAYMENT_ADDRESS_UNAVAILABLE`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getWellKnownDidDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description 32 lowercase hexadecimal characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description W3C DID Core document */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DIDDocument'];
+        };
+      };
+      /** @description The id is not 32 hexadecimal characters (`INVALID_AGENT_ID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this id (`DID_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getDidDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description 32 lowercase hexadecimal characters */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description W3C DID Core document */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DIDDocument'];
+        };
+      };
+      /** @description The id is not 32 hexadecimal characters (`INVALID_AGENT_ID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this id (`DID_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  resolveDid: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description W3C DID Core document */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DIDDocument'];
+        };
+      };
+      /** @description The DID is malformed or not of this registry (`INVALID_DID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID (`DID_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listChains: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chains: components['schemas']['Chain'][];
+          };
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getChain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description CAIP-2 id, e.g. eip155:1 */
+        chain_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            chain: components['schemas']['Chain'];
+          };
+        };
+      };
+      /** @description The chain id is not CAIP-2 (`INVALID_CHAIN_ID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The chain is not supported (`CHAIN_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  invokeAgent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional. 1-255 visible ASCII characters (e.g. a UUID) naming this invocation. A retry by the same caller with the same key and the same target_did, capability and input attaches to the task the key already names (waiting for its outcome, or answering at once when it has ended) instead of creating another; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. Keys are remembered for 24 hours. */
+        'idempotency-key'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['InvokeRequest'];
+      };
+    };
+    responses: {
+      /** @description The agent completed the task: its output. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['InvokeResponse'];
+        };
+      };
+      /** @description A field is invalid, the target does not accept invocations (`INVOCATION_DISABLED`), does not offer the capability (`CAPABILITY_NOT_OFFERED`), or input does not match its input_schema (`INPUT_SCHEMA_MISMATCH`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has target_did (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The invoked agent reported a failure (`AGENT_ERROR`) or its webhook failed (`WEBHOOK_FAILED`); `task_id` names the task. */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The invoked agent did not answer before the deadline (`INVOCATION_TIMEOUT`); `task_id` names the task. */
+      504: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A task as its creator sees it */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Task'];
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task was created by another agent (`NOT_TASK_CREATOR`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No task has this id (`TASK_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listPendingTasks: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description Long poll: seconds to wait for a task when none is pending (at most 60) */
+        wait?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            tasks: components['schemas']['PendingTask'][];
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  acceptTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            task_id: string;
+            /** @enum {string} */
+            status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task is for another agent (`NOT_YOUR_TASK`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No task has this id (`TASK_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task is no longer pending (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  submitTaskResult: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          output: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            task_id: string;
+            /** @enum {string} */
+            status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task is for another agent (`NOT_YOUR_TASK`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No task has this id (`TASK_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than 1 MiB, or output larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  failTask: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          error: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            task_id: string;
+            /** @enum {string} */
+            status: 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task is for another agent (`NOT_YOUR_TASK`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No task has this id (`TASK_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  searchAgents: {
+    parameters: {
+      query?: {
+        /**
+         * @description Full-text words over name, description, capability types and descriptions, and tags; every word must match, the last also as a prefix. Results are ranked by relevance unless sort is given.
+         * @example translate french
+         */
+        q?: string;
+        /**
+         * @description Capability type, case-insensitive
+         * @example translation
+         */
+        capability?: string;
+        /**
+         * @description Comma-separated tags, case-insensitive; an agent matches if it has any of them
+         * @example fr,de
+         */
+        tags?: string;
+        /** @example 60 */
+        min_reputation?: number;
+        /** @description Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out */
+        min_success_rate?: number;
+        /** @description Extension (liveness): only agents that completed a brokered call in the last N days */
+        active_within_days?: number;
+        limit?: number;
+        offset?: number;
+        /** @description Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way */
+        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
+        order?: 'asc' | 'desc';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            agents: components['schemas']['SearchHit'][];
+            /** @description Exact number of matching agents */
+            total: number;
+            limit: number;
+            offset: number;
+          };
+        };
+      };
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  submitReview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SubmitReviewRequest'];
+      };
+    };
+    responses: {
+      /** @description The review, as stored. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Review'];
+        };
+      };
+      /** @description The rating is outside 1.00-10.00 or has more than two decimals (`INVALID_RATING`), the comment is too long, or call_record_id is not a completed invocation of this agent by you. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description An agent cannot review itself (`SELF_REVIEW`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent has target_did (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description You already reviewed this agent (`REVIEW_EXISTS`); edit it with PUT /api/reviews/{review_id}. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More reviews than REVIEW_RATE_LIMIT in the window (`REVIEW_RATE_LIMITED`); retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listAgentReviews: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            reviews: components['schemas']['Review'][];
+            total: number;
+            limit: number;
+            offset: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listMyReviews: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            reviews: components['schemas']['Review'][];
+            total: number;
+            limit: number;
+            offset: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  editReview: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description review_id returned when the review was submitted */
+        review_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description 1.00 to 10.00 with at most two decimals, at most 4.0 away from the current rating */
+          rating: number;
+          /** @description absent or null keeps it; "" removes it */
+          comment?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Review'];
+        };
+      };
+      /** @description The rating is invalid (`INVALID_RATING`), moves more than 4.0 (`RATING_CHANGE_TOO_LARGE`), or the 10 minutes have passed (`EDIT_WINDOW_CLOSED`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The review was written by another agent (`NOT_REVIEW_AUTHOR`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No review has this id (`REVIEW_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getReputation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            /** @description Time-weighted, verified-weighted Bayesian score (docs/reputation.md); 0 when unrated */
+            reputation_score: number;
+            /** @description Plain mean of the ratings, two decimals; 0 when unrated */
+            average_rating: number;
+            /** @description Reviews counted by the whole part of their rating (9.99 counts under "9", 10.00 under "10") */
+            rating_distribution: {
+              1: number;
+              2: number;
+              3: number;
+              4: number;
+              5: number;
+              6: number;
+              7: number;
+              8: number;
+              9: number;
+              10: number;
+            };
+            total_reviews: number;
+            verified_reviews: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Active agents */
+            agents_count: number;
+            reviews_count: number;
+            /** @description Searches served, by every node */
+            searches_count: number;
+            /** @description The rules this registry enforces */
+            governance: {
+              identity: {
+                key_types: string[];
+                did_methods: string[];
+                chains: string[];
+                registration_timestamp_window_seconds: number;
+                token_ttl_seconds: number;
+              };
+              reviews: {
+                rating_min: number;
+                rating_max: number;
+                rating_decimals: number;
+                comment_max_length: number;
+                reviews_per_agent: number;
+                self_review_allowed: boolean;
+                edit_window_seconds: number;
+                edit_max_rating_change: number;
+                rate_limit: {
+                  max_reviews: number;
+                  window_seconds: number;
+                };
+                verified_review: string;
+              };
+              reputation: {
+                scale_min: number;
+                scale_max: number;
+                prior_mean: number;
+                prior_weight: number;
+                verified_weight: number;
+                unverified_weight: number;
+                decay_days: number;
+                refresh_interval_seconds: number;
+                /** @description Formula version (docs/reputation.md) */
+                version: number;
+                reviewer_weight: {
+                  maturity_days: number;
+                  breadth_partners: number;
+                  breadth_floor: number;
+                  unrated_standing: number;
+                  reciprocal_factor: number;
+                  unproven_cap: number;
+                  linked_reviewers: string;
+                  identity_links: string[];
+                };
+              };
+              service_record: {
+                windows_days: number[];
+                daily_retention_days: number;
+                latency_buckets_ms: number[];
+                success_rate: string;
+                excluded: string;
+              };
+              search: {
+                limit_default: number;
+                limit_max: number;
+                offset_max: number;
+                sorts: string[];
+                full_text: boolean;
+              };
+              stats_cache_seconds: number;
+            };
+            /** @description Epoch milliseconds when these numbers were computed */
+            updated_at: number;
+          };
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+}

@@ -52,6 +52,11 @@ export class TokenService {
     return new TokenService(options, publicKey, { ...jwk, kid, alg: 'EdDSA', use: 'sig' });
   }
 
+  /** The key and its JWKS `kid`, for other signatures the JWKS must verify (A2A agent cards). */
+  get signingKey(): { privateKey: KeyObject; kid: string } {
+    return { privateKey: this.options.privateKey, kid: this.publicJwk.kid as string };
+  }
+
   get jwks(): { keys: JWK[] } {
     return { keys: [this.publicJwk] };
   }

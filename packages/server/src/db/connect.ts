@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
+import { classifyingDialect, isPostgresUnavailable, isSqliteUnavailable } from './unavailability.js';
 
 export type Db = Kysely<DatabaseSchema>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -15,6 +16,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** The PostgreSQL connection string, for the LISTEN connection of the events. */
   postgresUrl?: string;
+  /** The PostgreSQL pool, for its gauges in GET /metrics. */
+  pool?: pg.Pool;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -28,20 +31,28 @@ export function openDatabase(
 ): DatabaseHandle {
   return config.kind === 'postgres'
     ? openPostgres(config, onBackgroundError)
-    : openSqlite(config.path, onBackgroundError);
+    : openSqlite(config, onBackgroundError);
 }
 
-function openSqlite(file: string, onError: (error: Error) => void): DatabaseHandle {
+function openSqlite(
+  config: Extract<DatabaseConfig, { kind: 'sqlite' }>,
+  onError: (error: Error) => void,
+): DatabaseHandle {
+  const file = config.path;
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new SqliteDatabase(file);
-  // WAL lets readers run beside the writer; busy_timeout rides out a backup or a second process briefly.
+  // WAL lets readers run beside the writer; busy_timeout rides out a backup or a second process briefly
+  // (beyond it, SQLITE_BUSY answers 503 DATABASE_UNAVAILABLE).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? 5000}`);
   sqlite.pragma('foreign_keys = ON');
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const db = new Kysely<DatabaseSchema>({
-    dialect: new SqliteDialect({ database: cachingStatements(sqlite) }),
+    dialect: classifyingDialect(
+      new SqliteDialect({ database: cachingStatements(sqlite) }),
+      isSqliteUnavailable,
+    ),
   });
   return {
     db,
@@ -99,11 +110,21 @@ function openPostgres(
   });
   // An idle client losing its server (restart) emits here; without a listener it would crash the process.
   pool.on('error', onPoolError);
-  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  // pg-pool listens for a client's 'error' only while the client is idle: a checked-out client whose
+  // server goes away (restart, pg_terminate_backend) emits 'error' with nobody listening, which kills
+  // the process. Every client gets its own listener for its whole life; the query it was running
+  // fails (503 DATABASE_UNAVAILABLE) and the pool discards the client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', (error) => onPoolError(error));
+  });
+  const db = new Kysely<DatabaseSchema>({
+    dialect: classifyingDialect(new PostgresDialect({ pool }), isPostgresUnavailable),
+  });
   return {
     db,
     dialect: 'postgres',
     postgresUrl: config.url,
+    pool,
     ping: () => ping(db),
     close: () => db.destroy(),
   };

@@ -1,3 +1,5 @@
+import { DatabaseUnavailableError } from '../errors.js';
+
 /** True when a write failed on a UNIQUE or PRIMARY KEY constraint, on SQLite or PostgreSQL. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = errorCode(error);
@@ -32,6 +34,7 @@ const UNAVAILABLE_MESSAGES = [
 
 /** True when the database could not be reached or dropped the connection: a 503, not a 500. */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
   const code = errorCode(error);
   if (code !== undefined && UNAVAILABLE_CODES.has(code)) return true;
   const message = error instanceof Error ? error.message : '';

@@ -22,14 +22,18 @@ export interface FullTextDocument {
 /** bm25 weights of name, description, capabilities, tags: a hit in the name counts most. */
 const COLUMN_WEIGHTS = sql.raw('10.0, 2.0, 5.0, 5.0');
 
-/** Words of a query: letters and digits, lower-cased; punctuation and FTS operators never reach SQL. */
+/**
+ * Words of a query: letters and digits, lower-cased; punctuation and FTS operators never reach SQL.
+ * A word that is nothing once diacritics are folded (combining marks alone) is dropped: it would
+ * make an empty tsquery term on PostgreSQL and can match nothing on SQLite.
+ */
 export function fullTextTerms(query: string): string[] {
   const words =
     query
       .normalize('NFKC')
       .toLowerCase()
       .match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
-  return [...new Set(words)];
+  return [...new Set(words)].filter((word) => foldDiacritics(word) !== '');
 }
 
 /** Replaces the agent's document in the full-text index; call inside the transaction that writes the agent. */

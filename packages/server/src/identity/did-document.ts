@@ -36,6 +36,8 @@ export interface DidSubject {
   chainId: string | null;
   address: string | null;
   profileUrl: string;
+  /** The agent's A2A agent card (issue 14), listed as a second service. */
+  agentCardUrl: string;
 }
 
 /** Multibase (base58btc, `z`) of the multicodec-prefixed Ed25519 key: the `z6Mk...` form. */
@@ -55,6 +57,7 @@ export function buildDidDocument(subject: DidSubject): DidDocument {
       type: 'AgentRegistryProfile',
       serviceEndpoint: subject.profileUrl,
     },
+    { id: `${subject.did}#a2a`, type: 'A2AAgentCard', serviceEndpoint: subject.agentCardUrl },
   ];
   if (subject.keyType === 'ed25519') {
     const keyId = `${subject.did}#key-1`;

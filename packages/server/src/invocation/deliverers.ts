@@ -6,7 +6,9 @@ import type { TaskRow } from '../db/stores/tasks.js';
 import type { TaskEvents } from './events.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './network-policy.js';
 import type { TaskStateMachine } from './task-state.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
+import { WebhookLanes } from './webhook-lanes.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
 export interface Deliverer {
@@ -46,9 +48,12 @@ export function webhookSigner(secret: string): Webhook {
 
 export interface WebhookDelivererDeps {
   clock: Clock;
+  telemetry: Telemetry;
   states: TaskStateMachine;
   policy: WebhookNetworkPolicy;
   maxResponseBytes: number;
+  /** Deliveries in flight per target agent (WEBHOOK_MAX_CONCURRENCY_PER_AGENT); more wait their turn. */
+  maxConcurrentPerAgent: number;
   log: FastifyBaseLogger;
 }
 
@@ -58,8 +63,12 @@ export interface WebhookDelivererDeps {
  */
 export class WebhookDeliverer implements Deliverer {
   private readonly inFlight = new Set<AbortController>();
+  /** Per target agent pools and limits: one agent's slow host never holds another agent's sockets. */
+  readonly lanes: WebhookLanes;
 
-  constructor(private readonly deps: WebhookDelivererDeps) {}
+  constructor(private readonly deps: WebhookDelivererDeps) {
+    this.lanes = new WebhookLanes({ maxConcurrentPerAgent: deps.maxConcurrentPerAgent });
+  }
 
   async dispatch(task: TaskRow, target: AgentRow): Promise<void> {
     const controller = new AbortController();
@@ -73,23 +82,37 @@ export class WebhookDeliverer implements Deliverer {
 
   async close(): Promise<void> {
     for (const controller of this.inFlight) controller.abort(new Error('registry shutting down'));
+    this.lanes.close();
   }
 
   private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
-    const { states } = this.deps;
-    const failure = await this.post(task, target, controller);
-    if (failure === undefined) return;
-    await states.fail(task.id, failure, 'WEBHOOK_FAILED');
+    const { states, telemetry } = this.deps;
+    const startedAt = performance.now();
+    const result = await this.post(task, target, controller);
+    const durationMs = performance.now() - startedAt;
+    if (result === 'completed' || result === 'accepted') {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: result, durationMs });
+      return;
+    }
+    // No answer by the deadline is a timeout (504), like an agent that never reports; a webhook
+    // that answered badly or could not be reached is a webhook failure (502).
+    if (result.failure === DEADLINE_PASSED) {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: 'timeout', durationMs });
+      await states.timeOut(task.id);
+      return;
+    }
+    telemetry.webhookDelivered({ taskId: task.id, outcome: 'failed', durationMs });
+    await states.fail(task.id, result.failure, 'WEBHOOK_FAILED');
   }
 
-  /** Returns why delivery failed, or undefined when the task was completed or handed over. */
+  /** Whether the webhook completed the task or took it for later (202), or why delivery failed. */
   private async post(
     task: TaskRow,
     target: AgentRow,
     controller: AbortController,
-  ): Promise<string | undefined> {
+  ): Promise<'completed' | 'accepted' | { failure: string | typeof DEADLINE_PASSED }> {
     if (target.webhook_url === null || target.webhook_secret === null)
-      return 'the agent has no webhook configured';
+      return { failure: 'the agent has no webhook configured' };
     const payload: WebhookPayload = {
       task_id: task.id,
       capability: task.capability,
@@ -118,50 +141,56 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      response = await postJson(url, body, headers, {
-        signal: request.signal,
-        maxResponseBytes: this.deps.maxResponseBytes,
-        lookup: this.deps.policy.lookup,
-      });
+      // Waiting for a slot counts against this task's own deadline only (its signal), never another's.
+      response = await this.lanes.run(target.did, request.signal, (agents) =>
+        postJson(url, body, headers, {
+          signal: request.signal,
+          maxResponseBytes: this.deps.maxResponseBytes,
+          lookup: this.deps.policy.lookup,
+          agents,
+        }),
+      );
     } catch (error) {
-      return describeFailure(error, controller.signal.aborted);
+      return { failure: describeFailure(error, controller.signal.aborted) };
     } finally {
       clearTimeout(deadline);
       controller.signal.removeEventListener('abort', onShutdown);
     }
     if (response.status === 202) {
       await this.deps.states.markDelivered(task.id);
-      return undefined;
+      return 'accepted';
     }
     if (response.status < 200 || response.status >= 300) {
       const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
-      return `the webhook answered HTTP ${response.status}${redirect}`;
+      return { failure: `the webhook answered HTTP ${response.status}${redirect}` };
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(response.body.toString('utf8'));
     } catch {
-      return `the webhook answered HTTP ${response.status} without a JSON body`;
+      return { failure: `the webhook answered HTTP ${response.status} without a JSON body` };
     }
     const output = (parsed as { output?: unknown } | null)?.output;
     if (typeof output !== 'object' || output === null || Array.isArray(output)) {
-      return `the webhook answered HTTP ${response.status} without an {"output": {...}} object (answer 202 to report later)`;
+      return {
+        failure: `the webhook answered HTTP ${response.status} without an {"output": {...}} object (answer 202 to report later)`,
+      };
     }
     await this.deps.states.complete(task.id, output);
-    return undefined;
+    return 'completed';
   }
 }
 
-function describeFailure(error: unknown, shuttingDown: boolean): string {
+const DEADLINE_PASSED = Symbol('deadline passed');
+
+function describeFailure(error: unknown, shuttingDown: boolean): string | typeof DEADLINE_PASSED {
   if (shuttingDown) return 'the registry shut down during delivery';
   if (error instanceof ForbiddenWebhookTargetError) return `webhook refused: ${error.message}`;
   if (error instanceof WebhookResponseTooLargeError)
     return `the webhook response was too large: ${error.message}`;
   const name = error instanceof Error ? error.name : '';
   const code = (error as { code?: string } | null)?.code;
-  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') {
-    return 'the webhook did not answer before the invocation deadline';
-  }
+  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') return DEADLINE_PASSED;
   if (code === 'ECONNREFUSED') return 'the webhook refused the connection';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the webhook host does not resolve';
   return `the webhook could not be reached${code ? ` (${code})` : ''}`;

@@ -86,7 +86,9 @@ export class WebhookNetworkPolicy {
     const blocked = addresses.find((address) => !isPublicAddress(address));
     if (blocked !== undefined) {
       throw new ForbiddenWebhookTargetError(
-        `${host} resolves to ${blocked}, a loopback, private, link-local or otherwise non-public address`,
+        `${host} resolves to ${blocked}, a loopback, private, link-local or otherwise non-public address; ` +
+          'the registry must reach webhooks over the public Internet. For local development, the registry operator ' +
+          'can set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
       );
     }
   }

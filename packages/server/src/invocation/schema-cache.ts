@@ -1,31 +1,55 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-
 /**
- * Compiled capability input schemas, keyed by their JSON text so each schema compiles once. Bounded:
- * the oldest entry goes when full (Map keeps insertion order), and Ajv's own cache lets go of it too.
+ * A least-recently-used map bounded by the bytes its entries stand for, not by their number: compiled
+ * validators keep memory roughly in proportion to their schema's JSON, so a thousand small schemas fit
+ * where a handful of large ones would not. `onEvict` lets the owner release what the entry held.
  */
-export class SchemaCache {
-  private readonly ajv = new Ajv({ strict: false, allErrors: true, addUsedSchema: false });
-  private readonly compiled = new Map<string, { schema: object; validate: ValidateFunction }>();
+export class ByteBoundedCache<V> {
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private used = 0;
 
-  constructor(private readonly capacity = 1000) {}
+  constructor(
+    readonly maxBytes: number,
+    private readonly onEvict: (value: V) => void = () => {},
+  ) {}
 
-  validator(schema: object): ValidateFunction {
-    const key = JSON.stringify(schema);
-    const cached = this.compiled.get(key);
-    if (cached !== undefined) return cached.validate;
-    const validate = this.ajv.compile(schema);
-    if (this.compiled.size >= this.capacity) {
-      const [oldestKey, oldest] = this.compiled.entries().next().value as [string, { schema: object }];
-      this.compiled.delete(oldestKey);
-      this.ajv.removeSchema(oldest.schema);
-    }
-    this.compiled.set(key, { schema, validate });
-    return validate;
+  get bytes(): number {
+    return this.used;
   }
 
-  /** Describes the first few errors of the last validation, e.g. "input/text must be string". */
-  describe(validate: ValidateFunction): string {
-    return this.ajv.errorsText(validate.errors?.slice(0, 10), { dataVar: 'input', separator: '; ' });
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    // Map keeps insertion order: re-inserting marks the entry most recently used.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps the value unless it alone exceeds the budget; evicts the least recently used to make room. */
+  set(key: string, value: V, bytes: number): void {
+    const existing = this.entries.get(key);
+    if (existing !== undefined) {
+      this.entries.delete(key);
+      this.used -= existing.bytes;
+      this.onEvict(existing.value);
+    }
+    if (bytes > this.maxBytes) {
+      this.onEvict(value);
+      return;
+    }
+    while (this.used + bytes > this.maxBytes) {
+      const oldest = this.entries.entries().next();
+      if (oldest.done === true) break;
+      const [oldestKey, entry] = oldest.value;
+      this.entries.delete(oldestKey);
+      this.used -= entry.bytes;
+      this.onEvict(entry.value);
+    }
+    this.entries.set(key, { value, bytes });
+    this.used += bytes;
   }
 }

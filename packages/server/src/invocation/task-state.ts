@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskErrorCode, TaskStatus } from '../db/schema/index.js';
-import { transitionTask } from '../db/stores/tasks.js';
+import { timeOutExpiredTasks, transitionTask } from '../db/stores/tasks.js';
 import type { TaskEvents } from './events.js';
 
 /**
@@ -51,19 +51,16 @@ export class TaskStateMachine {
     return this.move(id, ['pending'], { status: 'processing', accepted_at: this.clock.now() });
   }
 
-  /** A webhook that never answered by the deadline is a webhook failure (502), not an agent timeout. */
-  webhookUnanswered(id: string): Promise<boolean> {
-    const patch = {
-      status: 'failed' as const,
-      error: 'the webhook did not answer before the invocation deadline',
-      error_code: 'WEBHOOK_FAILED' as const,
-      completed_at: this.clock.now(),
-    };
-    return this.move(id, ['pending'], patch);
-  }
-
+  /** The deadline passed first (no result, or a webhook that had not answered): 504 INVOCATION_TIMEOUT. */
   timeOut(id: string): Promise<boolean> {
     return this.move(id, OPEN_STATUSES, { status: 'timeout', completed_at: this.clock.now() });
+  }
+
+  /** Background sweep: up to `limit` open tasks past their deadline become `timeout`. Returns how many. */
+  async sweepExpired(limit: number): Promise<number> {
+    const ids = await timeOutExpiredTasks(this.db, this.clock.now(), limit);
+    for (const id of ids) await this.events.taskChanged(id);
+    return ids.length;
   }
 
   private async move(

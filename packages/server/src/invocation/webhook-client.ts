@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { LaneAgents } from './webhook-lanes.js';
 
 export interface WebhookHttpResponse {
   status: number;
@@ -10,11 +11,6 @@ export interface WebhookHttpResponse {
 
 export class WebhookResponseTooLargeError extends Error {}
 
-const agents = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 256 }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 256 }),
-};
-
 /**
  * POSTs one JSON body: never follows redirects, stops at `maxResponseBytes`, gives up when `signal`
  * aborts (the invocation deadline), and connects only where `lookup` allows.
@@ -23,7 +19,7 @@ export function postJson(
   url: URL,
   body: string,
   headers: Record<string, string>,
-  options: { signal: AbortSignal; maxResponseBytes: number; lookup: LookupFunction },
+  options: { signal: AbortSignal; maxResponseBytes: number; lookup: LookupFunction; agents: LaneAgents },
 ): Promise<WebhookHttpResponse> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
@@ -31,7 +27,7 @@ export function postJson(
       url,
       {
         method: 'POST',
-        agent: agents[url.protocol as 'http:' | 'https:'],
+        agent: options.agents[url.protocol as 'http:' | 'https:'],
         lookup: options.lookup,
         signal: options.signal,
         headers: {

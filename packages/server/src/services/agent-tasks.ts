@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskStatus } from '../db/schema/index.js';
@@ -26,6 +27,7 @@ export interface TaskAck {
 
 export interface AgentTaskDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   events: TaskEvents;
   states: TaskStateMachine;
@@ -57,6 +59,7 @@ export class AgentTaskService {
     if (waitSeconds <= 0) return (await listPendingTasks(db, caller.did, clock.now(), limit)).map(toPending);
     const wakeup = new Wakeup((wake) => events.onWorkAvailable(caller.did, wake));
     const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
+    this.deps.telemetry.longPollWaiters(1);
     try {
       // Real time, like the timer that waits: the clock only decides which tasks have expired.
       const giveUpAt = Date.now() + waitSeconds * 1000;
@@ -67,6 +70,7 @@ export class AgentTaskService {
         if ((await wakeup.wait(remaining, signal)) === 'aborted') return [];
       }
     } finally {
+      this.deps.telemetry.longPollWaiters(-1);
       dispose();
       wakeup.close();
     }

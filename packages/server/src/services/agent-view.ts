@@ -4,9 +4,20 @@ import type { Capability, DeliveryMode, KeyType } from '../identity/types.js';
 import type { ServiceRecord } from './service-record.js';
 
 export interface AgentEndpoint {
-  type: 'did_document' | 'invoke';
+  type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
   url: string;
 }
+
+/** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
+export const a2aBaseUrl = (publicUrl: string, did: string): string =>
+  `${publicUrl}/a2a/${encodeURIComponent(did)}/`;
+
+/** A2A clients resolve the card relative to the base, so it sits under the base's own well-known path. */
+export const a2aAgentCardUrl = (publicUrl: string, did: string): string =>
+  `${a2aBaseUrl(publicUrl, did)}.well-known/agent-card.json`;
+
+export const mcpAgentUrl = (publicUrl: string, did: string): string =>
+  `${publicUrl}/mcp/agents/${encodeURIComponent(did)}`;
 
 /** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
 export interface AgentProfile {
@@ -38,8 +49,12 @@ export function toAgentProfile(row: AgentRow, publicUrl: string, serviceRecord: 
   const endpoints: AgentEndpoint[] = [
     { type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` },
   ];
+  if (row.status === 'active') {
+    endpoints.push({ type: 'a2a_agent_card', url: a2aAgentCardUrl(publicUrl, row.did) });
+  }
   if (invocationEnabled && row.delivery_mode !== 'none' && row.status === 'active') {
     endpoints.push({ type: 'invoke', url: `${publicUrl}/api/invoke` });
+    endpoints.push({ type: 'mcp', url: mcpAgentUrl(publicUrl, row.did) });
   }
   return {
     did: row.did,

@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
@@ -18,6 +19,7 @@ import { recordWebhookHost } from './identity-links.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertHttpUrl, assertProfileRules, normaliseCapability } from './profile-rules.js';
 
 /** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
@@ -56,11 +58,13 @@ export interface PaymentAddress {
 
 export interface AgentServiceDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   didWebDomain: string;
   publicUrl: string;
   webhookPolicy: WebhookNetworkPolicy;
   serviceRecord: ServiceRecordService;
+  schemas: CapabilitySchemas;
 }
 
 export class AgentService {
@@ -80,7 +84,8 @@ export class AgentService {
     update: ProfileUpdate,
   ): Promise<AgentProfile> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
-    assertProfileRules(update);
+    assertProfileRules(update, '');
+    await this.deps.schemas.assertPublishable(update.capabilities);
     const patch: AgentPatch = { updated_at: this.deps.clock.now() };
     if (update.name != null) patch.name = update.name;
     if (update.description != null) patch.description = update.description === '' ? null : update.description;
@@ -105,6 +110,7 @@ export class AgentService {
       updated_at: now,
     });
     if (!changed) throw agentNotFound(did);
+    this.deps.telemetry.agentDeactivated({ did });
     return { did, status: 'deactivated', deactivated_at: now };
   }
 

@@ -48,7 +48,7 @@ export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
 }
 
 /** Runs `run` every `intervalMs`, never two runs at once; stop() aborts a run in progress and awaits it. */
-function every(
+export function every(
   intervalMs: number,
   run: (signal: AbortSignal) => Promise<unknown>,
   onError: (error: unknown) => void,

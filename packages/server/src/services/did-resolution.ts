@@ -3,6 +3,7 @@ import { findActiveAgent } from '../db/stores/agents.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { isAgentId, webDid } from '../identity/did.js';
 import { buildDidDocument, type DidDocument } from '../identity/did-document.js';
+import { a2aAgentCardUrl } from './agent-view.js';
 import { requireDid } from './did-param.js';
 
 export interface DidResolutionDeps {
@@ -49,6 +50,7 @@ export class DidResolutionService {
       // did:pkh:eip155:<chain>:<address>: the address is the DID's last segment.
       address: row.key_type === 'secp256k1' ? (row.did.split(':').at(-1) ?? null) : null,
       profileUrl: `${this.deps.publicUrl}/api/agents/${encodeURIComponent(row.did)}`,
+      agentCardUrl: a2aAgentCardUrl(this.deps.publicUrl, row.did),
     });
   }
 }

@@ -12,6 +12,8 @@ export const REVIEW_RULES = {
   callRecordIdMaxLength: 128,
   pageLimitDefault: 50,
   pageLimitMax: 100,
+  /** The interface gives no maximum; a bound keeps the database's integer types out of reach. */
+  pageOffsetMax: 1_000_000,
 } as const;
 
 export const SEARCH_RULES = {

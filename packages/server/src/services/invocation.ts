@@ -1,8 +1,13 @@
+import type { InvocationOutcome, Telemetry } from '../telemetry/telemetry.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskDelivery, TaskStatus } from '../db/schema/index.js';
 import { findActiveAgent, type AgentRow } from '../db/stores/agents.js';
 import { findTask, insertTask, type TaskRow } from '../db/stores/tasks.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from '../db/stores/idempotency.js';
+import { canonicalJson } from '@agent-registry/protocol';
+import { createHash } from 'node:crypto';
 import {
   ApiError,
   BadRequestError,
@@ -16,7 +21,7 @@ import { linkedSignal, longLivedController } from '../invocation/linked-signal.j
 import type { Capability } from '../identity/types.js';
 import type { Deliverer } from '../invocation/deliverers.js';
 import type { TaskEvents } from '../invocation/events.js';
-import type { SchemaCache } from '../invocation/schema-cache.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from '../invocation/task-state.js';
 import { Wakeup } from '../invocation/wait.js';
 import type { AuthenticatedAgent } from './authentication.js';
@@ -53,11 +58,12 @@ export interface TaskView {
 
 export interface InvocationDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   events: TaskEvents;
   states: TaskStateMachine;
   deliverers: Record<TaskDelivery, Deliverer>;
-  schemas: SchemaCache;
+  schemas: CapabilitySchemas;
   didWebDomain: string;
 }
 
@@ -66,11 +72,16 @@ export class InvocationService {
 
   constructor(private readonly deps: InvocationDeps) {}
 
-  /** Creates the task, hands it to the agent, and blocks until it ends or its deadline passes. */
+  /**
+   * Creates the task, hands it to the agent, and blocks until it ends or its deadline passes. With an
+   * idempotency key, a retry of the same request by the same caller attaches to the task the key
+   * already names (blocking for its outcome, or answering at once when it has ended).
+   */
   async invoke(
     caller: AuthenticatedAgent,
     request: InvokeRequest,
     clientGone: AbortSignal,
+    idempotencyKey?: string,
   ): Promise<InvokeResult> {
     this.assertOpen();
     const inputJson = JSON.stringify(request.input);
@@ -80,11 +91,17 @@ export class InvocationService {
         `input is ${inputBytes} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
       );
     }
+    const key = idempotencyKey === undefined ? undefined : requireIdempotencyKey(idempotencyKey);
+    const requestHash = key === undefined ? '' : fingerprint(request);
+    if (key !== undefined) {
+      const remembered = await this.remembered(caller.did, key, requestHash);
+      if (remembered !== undefined) return this.follow(remembered.task_id, undefined, clientGone);
+    }
     const target = await this.requireInvocableTarget(request.target_did);
     const capability = this.requireCapability(target, request.capability);
-    this.assertInputMatchesSchema(capability, request.input);
+    await this.deps.schemas.assertInputMatches(capability, inputJson);
 
-    const { db, clock, states } = this.deps;
+    const { db, clock } = this.deps;
     const now = clock.now();
     const delivery = target.delivery_mode as TaskDelivery;
     const task: TaskRow = {
@@ -103,33 +120,96 @@ export class InvocationService {
       accepted_at: null,
       completed_at: null,
     };
-    await insertTask(db, task);
-    const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(task.id, wake));
+    if (key === undefined) {
+      await insertTask(db, task);
+    } else {
+      try {
+        await db.transaction().execute(async (trx) => {
+          await insertTask(trx, task);
+          await rememberIdempotencyKey(trx, {
+            caller_did: caller.did,
+            idempotency_key: key,
+            request_hash: requestHash,
+            task_id: task.id,
+            created_at: now,
+            expires_at: now + LIMITS.idempotencyKeyTtlMs,
+          });
+        });
+      } catch (error) {
+        // A concurrent retry with the same key won the race: follow its task instead.
+        const winner = isUniqueViolation(error)
+          ? await this.remembered(caller.did, key, requestHash)
+          : undefined;
+        if (winner === undefined) throw error;
+        return this.follow(winner.task_id, undefined, clientGone);
+      }
+    }
+    return this.follow(task.id, task, clientGone, () =>
+      this.deps.deliverers[delivery].dispatch(task, target),
+    );
+  }
+
+  /**
+   * Blocks until the task ends or its deadline passes. The subscription opens before `start` (the
+   * dispatch) and before the first read, so no change in between is missed.
+   */
+  private async follow(
+    taskId: string,
+    written: TaskRow | undefined,
+    clientGone: AbortSignal,
+    start?: () => Promise<void>,
+  ): Promise<InvokeResult> {
+    const { db, clock, states } = this.deps;
+    const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(taskId, wake));
     const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
+    this.deps.telemetry.invocationsWaiting(1);
     try {
-      await this.deps.deliverers[delivery].dispatch(task, target);
-      // The row just written is the first state; any change from here on wakes the loop to re-read it
-      // (the subscription was opened before dispatch, so none is missed).
-      let current: TaskRow | undefined = task;
+      await start?.();
+      // The row just written is the first state; any change from here on wakes the loop to re-read it.
+      let current: TaskRow | undefined = written;
       for (let first = true; ; first = false) {
-        if (!first) current = await findTask(db, task.id);
-        if (current === undefined) throw new Error(`task ${task.id} vanished`);
-        if (FINAL_STATUSES.includes(current.status)) return this.outcome(current);
+        if (!first || current === undefined) current = await findTask(db, taskId);
+        if (current === undefined) throw new Error(`task ${taskId} vanished`);
+        if (FINAL_STATUSES.includes(current.status)) {
+          this.reportEnd(current);
+          return this.outcome(current);
+        }
         const remaining = Number(current.deadline_at) - clock.now();
         const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
         if (reason === 'aborted') {
           throw shuttingDown('The registry is shutting down; read the task later at GET /api/tasks/{id}', {
-            task_id: task.id,
+            task_id: taskId,
           });
         }
         if (reason !== 'timeout') continue;
-        const unanswered = current.delivery_mode === 'webhook' && current.status === 'pending';
-        if (!(unanswered && (await states.webhookUnanswered(task.id)))) await states.timeOut(task.id);
+        // Whether the agent or its webhook had not answered, a passed deadline is a timeout (504).
+        await states.timeOut(taskId);
       }
     } finally {
+      this.deps.telemetry.invocationsWaiting(-1);
       dispose();
       wakeup.close();
     }
+  }
+
+  /** The task a live key names, or undefined; the same key with another request is refused. */
+  private async remembered(
+    callerDid: string,
+    key: string,
+    requestHash: string,
+  ): Promise<IdempotencyRow | undefined> {
+    const row = await findIdempotencyKey(this.deps.db, callerDid, key, this.deps.clock.now());
+    if (row !== undefined && row.request_hash !== requestHash) {
+      throw new ApiError(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'Idempotency key reused',
+        `Idempotency-Key "${key}" was used with a different request (target_did, capability or input) for task ${row.task_id}; use a new key for a new request`,
+        {},
+        { task_id: row.task_id },
+      );
+    }
+    return row;
   }
 
   async getTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskView> {
@@ -161,6 +241,26 @@ export class InvocationService {
   async shutdown(): Promise<void> {
     this.closing.abort();
     await Promise.all(Object.values(this.deps.deliverers).map((deliverer) => deliverer.close()));
+  }
+
+  private reportEnd(task: TaskRow): void {
+    const outcome: InvocationOutcome =
+      task.status === 'completed'
+        ? 'completed'
+        : task.status === 'timeout'
+          ? 'timeout'
+          : task.error_code === 'WEBHOOK_FAILED'
+            ? 'webhook_failed'
+            : 'failed';
+    this.deps.telemetry.invocationEnded({
+      taskId: task.id,
+      callerDid: task.caller_did,
+      targetDid: task.target_did,
+      capability: task.capability,
+      delivery: task.delivery_mode,
+      outcome,
+      durationMs: this.deps.clock.now() - Number(task.created_at),
+    });
   }
 
   private outcome(task: TaskRow): InvokeResult {
@@ -222,17 +322,6 @@ export class InvocationService {
     return capability;
   }
 
-  private assertInputMatchesSchema(capability: Capability, input: unknown): void {
-    if (capability.input_schema == null) return;
-    const validate = this.deps.schemas.validator(capability.input_schema);
-    if (!validate(input)) {
-      throw new BadRequestError(
-        'INPUT_SCHEMA_MISMATCH',
-        `input does not match the input_schema of "${capability.type}": ${this.deps.schemas.describe(validate)}`,
-      );
-    }
-  }
-
   private async requireTask(taskId: string): Promise<TaskRow> {
     const task = await findTask(this.deps.db, taskId);
     if (task === undefined) throw taskNotFound(taskId);
@@ -243,4 +332,26 @@ export class InvocationService {
     if (this.closing.signal.aborted)
       throw shuttingDown('The registry is shutting down; retry on another node');
   }
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function requireIdempotencyKey(key: string): string {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new BadRequestError(
+      'INVALID_IDEMPOTENCY_KEY',
+      'Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID',
+    );
+  }
+  return key;
+}
+
+/** What makes two invocations "the same request" for a key; timeout_ms is not part of it. */
+function fingerprint(request: InvokeRequest): string {
+  const identity = canonicalJson({
+    target_did: request.target_did,
+    capability: request.capability,
+    input: request.input,
+  });
+  return createHash('sha256').update(identity).digest('hex');
 }

@@ -1,14 +1,11 @@
-/** Limits of sections 2.2 and 8 of the interface, plus the ones we decided (docs/decisions.md). */
+import { PROFILE_LIMITS } from '@agent-registry/protocol';
+
+/**
+ * Limits of sections 2.2 and 8 of the interface, plus the ones we decided (docs/decisions.md).
+ * Profile limits come from the protocol package, where clients check profiles before sending them.
+ */
 export const LIMITS = {
-  nameMaxLength: 100,
-  descriptionMaxLength: 1000,
-  tagsMaxCount: 20,
-  tagMaxLength: 50,
-  urlMaxLength: 2048,
-  capabilitiesMinCount: 1,
-  capabilitiesMaxCount: 50,
-  capabilityTypeMaxLength: 100,
-  capabilityDescriptionMaxLength: 1000,
+  ...PROFILE_LIMITS,
   referrerMaxLength: 256,
   timestampSkewMs: 5 * 60 * 1000,
   webhookSecretMinLength: 16,
@@ -24,4 +21,13 @@ export const LIMITS = {
   pendingTasksMaxLimit: 50,
   pendingTasksMaxWaitSeconds: 60,
   taskErrorMaxLength: 10_000,
+  /** Checking one invocation input against its schema runs in a worker thread and is stopped after this. */
+  inputValidationTimeoutMs: 1000,
+  /** Parsing the input and compiling its schema first (bounded by the schema limits, about 0.1 s). */
+  inputValidationPrepareTimeoutMs: 10_000,
+  inputValidationWorkers: 2,
+  inputValidationMaxQueued: 256,
+  inputValidationWorkerHeapMb: 256,
+  /** How long an Idempotency-Key of an invocation is remembered (docs/decisions.md). */
+  idempotencyKeyTtlMs: 24 * 60 * 60 * 1000,
 } as const;

@@ -1,11 +1,7 @@
-import { Ajv } from 'ajv';
-import safeRegex from 'safe-regex2';
 import { BadRequestError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
 import { LIMITS } from './limits.js';
-
-// addUsedSchema: false keeps agents' schemas (and their $id) out of the shared instance.
-const schemaChecker = new Ajv({ strict: false, validateSchema: true, addUsedSchema: false });
+import { assertDisplayName, assertNoBidiControls } from './text-rules.js';
 
 /** A valid absolute http(s) URL of at most 2048 characters, or a 400 naming the field. */
 export function assertHttpUrl(field: string, value: string): void {
@@ -23,61 +19,29 @@ export function assertHttpUrl(field: string, value: string): void {
   }
 }
 
-/** Every regular expression a schema asks the validator to run: `pattern` values and `patternProperties` keys. */
-function schemaPatterns(schema: unknown, found: string[] = []): string[] {
-  if (Array.isArray(schema)) {
-    for (const item of schema) schemaPatterns(item, found);
-  } else if (typeof schema === 'object' && schema !== null) {
-    for (const [key, value] of Object.entries(schema)) {
-      if (key === 'pattern' && typeof value === 'string') found.push(value);
-      if (key === 'patternProperties' && typeof value === 'object' && value !== null)
-        found.push(...Object.keys(value));
-      schemaPatterns(value, found);
-    }
-  }
-  return found;
-}
-
-/** Why a capability schema cannot be used, or undefined when it is fine. */
-function schemaProblem(schema: object): string | undefined {
-  if (!schemaChecker.validateSchema(schema)) {
-    return schemaChecker.errorsText(schemaChecker.errors);
-  }
-  // Validation runs on the event loop: a backtracking pattern would let one input stall the registry.
-  const risky = schemaPatterns(schema).find((pattern) => !safeRegex(pattern));
-  if (risky !== undefined) return `pattern "${risky.slice(0, 80)}" may backtrack exponentially; simplify it`;
-  try {
-    schemaChecker.compile(schema);
-  } catch (error) {
-    return error instanceof Error ? error.message : 'it does not compile';
-  } finally {
-    // Ajv caches compiled schemas by object; drop it so published schemas do not accumulate.
-    schemaChecker.removeSchema(schema);
-  }
-  return undefined;
-}
-
-/** Rules the request schema cannot state: URL validity and capability JSON Schemas that compile safely. */
-export function assertProfileRules(profile: {
-  avatar?: string | null;
-  website?: string | null;
-  capabilities?: Capability[] | null;
-}): void {
-  if (profile.avatar) assertHttpUrl('profile.avatar', profile.avatar);
-  if (profile.website) assertHttpUrl('profile.website', profile.website);
+/**
+ * Rules the request schema cannot state: a visible name without bidi controls, capability types and
+ * tags that cannot reorder text, valid URLs. Capability schemas are CapabilitySchemas' job.
+ */
+export function assertProfileRules(
+  profile: {
+    name?: string | null;
+    avatar?: string | null;
+    website?: string | null;
+    capabilities?: readonly Capability[] | null;
+    tags?: readonly string[] | null;
+  },
+  prefix = 'profile.',
+): void {
+  if (profile.name != null) assertDisplayName(`${prefix}name`, profile.name);
+  profile.tags?.forEach((tag, index) => assertNoBidiControls(`${prefix}tags[${index}]`, tag));
   profile.capabilities?.forEach((capability, index) => {
-    for (const member of ['input_schema', 'output_schema'] as const) {
-      const schema = capability[member];
-      if (schema === undefined || schema === null) continue;
-      const problem = schemaProblem(schema);
-      if (problem !== undefined) {
-        throw new BadRequestError(
-          'INVALID_CAPABILITY_SCHEMA',
-          `capabilities[${index}].${member} is not a usable JSON Schema: ${problem}`,
-        );
-      }
-    }
+    const where = `${prefix}capabilities[${index}]`;
+    assertNoBidiControls(`${where}.type`, capability.type);
+    capability.tags?.forEach((tag, tagIndex) => assertNoBidiControls(`${where}.tags[${tagIndex}]`, tag));
   });
+  if (profile.avatar) assertHttpUrl(`${prefix}avatar`, profile.avatar);
+  if (profile.website) assertHttpUrl(`${prefix}website`, profile.website);
 }
 
 /** The stored form of a capability: known members only, absent optional members left out. */

@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
@@ -11,7 +12,9 @@ import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
 import { registrationMessages } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
+import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertProfileRules, normaliseCapability } from './profile-rules.js';
+import { assertNoBidiControls } from './text-rules.js';
 import {
   SIGNING_DOC,
   assertFreshTimestamp,
@@ -39,9 +42,11 @@ export interface RegisterResult {
 
 export interface RegistrationDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   tokens: TokenService;
   didWebDomain: string;
+  schemas: CapabilitySchemas;
   /** This registry's origin (PUBLIC_URL): the only audience accepted. */
   audience: string;
   /** REQUIRE_REGISTRATION_AUDIENCE: refuse registrations that name no audience. */
@@ -52,10 +57,11 @@ export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
   async register(command: RegisterCommand): Promise<RegisterResult> {
+    // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
+    // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';
     const chainId = this.checkChain(keyType, command.chain_id ?? null);
     const key = this.parseKey(keyType, command.public_key);
-    assertProfileRules(command.profile);
     const now = this.deps.clock.now();
     assertFreshTimestamp(command.timestamp, now);
     this.checkAudience(command.audience ?? null);
@@ -68,6 +74,10 @@ export class RegistrationService {
           : `signature does not recover to public_key under EIP-191 personal_sign over the registration message; the exact text is in ${SIGNING_DOC.secp256k1Registration}`,
       );
     }
+    // Everything is validated before the signed profile is stored, so what is stored is what was signed.
+    assertProfileRules(command.profile);
+    if (command.referrer != null) assertNoBidiControls('referrer', command.referrer);
+    await this.deps.schemas.assertPublishable(command.profile.capabilities);
 
     const did =
       key.address !== null && chainId !== null
@@ -112,6 +122,7 @@ export class RegistrationService {
     }
     await recordReferral(this.deps.db, did, command.referrer, this.deps.didWebDomain, now);
     const issued = await this.deps.tokens.issue(did);
+    this.deps.telemetry.agentRegistered({ did, keyType });
     return { did, token: issued.token, expires_at: issued.expiresAt };
   }
 

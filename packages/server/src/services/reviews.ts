@@ -1,3 +1,4 @@
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
@@ -75,6 +76,7 @@ export interface ReviewRateLimit {
 
 export interface ReviewServiceDeps {
   db: Db;
+  telemetry: Telemetry;
   clock: Clock;
   didWebDomain: string;
   reputation: ReputationService;
@@ -123,6 +125,12 @@ export class ReviewService {
       if (isUniqueViolation(error)) throw alreadyReviewed(target);
       throw error;
     }
+    this.deps.telemetry.reviewSubmitted({
+      reviewId: row.id,
+      reviewerDid: caller.did,
+      targetDid: target,
+      verified: row.verified === 1,
+    });
     return toReview(row);
   }
 

@@ -5,7 +5,8 @@ import * as tasks from './002-tasks.js';
 import * as discovery from './003-discovery.js';
 import * as searchActiveOnly from './004-search-active-only.js';
 import * as usedSignatures from './005-used-signatures.js';
-import * as trust from './006-trust.js';
+import * as invocationIdempotency from './006-invocation-idempotency.js';
+import * as trust from './007-trust.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -14,7 +15,8 @@ const migrations: Record<string, Migration> = {
   '003-discovery': discovery,
   '004-search-active-only': searchActiveOnly,
   '005-used-signatures': usedSignatures,
-  '006-trust': trust,
+  '006-invocation-idempotency': invocationIdempotency,
+  '007-trust': trust,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -6,6 +6,7 @@ import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
 import type { UsedSignaturesPartial } from './used-signatures.js';
 import type { ServiceRecordPartial } from './service-record.js';
+import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -15,6 +16,7 @@ export type DatabaseSchema = AgentsPartial &
   TasksPartial &
   DiscoveryPartial &
   UsedSignaturesPartial &
+  InvocationIdempotencyPartial &
   TrustPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
@@ -31,3 +33,4 @@ export type {
   ServiceDailyTable,
   ServiceTotalsTable,
 } from './service-record.js';
+export type { InvocationIdempotencyTable } from './invocation-idempotency.js';

@@ -58,3 +58,31 @@ export async function transitionTask(
   const result = await query.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * Moves at most `limit` open tasks whose deadline has passed to `timeout` (oldest deadline first) and
+ * returns their ids. Conditional on the status, so nodes sweeping at once never move a task twice.
+ */
+export async function timeOutExpiredTasks(db: Db, now: number, limit: number): Promise<string[]> {
+  const expired = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('status', 'in', ['pending', 'processing'])
+    .where('deadline_at', '<=', now)
+    .orderBy('deadline_at')
+    .limit(limit)
+    .execute();
+  if (expired.length === 0) return [];
+  const moved = await db
+    .updateTable('tasks')
+    .set({ status: 'timeout', completed_at: now })
+    .where(
+      'id',
+      'in',
+      expired.map((row) => row.id),
+    )
+    .where('status', 'in', ['pending', 'processing'])
+    .returning('id')
+    .execute();
+  return moved.map((row) => row.id);
+}

@@ -10,7 +10,7 @@ import {
   UpdateInvocationConfigRequest,
   UpdateProfileRequest,
 } from '../schemas/agents.js';
-import { DidParams, bearerAuth, errors } from '../schemas/common.js';
+import { DidParams, bearerAuth, errors, ref } from '../schemas/common.js';
 import type { App } from '../types.js';
 import { authenticated, callerOf } from '../authenticate.js';
 
@@ -22,15 +22,24 @@ export function agentRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'registerAgent',
         summary: 'Register an agent by proving control of its key',
         description:
+          'Creates an agent from its public key, profile, a millisecond timestamp and a signature, and returns ' +
+          'its DID and a token. Ed25519 keys get a did:web DID; secp256k1 keys with a chain_id get a did:pkh DID. ' +
           'The signature covers the message of the interface, section 5: canonical JSON (RFC 8785) for Ed25519, ' +
           'EIP-191 personal_sign over JSON in a fixed member order for secp256k1. The exact bytes, with worked ' +
           'examples for both key types: docs/signing.md in the repository, sections "Registration with an ' +
           'Ed25519 key" and "Registration with a secp256k1 key". Send "audience" (this registry\'s origin) to bind ' +
           'the registration to this registry (section "Audience").',
-        body: RegisterRequest,
-        response: { 201: TokenResponse, ...errors(400, 409, 413, 415) },
+        security: [],
+        body: ref(RegisterRequest),
+        'x-status-reasons': {
+          201: 'Registered: the DID and a bearer token.',
+          400: 'A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).',
+          409: 'An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token.',
+        },
+        response: { 201: ref(TokenResponse), ...errors(400, 409, 413, 415) },
       },
     },
     async (request, reply) => reply.status(201).send(await ctx.registration.register(request.body)),
@@ -41,9 +50,16 @@ export function agentRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'getAgent',
         summary: 'Read an agent profile',
+        description:
+          'The public profile of an agent; deactivated agents stay readable with status "deactivated".',
         params: DidParams,
-        response: { 200: AgentProfile, ...errors(400, 404) },
+        'x-status-reasons': {
+          400: 'The DID is malformed (`INVALID_DID`).',
+          404: 'No agent has this DID (`AGENT_NOT_FOUND`).',
+        },
+        response: { 200: ref(AgentProfile), ...errors(400, 404) },
       },
     },
     async (request) => ctx.agents.getProfile(request.params.did),
@@ -55,11 +71,17 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags,
+        operationId: 'updateAgent',
         summary: 'Update your own profile (absent or null fields stay unchanged)',
+        description: "Changes the fields given of the calling agent's profile and returns the whole profile.",
         security: bearerAuth,
         params: DidParams,
         body: UpdateProfileRequest,
-        response: { 200: AgentProfile, ...errors(400, 401, 403, 404) },
+        'x-status-reasons': {
+          403: "The DID is another agent's (`NOT_OWNER`).",
+          404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
+        },
+        response: { 200: ref(AgentProfile), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -74,7 +96,15 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx, { allowDeactivatedSelf: true }),
       schema: {
         tags,
+        operationId: 'deactivateAgent',
         summary: 'Deactivate your own agent (soft delete)',
+        description:
+          'Marks the calling agent deactivated: it leaves search, cannot be invoked and its tokens stop working; ' +
+          'its profile and reviews stay readable.',
+        'x-status-reasons': {
+          403: "The DID is another agent's (`NOT_OWNER`).",
+          404: 'No active agent has this DID, e.g. it is already deactivated (`AGENT_NOT_FOUND`).',
+        },
         security: bearerAuth,
         params: DidParams,
         response: { 200: DeactivateResponse, ...errors(400, 401, 403, 404) },
@@ -90,7 +120,10 @@ export function agentRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'getInvocationConfig',
         summary: 'Read whether and how an agent accepts invocations',
+        description: 'Whether the agent accepts invocations and how it receives them (webhook or queue).',
+        'x-status-reasons': { 404: 'No active agent has this DID (`AGENT_NOT_FOUND`).' },
         params: DidParams,
         response: { 200: InvocationConfig, ...errors(400, 404) },
       },
@@ -104,7 +137,17 @@ export function agentRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags,
+        operationId: 'updateInvocationConfig',
         summary: 'Configure invocation of your own agent',
+        description:
+          'Turns invocation on or off and chooses delivery: webhook (the registry POSTs each task, signed per ' +
+          'Standard Webhooks; docs/webhooks.md) or queue (the agent polls GET /api/agent/tasks). A generated ' +
+          'webhook_secret is returned once.',
+        'x-status-reasons': {
+          400: 'A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.',
+          403: "The DID is another agent's (`NOT_OWNER`).",
+          404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
+        },
         security: bearerAuth,
         params: DidParams,
         body: UpdateInvocationConfigRequest,
@@ -122,7 +165,12 @@ export function agentRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags,
+        operationId: 'getPaymentAddress',
         summary: 'Payment address of a did:pkh agent',
+        description: 'The chain and address of a did:pkh agent, taken from its DID.',
+        'x-status-reasons': {
+          404: 'No active agent has this DID (`AGENT_NOT_FOUND`), or it is a did:web agent without an address (`PAYMENT_ADDRESS_UNAVAILABLE`).',
+        },
         params: DidParams,
         response: { 200: PaymentAddress, ...errors(400, 404) },
       },

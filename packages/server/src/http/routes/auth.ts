@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { TokenRequest, TokenResponse } from '../schemas/agents.js';
-import { errors } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { Jwks } from '../schemas/discovery.js';
 import type { App } from '../types.js';
 
@@ -10,6 +10,14 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['Auth'],
+        operationId: 'issueToken',
+        security: [],
+        'x-status-reasons': {
+          200: 'A new bearer token.',
+          400: 'A field is invalid or the timestamp is more than 5 minutes away (`TIMESTAMP_OUT_OF_RANGE`).',
+          401: 'The signature does not verify with the agent key (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes), or this signed message was already exchanged (`SIGNATURE_REUSED`).',
+          404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
+        },
         summary:
           'Get a fresh token by signing {purpose:"authenticate", did, audience, timestamp} with the agent key',
         description:
@@ -19,7 +27,7 @@ export function authRoutes(app: App, ctx: AppContext): void {
           'signed message is exchanged for a token once (401 SIGNATURE_REUSED). The exact bytes, with worked ' +
           'examples: docs/signing.md in the repository, section "Authentication (POST /api/auth/token)".',
         body: TokenRequest,
-        response: { 200: TokenResponse, ...errors(400, 401, 404) },
+        response: { 200: ref(TokenResponse), ...errors(400, 401, 404) },
       },
     },
     async (request) => ctx.authentication.tokenForSignature(request.body),
@@ -30,7 +38,11 @@ export function authRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['Auth'],
+        operationId: 'getJwks',
         summary: 'Public keys that verify registry tokens (JWKS)',
+        description: 'The Ed25519 public keys (JWK set) that verify the EdDSA tokens this registry issues.',
+        security: [],
+        'x-no-database': true,
         response: { 200: Jwks },
       },
     },

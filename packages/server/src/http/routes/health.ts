@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ServiceUnavailableError } from '../../errors.js';
-import { errors } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
+import { Health } from '../schemas/operations.js';
+import { DatabaseUnavailableError } from '../../errors.js';
 import type { App } from '../types.js';
 
 const Status = Type.Object({ status: Type.String() });
@@ -12,19 +13,30 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['Operations'],
+        operationId: 'getHealth',
         summary: 'Liveness: the process serves HTTP',
-        response: { 200: Status },
+        description: 'Answers 200 while the process serves HTTP, with the version of the running build.',
+        security: [],
+        'x-no-database': true,
+        response: { 200: ref(Health) },
       },
       logLevel: 'warn',
     },
-    async () => ({ status: 'ok' }),
+    async () => ({ status: 'ok', version: ctx.build.version, commit: ctx.build.commit }),
   );
   app.get(
     '/readyz',
     {
       schema: {
         tags: ['Operations'],
+        operationId: 'getReadiness',
         summary: 'Readiness: the database answers',
+        description:
+          'Answers 200 when the database answers a query; a load balancer sends traffic only then.',
+        security: [],
+        'x-status-reasons': {
+          503: 'The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down.',
+        },
         response: { 200: Status, ...errors(503) },
       },
       logLevel: 'warn',
@@ -32,8 +44,8 @@ export function healthRoutes(app: App, ctx: AppContext): void {
     async () => {
       try {
         await ctx.database.ping();
-      } catch {
-        throw new ServiceUnavailableError('DATABASE_UNAVAILABLE', 'The database does not answer');
+      } catch (error) {
+        throw new DatabaseUnavailableError(error, 'The database does not answer');
       }
       return { status: 'ready' };
     },

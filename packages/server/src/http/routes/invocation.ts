@@ -1,8 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { LIMITS } from '../../services/limits.js';
-import { bearerAuth, errors } from '../schemas/common.js';
+import { bearerAuth, errors, ref } from '../schemas/common.js';
 import {
+  InvokeHeaders,
   InvokeRequest,
   InvokeResponse,
   PendingTasksQuery,
@@ -36,15 +37,27 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       bodyLimit: LIMITS.invocationBodyLimitBytes,
       schema: {
         tags,
+        operationId: 'invokeAgent',
         summary: 'Invoke a capability of another agent and wait for its result',
+        description:
+          'Blocks until the result (200), the agent or webhook failure (502) or the deadline (504). Send an Idempotency-Key header to make retries safe: a retry after a dropped connection attaches to the same task.',
         security: bearerAuth,
-        body: InvokeRequest,
-        response: { 200: InvokeResponse, ...errors(400, 401, 404, 413, 502, 503, 504) },
+        headers: InvokeHeaders,
+        body: ref(InvokeRequest),
+        'x-status-reasons': {
+          200: 'The agent completed the task: its output.',
+          400: 'A field is invalid, the target does not accept invocations (`INVOCATION_DISABLED`), does not offer the capability (`CAPABILITY_NOT_OFFERED`), or input does not match its input_schema (`INPUT_SCHEMA_MISMATCH`).',
+          404: 'No active agent has target_did (`AGENT_NOT_FOUND`).',
+          413: 'The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).',
+          422: 'The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).',
+        },
+        response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 422, 502, 503, 504) },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      return ctx.invocation.invoke(caller, request.body, clientGone(reply));
+      const key = request.headers['idempotency-key'];
+      return ctx.invocation.invoke(caller, request.body, clientGone(reply), key);
     },
   );
 
@@ -54,10 +67,16 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags,
+        operationId: 'getTask',
         summary: 'Read a task you created',
+        description: 'Status, output or error of a task the caller created with POST /api/invoke.',
         security: bearerAuth,
         params: TaskParams,
-        response: { 200: TaskResponse, ...errors(400, 401, 403, 404) },
+        'x-status-reasons': {
+          403: 'The task was created by another agent (`NOT_TASK_CREATOR`).',
+          404: 'No task has this id (`TASK_NOT_FOUND`).',
+        },
+        response: { 200: ref(TaskResponse), ...errors(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -72,7 +91,11 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
+        operationId: 'listPendingTasks',
         summary: 'Pending tasks for the calling queue-mode agent, oldest first (optional long poll)',
+        description:
+          'Tasks waiting for the calling agent, oldest first. With wait > 0 the request returns as soon as a ' +
+          'task arrives, or with an empty list when wait seconds pass.',
         security: bearerAuth,
         querystring: PendingTasksQuery,
         response: { 200: PendingTasksResponse, ...errors(400, 401) },
@@ -81,7 +104,13 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const caller = callerOf(request);
       const { limit, wait } = request.query;
-      return { tasks: await ctx.agentTasks.listPending(caller, limit, wait, clientGone(reply)) };
+      const tasks = await ctx.agentTasks.listPending(
+        caller,
+        limit ?? LIMITS.pendingTasksDefaultLimit,
+        wait ?? 0,
+        clientGone(reply),
+      );
+      return { tasks };
     },
   );
 
@@ -91,7 +120,14 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
+        operationId: 'acceptTask',
         summary: 'Claim a pending task (pending -> processing)',
+        description: 'Claims a pending task for the calling agent; only one worker can claim a task.',
+        'x-status-reasons': {
+          403: 'The task is for another agent (`NOT_YOUR_TASK`).',
+          404: 'No task has this id (`TASK_NOT_FOUND`).',
+          409: 'The task is no longer pending (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).',
+        },
         security: bearerAuth,
         params: TaskParams,
         response: { 200: TaskAck, ...errors(400, 401, 403, 404, 409) },
@@ -110,7 +146,16 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       bodyLimit: LIMITS.invocationBodyLimitBytes,
       schema: {
         tags: workerTags,
+        operationId: 'submitTaskResult',
         summary: 'Report the output of a task (completes it)',
+        description:
+          'Completes a pending or processing task of the calling agent with its output; the invoker gets it at once.',
+        'x-status-reasons': {
+          403: 'The task is for another agent (`NOT_YOUR_TASK`).',
+          404: 'No task has this id (`TASK_NOT_FOUND`).',
+          409: 'The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).',
+          413: 'The body is larger than 1 MiB, or output larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).',
+        },
         security: bearerAuth,
         params: TaskParams,
         body: TaskResultRequest,
@@ -129,7 +174,15 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
       onRequest: authenticated(ctx),
       schema: {
         tags: workerTags,
+        operationId: 'failTask',
         summary: 'Report that a task failed',
+        description:
+          'Fails a pending or processing task of the calling agent; the invoker gets 502 AGENT_ERROR with the message.',
+        'x-status-reasons': {
+          403: 'The task is for another agent (`NOT_YOUR_TASK`).',
+          404: 'No task has this id (`TASK_NOT_FOUND`).',
+          409: 'The task already ended (`TASK_NOT_OPEN`) or its deadline passed (`TASK_EXPIRED`).',
+        },
         security: bearerAuth,
         params: TaskParams,
         body: TaskFailRequest,

@@ -1,15 +1,25 @@
 import type { AppContext } from '../../context.js';
 import { errors } from '../schemas/common.js';
 import { SearchQuery, SearchResponse } from '../schemas/search.js';
+import { refuseUnknownQuery } from '../query.js';
 import type { App } from '../types.js';
 
 export function searchRoutes(app: App, ctx: AppContext): void {
   app.get(
     '/api/agents/search',
     {
+      preValidation: refuseUnknownQuery(SearchQuery),
       schema: {
         tags: ['Discovery'],
+        operationId: 'searchAgents',
         summary: 'Search active agents by capability, tags, reputation and full text',
+        description:
+          'Active agents matching every filter given: full text (q), capability type, any of the tags, and a ' +
+          'least reputation; ranked by relevance with q, else by reputation or created_at.',
+        security: [],
+        'x-status-reasons': {
+          400: 'A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order).',
+        },
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errors(400, 500) },
       },

@@ -9,7 +9,10 @@ export function statsRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['Discovery'],
+        operationId: 'getStats',
         summary: 'Platform statistics and governance rules (cached 60 seconds)',
+        description: 'Counts of agents, reviews and searches, and the rules this registry enforces.',
+        security: [],
         response: { 200: ExtendedStats, ...errors(500) },
       },
     },

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from '../../error-codes.js';
 
 /** `type: [T, "null"]` rather than anyOf: clearer validation messages and plain OpenAPI 3.1. */
 export const Nullable = <T extends TSchema>(schema: T) =>
@@ -8,7 +9,11 @@ export const ErrorResponse = Type.Object(
   {
     error: Type.String({ description: 'Short title' }),
     details: Type.String({ description: 'What went wrong and how to fix it' }),
-    code: Type.String({ description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE' }),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: [...ERROR_CODES],
+      description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE',
+    }),
     task_id: Type.Optional(Type.String({ description: 'The task, when an invocation failed or timed out' })),
   },
   { $id: 'ErrorResponse', description: 'Every error of every endpoint has this shape' },
@@ -27,3 +32,16 @@ export const DidParams = Type.Object({
 export const bearerAuth = [{ bearerAuth: [] }];
 
 export const JsonObject = Type.Object({}, { additionalProperties: true });
+
+/** A reference to a named component schema (it must be in COMPONENT_SCHEMAS), typed as the schema. */
+export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {
+  if (schema.$id === undefined) throw new Error('only schemas with an $id can be referenced');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+};
+
+/**
+ * Constraints the service checks itself, with a message that names the fix (e.g. a 0x-prefixed key):
+ * they are in the document, and the request validator leaves them to the service.
+ */
+export const checkedByService = <T extends TSchema>(schema: T, keywords: string[]): T =>
+  ({ ...schema, 'x-checked-by-service': keywords }) as T;

@@ -1,0 +1,136 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { contextOf } from '../context.js';
+import { withExamples } from '../help.js';
+import { anonymousClient, targetDid } from '../registry.js';
+
+/** Commander parser for a whole number in a range; a bad value is a usage error (exit 2). */
+export const integerIn =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const number = Number(value);
+    if (!/^-?\d+$/.test(value) || number < min || number > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}`);
+    }
+    return number;
+  };
+
+export const numberIn =
+  (min: number, max: number) =>
+  (value: string): number => {
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number < min || number > max) {
+      throw new InvalidArgumentError(`expected a number from ${min} to ${max}`);
+    }
+    return number;
+  };
+
+interface SearchOptions {
+  capability?: string;
+  tags?: string;
+  minReputation?: number;
+  sort?: 'reputation' | 'created_at';
+  order?: 'asc' | 'desc';
+  limit?: number;
+  offset?: number;
+}
+
+export function registerSearch(program: Command): void {
+  const command = program
+    .command('search')
+    .description('Find agents by words, capability, tags and reputation')
+    .argument('[words...]', 'full-text query over names, descriptions, capabilities and tags')
+    .option('--capability <type>', 'only agents with this capability type, e.g. translation')
+    .option('--tags <list>', 'only agents with any of these comma-separated tags')
+    .option('--min-reputation <score>', 'minimum reputation score, 0-100', numberIn(0, 100))
+    .addOption(
+      new Option('--sort <field>', 'order by (default: relevance with words, else newest)').choices([
+        'reputation',
+        'created_at',
+      ]),
+    )
+    .addOption(new Option('--order <direction>', 'asc or desc').choices(['asc', 'desc']))
+    .option('--limit <n>', 'results per page, 1-100 (default 50)', integerIn(1, 100))
+    .option('--offset <n>', 'skip this many results, 0-9999', integerIn(0, 9999))
+    .action(async (words: string[], options: SearchOptions, self: Command) => {
+      const cli = contextOf(self);
+      const q = words.join(' ').trim();
+      const tags = options.tags
+        ?.split(',')
+        .map((tag) => tag.trim())
+        .filter(Boolean);
+      const page = await anonymousClient(cli).search({
+        ...(q ? { q } : {}),
+        ...(options.capability ? { capability: options.capability } : {}),
+        ...(tags && tags.length > 0 ? { tags } : {}),
+        ...(options.minReputation !== undefined ? { minReputation: options.minReputation } : {}),
+        ...(options.sort ? { sort: options.sort } : {}),
+        ...(options.order ? { order: options.order } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.offset !== undefined ? { offset: options.offset } : {}),
+      });
+      cli.out.result(page, () => {
+        cli.out.table(
+          page.agents,
+          [
+            { header: 'did', value: (agent) => agent.did, max: 90 },
+            { header: 'name', value: (agent) => agent.name, max: 30 },
+            { header: 'reputation', value: (agent) => String(agent.reputation_score) },
+            { header: 'reviews', value: (agent) => String(agent.total_reviews) },
+            {
+              header: 'capabilities',
+              value: (agent) => agent.capabilities.map((c) => c.type).join(', '),
+              max: 40,
+            },
+          ],
+          'no agents match',
+        );
+        if (page.agents.length > 0) {
+          cli.out.line();
+          cli.out.line(`${page.offset + 1}-${page.offset + page.agents.length} of ${page.total}`);
+        }
+      });
+    });
+  withExamples(
+    command,
+    'agent-registry search translate',
+    'agent-registry search --capability translation --tags fr,de --min-reputation 60',
+    'agent-registry search --sort reputation --order desc --limit 10 --json',
+  );
+}
+
+export function registerReputation(program: Command): void {
+  const command = program
+    .command('reputation')
+    .description("Show an agent's reputation: score (0-100), average rating and rating distribution")
+    .argument('[did]', "the agent (default: this agent's own DID)")
+    .action(async (did: string | undefined, _options: unknown, self: Command) => {
+      const cli = contextOf(self);
+      const target = await targetDid(cli, did);
+      const stats = await anonymousClient(cli).getReputation(target);
+      cli.out.result({ ...stats, did: target }, () => {
+        cli.out.fields([
+          ['did', target],
+          ['reputation', stats.reputation_score],
+          ['average rating', stats.average_rating],
+          ['reviews', stats.total_reviews],
+        ]);
+        const distribution = Object.entries(stats.rating_distribution as Record<string, unknown>).filter(
+          ([, count]) => typeof count === 'number',
+        ) as [string, number][];
+        if (distribution.length > 0) {
+          cli.out.line();
+          const widest = Math.max(1, ...distribution.map(([, count]) => count));
+          for (const [bucket, count] of distribution) {
+            cli.out.line(
+              `${bucket.padStart(6)}  ${'#'.repeat(Math.round((count / widest) * 30)).padEnd(30)} ${count}`,
+            );
+          }
+        }
+      });
+    });
+  withExamples(
+    command,
+    'agent-registry reputation',
+    'agent-registry reputation did:web:registry.example:agent:0123... --json',
+  );
+}

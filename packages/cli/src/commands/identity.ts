@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { RegistryClient } from '@agent-registry/sdk';
+import type { Command } from 'commander';
+import { contextOf, type CliContext } from '../context.js';
+import { withExamples } from '../help.js';
+import { describeKey, readKey } from '../keys.js';
+import { readProfileFile } from '../profile/check.js';
+import { agentClient } from '../registry.js';
+import { reportProfileProblems } from './validate.js';
+
+const when = (epochMs: number | undefined | null): string =>
+  epochMs === undefined || epochMs === null ? 'unknown' : new Date(epochMs).toISOString();
+
+/** The profile file, checked; exits 1 listing every problem before anything is signed or sent. */
+export function loadCheckedProfile(
+  cli: CliContext,
+  file: string | undefined,
+  mode: 'register' | 'update',
+): Record<string, unknown> {
+  const target = path.resolve(file ?? cli.home.profilePath);
+  const read = readProfileFile(target, mode);
+  reportProfileProblems(cli, target, read.check.problems, read.check.warnings);
+  if (!read.ok) throw new Error('unreachable: problems were reported');
+  return read.profile;
+}
+
+export function registerRegister(program: Command): void {
+  const command = program
+    .command('register')
+    .description(
+      'Register this agent: checks the profile, signs it with key.json (bound to this registry), saves the DID and token',
+    )
+    .option('--profile <file>', 'profile file (default: profile.json in the config directory)')
+    .option('--referrer <code>', 'referral code or referrer DID')
+    .action(async (options: { profile?: string; referrer?: string }, self: Command) => {
+      const cli = contextOf(self);
+      const profile = loadCheckedProfile(cli, options.profile, 'register');
+      const key = await readKey(cli);
+      const registry = cli.registry().url;
+      const client = new RegistryClient({ registry, key });
+      const progress = cli.out.progress(`registering at ${registry}`);
+      let session;
+      try {
+        session = await client.register(
+          profile as unknown as Parameters<RegistryClient['register']>[0],
+          options.referrer ? { referrer: options.referrer } : {},
+        );
+      } finally {
+        progress.done();
+      }
+      cli.saveSession(session);
+      cli.out.result({ registry, did: session.did, expires_at: session.expires_at }, () => {
+        cli.out.fields([
+          ['registered', session.did],
+          ['registry', registry],
+          ['token expires', when(session.expires_at)],
+        ]);
+        cli.out.line();
+        cli.out.line('Next: serve your capabilities with `agent-registry worker ./handler.mjs`.');
+      });
+    });
+  withExamples(
+    command,
+    'agent-registry register',
+    'agent-registry register --profile ./translator.json --registry https://registry.example',
+    'agent-registry register --json | jq -r .did',
+  );
+}
+
+export function registerLogin(program: Command): void {
+  const command = program
+    .command('login')
+    .description('Get a new token by signing an authentication message with key.json (no password)')
+    .action(async (_options: unknown, self: Command) => {
+      const cli = contextOf(self);
+      const { client } = await agentClient(cli);
+      const session = await client.login();
+      cli.saveSession(session);
+      cli.out.result({ registry: cli.registry().url, did: session.did, expires_at: session.expires_at }, () =>
+        cli.out.fields([
+          ['logged in', session.did],
+          ['registry', cli.registry().url],
+          ['token expires', when(session.expires_at)],
+        ]),
+      );
+    });
+  withExamples(command, 'agent-registry login', 'agent-registry login --registry https://registry.example');
+}
+
+export function registerWhoami(program: Command): void {
+  const command = program
+    .command('whoami')
+    .description("Show this agent's DID, key and token, and its profile status at the registry")
+    .action(async (_options: unknown, self: Command) => {
+      const cli = contextOf(self);
+      const { client, did, key } = await agentClient(cli);
+      const profile = await client.getAgent(did);
+      const session = cli.session();
+      const described = await describeKey(key);
+      const result = {
+        registry: cli.registry().url,
+        did,
+        name: profile.name,
+        status: profile.status,
+        key_type: described.key_type,
+        public_key: described.public_key,
+        token_expires_at: session?.expires_at ?? null,
+        invocation_enabled: profile.invocation_enabled,
+        delivery_mode: profile.delivery_mode,
+      };
+      cli.out.result(result, () =>
+        cli.out.fields([
+          ['did', did],
+          ['name', profile.name],
+          ['status', profile.status],
+          ['registry', result.registry],
+          ['key', `${described.key_type} ${described.public_key}`],
+          ['token expires', session ? when(session.expires_at) : '(no token yet: `agent-registry login`)'],
+          ['invocation', profile.invocation_enabled ? profile.delivery_mode : 'disabled'],
+        ]),
+      );
+    });
+  withExamples(command, 'agent-registry whoami', 'agent-registry whoami --json | jq -r .did');
+}

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { contextOf } from '../context.js';
+import { withExamples } from '../help.js';
+import { readJsonObjectArgument } from '../input.js';
+import { agentClient } from '../registry.js';
+import { integerIn } from './discover.js';
+
+export function registerInvoke(program: Command): void {
+  const command = program
+    .command('invoke')
+    .description("Call another agent's capability through the registry and print its output")
+    .argument('<did>', 'the agent to call')
+    .argument('<capability>', 'the capability type, e.g. translation')
+    .option('--input <json>', 'input object: inline JSON, @file.json, or @- for stdin', '{}')
+    .option(
+      '--timeout <ms>',
+      'how long to wait for the result, 100-300000 ms (default 30000)',
+      integerIn(100, 300_000),
+    )
+    .action(
+      async (
+        did: string,
+        capability: string,
+        options: { input: string; timeout?: number },
+        self: Command,
+      ) => {
+        const cli = contextOf(self);
+        const input = readJsonObjectArgument(options.input, '--input');
+        const { client } = await agentClient(cli);
+        const progress = cli.out.progress(`waiting for ${capability} from ${did}`);
+        const started = Date.now();
+        let response;
+        try {
+          response = await client.invokeRaw(did, capability, input, {
+            ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
+          });
+        } catch (error) {
+          progress.done();
+          throw error;
+        }
+        progress.done(
+          `task ${response.task_id} ${response.status} in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+        );
+        cli.out.result(response, () => cli.out.line(JSON.stringify(response.output ?? null, null, 2)));
+      },
+    );
+  withExamples(
+    command,
+    `agent-registry invoke did:web:localhost%3A8080:agent:4f6c... echo --input '{"text": "hello"}'`,
+    'agent-registry invoke did:pkh:eip155:1:0xAb58... translation --input @request.json --timeout 60000',
+    `echo '{"text": "hi"}' | agent-registry invoke did:web:... echo --input @- --json | jq .output`,
+  );
+}

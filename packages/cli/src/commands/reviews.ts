@@ -1,0 +1,149 @@
+import type { Command } from 'commander';
+import { contextOf, type CliContext } from '../context.js';
+import { CliError, EXIT } from '../exit-codes.js';
+import { withExamples } from '../help.js';
+import { agentClient, anonymousClient, targetDid, type Connection } from '../registry.js';
+import { integerIn, numberIn } from './discover.js';
+
+interface ReviewRow {
+  review_id: string;
+  reviewer_did: string;
+  target_did: string;
+  rating: number;
+  comment?: string | null;
+  created_at: number;
+  verified: boolean;
+  is_edited: boolean;
+}
+
+function printReviews(cli: CliContext, reviews: ReviewRow[], who: 'reviewer' | 'target'): void {
+  cli.out.table(
+    reviews,
+    [
+      { header: 'review', value: (review) => review.review_id },
+      {
+        header: who,
+        value: (review) => (who === 'reviewer' ? review.reviewer_did : review.target_did),
+        max: 70,
+      },
+      { header: 'rating', value: (review) => review.rating.toFixed(2) },
+      { header: 'verified', value: (review) => (review.verified ? 'yes' : 'no') },
+      { header: 'date', value: (review) => new Date(review.created_at).toISOString().slice(0, 10) },
+      { header: 'comment', value: (review) => review.comment ?? '', max: 50 },
+    ],
+    'no reviews',
+  );
+}
+
+/** The caller's own review of `target`, looked up page by page in /api/reviews/my. */
+async function findMyReview(connection: Connection, target: string): Promise<ReviewRow | undefined> {
+  for (let offset = 0; ; offset += 100) {
+    const page = await connection.client.myReviews({ limit: 100, offset });
+    const found = (page.reviews as ReviewRow[]).find((review) => review.target_did === target);
+    if (found) return found;
+    if (page.reviews.length < 100 || offset + 100 >= page.total) return undefined;
+  }
+}
+
+interface ReviewOptions {
+  rating: number;
+  comment?: string;
+  task?: string;
+  edit?: boolean;
+}
+
+export function registerReview(program: Command): void {
+  const command = program
+    .command('review')
+    .description('Review an agent you used (1.00-10.00); with --task it counts as verified and weighs double')
+    .argument('<did>', 'the agent reviewed')
+    .requiredOption('--rating <rating>', 'from 1.00 to 10.00, at most 2 decimals', numberIn(1, 10))
+    .option('--comment <text>', 'at most 1000 characters')
+    .option(
+      '--task <task-id>',
+      'the task id of a completed invocation of that agent by you (verified review)',
+    )
+    .option('--edit', 'change your existing review of this agent (within 10 minutes, by at most 4.0)')
+    .action(async (did: string, options: ReviewOptions, self: Command) => {
+      const cli = contextOf(self);
+      const connection = await agentClient(cli);
+      let review;
+      if (options.edit) {
+        const existing = await findMyReview(connection, did);
+        if (!existing) {
+          throw new CliError(
+            `you have not reviewed ${did} yet: leave out --edit`,
+            EXIT.failed,
+            'NO_REVIEW_TO_EDIT',
+          );
+        }
+        review = await connection.client.editReview(existing.review_id, {
+          rating: options.rating,
+          ...(options.comment !== undefined ? { comment: options.comment } : {}),
+        });
+      } else {
+        review = await connection.client.review({
+          targetDid: did,
+          rating: options.rating,
+          ...(options.comment !== undefined ? { comment: options.comment } : {}),
+          ...(options.task !== undefined ? { callRecordId: options.task } : {}),
+        });
+      }
+      const shown = review as ReviewRow;
+      cli.out.result(review, () =>
+        cli.out.fields([
+          [options.edit ? 'edited' : 'reviewed', shown.target_did],
+          ['review', shown.review_id],
+          ['rating', shown.rating.toFixed(2)],
+          ['verified', shown.verified ? 'yes' : 'no'],
+          ['comment', shown.comment ?? null],
+        ]),
+      );
+    });
+  withExamples(
+    command,
+    'agent-registry review did:web:registry.example:agent:0123... --rating 9 --comment "fast" --task <task-id>',
+    'agent-registry review did:web:registry.example:agent:0123... --rating 7.5 --edit',
+  );
+}
+
+export function registerReviews(program: Command): void {
+  const command = program
+    .command('reviews')
+    .description(
+      "List an agent's reviews (default: this agent's), or with --mine the reviews this agent wrote",
+    )
+    .argument('[did]', "the agent (default: this agent's own DID)")
+    .option('--mine', 'reviews written by this agent')
+    .option('--limit <n>', '1-100 (default 50)', integerIn(1, 100))
+    .option('--offset <n>', 'skip this many', integerIn(0, 1_000_000))
+    .action(
+      async (
+        did: string | undefined,
+        options: { mine?: boolean; limit?: number; offset?: number },
+        self: Command,
+      ) => {
+        const cli = contextOf(self);
+        const paging = {
+          ...(options.limit !== undefined ? { limit: options.limit } : {}),
+          ...(options.offset !== undefined ? { offset: options.offset } : {}),
+        };
+        const page = options.mine
+          ? await (await agentClient(cli)).client.myReviews(paging)
+          : await anonymousClient(cli).getReviews(await targetDid(cli, did), paging);
+        cli.out.result(page, () => {
+          printReviews(cli, page.reviews as ReviewRow[], options.mine ? 'target' : 'reviewer');
+          if (page.reviews.length > 0) {
+            cli.out.line();
+            cli.out.line(`${page.offset + 1}-${page.offset + page.reviews.length} of ${page.total}`);
+          }
+        });
+      },
+    );
+  withExamples(
+    command,
+    'agent-registry reviews did:web:registry.example:agent:0123...',
+    'agent-registry reviews                 # reviews of this agent',
+    'agent-registry reviews --mine --json   # reviews this agent wrote',
+  );
+}

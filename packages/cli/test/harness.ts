@@ -1,0 +1,198 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, '../../..');
+const serverDir = path.join(repoRoot, 'packages/server');
+export const cliBin = path.join(repoRoot, 'packages/cli/bin/agent-registry.js');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningRegistry {
+  url: string;
+  /** Stops the process (SIGTERM) and keeps the database. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and database. */
+  start(): Promise<void>;
+  /** Stops it and removes the database. */
+  close(): Promise<void>;
+  logs(): string;
+}
+
+/**
+ * A real registry: the server's own entry point in a child process, on a fresh SQLite file and a
+ * free port, with PUBLIC_URL set to the address the tests reach it at (signatures are bound to it).
+ */
+export async function startRegistry(env: Record<string, string> = {}): Promise<RunningRegistry> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-registry-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  const start = async (): Promise<void> => {
+    const spawned = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: url,
+        DATABASE_URL: `sqlite:${path.join(dir, 'registry.db')}`,
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = spawned;
+    spawned.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    spawned.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const giveUpAt = Date.now() + 60_000;
+    for (;;) {
+      if (spawned.exitCode !== null) throw new Error(`registry exited with ${spawned.exitCode}:\n${output}`);
+      try {
+        const response = await fetch(`${url}/readyz`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > giveUpAt) throw new Error(`registry did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    await exited;
+  };
+
+  await start();
+  return {
+    url,
+    start,
+    stop,
+    close: async () => {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    logs: () => output,
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** The config directory (AGENT_REGISTRY_HOME). */
+  home: string;
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  cwd?: string;
+}
+
+/** Environment for the CLI without anything of the developer's own that could change its behaviour. */
+function cliEnvironment(options: RunOptions): NodeJS.ProcessEnv {
+  const { AGENT_REGISTRY_URL: _url, XDG_CONFIG_HOME: _xdg, ...inherited } = process.env;
+  const overrides = Object.entries(options.env ?? {});
+  const removed = new Set(overrides.filter(([, value]) => value === undefined).map(([name]) => name));
+  return Object.fromEntries(
+    [...Object.entries({ ...inherited, AGENT_REGISTRY_HOME: options.home }), ...overrides].filter(
+      ([name, value]) => value !== undefined && !removed.has(name),
+    ),
+  );
+}
+
+/** Runs `agent-registry <args>` as a separate process through its bin file, as a user would. */
+export async function runCli(args: string[], options: RunOptions): Promise<CliResult> {
+  const child = spawn(process.execPath, [cliBin, ...args], {
+    cwd: options.cwd ?? options.home,
+    env: cliEnvironment(options),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(options.stdin ?? '');
+  const code = await new Promise<number | null>((resolve) =>
+    child.on('close', (exitCode) => resolve(exitCode)),
+  );
+  return { code, stdout, stderr };
+}
+
+/** Starts `agent-registry <args>` and leaves it running (worker); `stop` sends SIGTERM and waits. */
+export function spawnCli(
+  args: string[],
+  options: RunOptions,
+): {
+  child: ChildProcess;
+  output: () => { stdout: string; stderr: string };
+  /** Waits for it to exit by itself. */
+  wait(): Promise<CliResult>;
+  stop(): Promise<CliResult>;
+} {
+  const child = spawn(process.execPath, [cliBin, ...args], {
+    cwd: options.cwd ?? options.home,
+    env: cliEnvironment(options),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    wait: async () => ({ code: await closed, stdout, stderr }),
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      const code = await closed;
+      return { code, stdout, stderr };
+    },
+  };
+}
+
+/** Waits until `condition` holds, checking every 50 ms; fails with `what` after `timeoutMs`. */
+export async function eventually(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A fresh config directory for one simulated user. */
+export function tempHome(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'cli-home-'));
+}
+
+export function parseJson<T = Record<string, unknown>>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}

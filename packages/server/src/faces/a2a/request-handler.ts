@@ -1,0 +1,213 @@
+import {
+  AgentCard as AgentCardCodec,
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  type ListTaskPushNotificationConfigsResponse,
+} from '@a2a-js/sdk';
+import {
+  A2AError,
+  ExtendedAgentCardNotConfiguredError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler } from '@a2a-js/sdk/server';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { ApiError } from '../../errors.js';
+import type { AuthenticatedAgent } from '../../services/authentication.js';
+import { requireDid } from '../../services/did-param.js';
+import { invokeThroughBroker } from '../invocation.js';
+import { agentCard } from './cards.js';
+import { completedTask, failedTask, taskFromView } from './tasks.js';
+
+/** What one HTTP request to an agent's A2A base carries: the agent, the verified caller, the connection. */
+export interface A2ACall {
+  rawDid: string;
+  caller: AuthenticatedAgent;
+  clientGone: AbortSignal;
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+const unsupported = (what: string): never => {
+  throw new UnsupportedOperationError(
+    `${what} is not supported by this registry: use message/send (SendMessage), which answers with the ` +
+      'finished task, and tasks/get (GetTask)',
+  );
+};
+
+/** Registry errors in A2A terms: caller mistakes are invalid params, with the registry's code kept. */
+export function toA2AError(error: unknown, call: Pick<A2ACall, 'log' | 'requestId'>): A2AError {
+  if (error instanceof A2AError) return error;
+  if (error instanceof ApiError) {
+    const metadata = { code: error.code, http_status: String(error.status) };
+    const message = `${error.code}: ${error.details}`;
+    if (error.code === 'TASK_NOT_FOUND' || error.code === 'NOT_TASK_CREATOR') {
+      return new TaskNotFoundError({ message, metadata });
+    }
+    if (error.status >= 400 && error.status < 500) return new RequestMalformedError({ message, metadata });
+    return new A2AError({ message, metadata });
+  }
+  if (isDatabaseUnavailable(error)) {
+    call.log.warn({ err: error }, 'database unavailable');
+    return new A2AError({
+      message: 'DATABASE_UNAVAILABLE: The database is not reachable right now; retry shortly',
+      metadata: { code: 'DATABASE_UNAVAILABLE' },
+    });
+  }
+  // The SDK would put an unknown error's message on the wire; internals stay in the log.
+  call.log.error({ err: error }, 'A2A request failed');
+  return new A2AError({
+    message: `INTERNAL_ERROR: The registry could not complete the request (request id ${call.requestId})`,
+    metadata: { code: 'INTERNAL_ERROR' },
+  });
+}
+
+/** The invocation input: the one data part of the message. */
+function inputOf(message: Message): Record<string, unknown> {
+  const data = message.parts.flatMap((part) => (part.content?.$case === 'data' ? [part.content.value] : []));
+  if (data.length !== 1) {
+    throw new RequestMalformedError(
+      `INVALID_MESSAGE: send the invocation input as exactly one data part ({"data": {...}}); got ${data.length}`,
+    );
+  }
+  const input: unknown = data[0];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new RequestMalformedError('INVALID_MESSAGE: the data part must be a JSON object (the input)');
+  }
+  return input as Record<string, unknown>;
+}
+
+function metadataValue(metadata: Record<string, unknown> | undefined, key: string): unknown {
+  return metadata === undefined ? undefined : metadata[key];
+}
+
+/**
+ * An agent's A2A face over the invocation broker: SendMessage runs one invocation and answers with the
+ * finished task; GetTask reads it back from the tasks table. The SDK's JSON-RPC transport handler
+ * does the framing; this class only maps.
+ */
+export class AgentA2AHandler implements A2ARequestHandler {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly call: A2ACall,
+  ) {}
+
+  async getAgentCard(): Promise<AgentCard> {
+    const profile = await this.ctx.agents.getProfile(this.call.rawDid);
+    return AgentCardCodec.fromJSON(agentCard(profile, this.ctx.config.publicUrl));
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new ExtendedAgentCardNotConfiguredError('There is no extended card: the public card is complete');
+  }
+
+  async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
+    try {
+      const message = params.message;
+      if (message === undefined)
+        throw new RequestMalformedError('INVALID_MESSAGE: params.message is required');
+      const capability =
+        metadataValue(message.metadata, 'capability') ?? metadataValue(params.metadata, 'capability');
+      const timeout =
+        metadataValue(message.metadata, 'timeout_ms') ?? metadataValue(params.metadata, 'timeout_ms');
+      const request = {
+        target_did: this.call.rawDid,
+        capability: capability ?? (await this.impliedCapability()),
+        input: inputOf(message),
+        ...(timeout === undefined ? {} : { timeout_ms: timeout }),
+      };
+      const outcome = await invokeThroughBroker(this.ctx, this.call.caller, request, this.call.clientGone);
+      const facts = {
+        taskId: outcome.ok ? outcome.result.task_id : outcome.taskId,
+        capability: String(request.capability),
+        targetDid: this.targetDid(),
+        at: this.ctx.clock.now(),
+      };
+      return outcome.ok
+        ? completedTask(facts, outcome.result)
+        : failedTask(facts, outcome.code, outcome.reason);
+    } catch (error) {
+      throw toA2AError(error, this.call);
+    }
+  }
+
+  async getTask(params: GetTaskRequest): Promise<Task> {
+    try {
+      const view = await this.ctx.invocation.getTask(this.call.caller, params.id);
+      // Tasks are read at the base of the agent they went to; another agent's base does not know them.
+      if (view.target_did !== this.targetDid()) {
+        throw new TaskNotFoundError(`TASK_NOT_FOUND: No task ${params.id} for ${this.targetDid()}`);
+      }
+      return taskFromView(view);
+    } catch (error) {
+      throw toA2AError(error, this.call);
+    }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *sendMessageStream(): AsyncGenerator<StreamResponse, void, undefined> {
+    unsupported('Streaming (SendStreamingMessage, message/stream)');
+  }
+
+  // eslint-disable-next-line require-yield
+  async *resubscribe(): AsyncGenerator<StreamResponse, void, undefined> {
+    unsupported('Subscribing to a task (SubscribeToTask, tasks/resubscribe)');
+  }
+
+  async cancelTask(_params: CancelTaskRequest): Promise<Task> {
+    return unsupported('Canceling a task (CancelTask, tasks/cancel)');
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    return unsupported('Listing tasks (ListTasks)');
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw pushUnsupported();
+  }
+
+  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw pushUnsupported();
+  }
+
+  async listTaskPushNotificationConfigs(): Promise<ListTaskPushNotificationConfigsResponse> {
+    throw pushUnsupported();
+  }
+
+  async deleteTaskPushNotificationConfig(): Promise<void> {
+    throw pushUnsupported();
+  }
+
+  private targetDid(): string {
+    return requireDid(this.call.rawDid, this.ctx.config.didWebDomain).did;
+  }
+
+  /** No capability named: fine when the agent offers exactly one, else the choices are listed. */
+  private async impliedCapability(): Promise<string> {
+    const profile = await this.ctx.agents.getProfile(this.call.rawDid);
+    const types = profile.capabilities.map((capability) => capability.type);
+    if (types.length === 1) return types[0] as string;
+    throw new RequestMalformedError({
+      message:
+        `CAPABILITY_REQUIRED: ${profile.did} offers ${types.length} capabilities; name one in the message ` +
+        `metadata as {"capability": "..."}: ${types.join(', ')}`,
+      metadata: { code: 'CAPABILITY_REQUIRED', choices: types.join(',') },
+    });
+  }
+}
+
+const pushUnsupported = (): PushNotificationNotSupportedError =>
+  new PushNotificationNotSupportedError(
+    'PUSH_NOT_SUPPORTED: push notifications are not supported; message/send answers with the finished task',
+  );

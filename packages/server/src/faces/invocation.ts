@@ -1,0 +1,46 @@
+import type { AppContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { InvokeRequest as InvokeRequestSchema } from '../http/schemas/invocation.js';
+import type { AgentProfile } from '../services/agent-view.js';
+import type { AuthenticatedAgent } from '../services/authentication.js';
+import type { InvokeRequest, InvokeResult } from '../services/invocation.js';
+import { ArgumentValidator, selfContained } from './schemas.js';
+
+/** What the agent did with a task that was created: the faces report these as results, not errors. */
+export type InvocationOutcome =
+  | { ok: true; result: InvokeResult }
+  | { ok: false; taskId: string; outcome: 'failed' | 'timeout'; code: string; reason: string };
+
+export const invokeArguments = new ArgumentValidator<InvokeRequest>(selfContained(InvokeRequestSchema));
+
+/**
+ * One invocation through the broker, as POST /api/invoke runs it. Errors that carry a task id are the
+ * agent's outcome (it failed, or did not answer in time); every other error is the caller's and is
+ * rethrown for the face to map (bad input, unknown agent, 1 MiB, shutdown).
+ */
+export async function invokeThroughBroker(
+  ctx: AppContext,
+  caller: AuthenticatedAgent,
+  args: unknown,
+  clientGone: AbortSignal,
+): Promise<InvocationOutcome> {
+  const request = invokeArguments.parse(args);
+  try {
+    return { ok: true, result: await ctx.invocation.invoke(caller, request, clientGone) };
+  } catch (error) {
+    const taskId = error instanceof ApiError ? error.extra.task_id : undefined;
+    if (!(error instanceof ApiError) || taskId === undefined || error.status === 503) throw error;
+    return {
+      ok: false,
+      taskId,
+      outcome: error.code === 'INVOCATION_TIMEOUT' ? 'timeout' : 'failed',
+      code: error.code,
+      reason: error.details,
+    };
+  }
+}
+
+/** Whether a face offers a way to call the agent (tools, an A2A interface). */
+export function invocable(profile: AgentProfile): boolean {
+  return profile.status === 'active' && profile.invocation_enabled && profile.delivery_mode !== 'none';
+}

@@ -1,0 +1,86 @@
+import type { AppContext } from '../../context.js';
+import type { Capability } from '../../identity/types.js';
+import type { AgentProfile } from '../../services/agent-view.js';
+import { invocable, invokeThroughBroker } from '../invocation.js';
+import type { JsonSchema } from '../schemas.js';
+import { errorResult, outcomeResult, missingToken, structuredResult, type FaceTool } from './tool.js';
+
+/** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25, "Tool names"). */
+const TOOL_NAME_MAX = 128;
+const NOT_ALLOWED = /[^A-Za-z0-9_.-]/g;
+
+/**
+ * Capability type -> tool name: every character MCP does not allow becomes "_", the result is cut
+ * to 128 characters, and a name already taken by an earlier capability gets "_2", "_3", ... (cut
+ * first so the suffix survives). Deterministic for a given profile, so stateless nodes agree.
+ */
+export function toolNames(types: readonly string[]): string[] {
+  const taken = new Set<string>();
+  return types.map((type) => {
+    const base = type.replace(NOT_ALLOWED, '_').slice(0, TOOL_NAME_MAX) || '_';
+    let name = base;
+    for (let n = 2; taken.has(name); n++) {
+      const suffix = `_${n}`;
+      name = `${base.slice(0, TOOL_NAME_MAX - suffix.length)}${suffix}`;
+    }
+    taken.add(name);
+    return name;
+  });
+}
+
+/** MCP wants an object schema; a capability without one takes any JSON object (as the broker does). */
+function inputSchemaOf(capability: Capability): JsonSchema {
+  const schema = capability.input_schema;
+  if (schema == null) return { type: 'object' };
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
+  if (rest.type === 'object') return rest;
+  if (rest.type === undefined) return { type: 'object', ...rest };
+  // A non-object input_schema can never be met by the object input the broker requires; say so as is.
+  return { type: 'object', allOf: [rest] };
+}
+
+function outputSchemaOf(capability: Capability): JsonSchema | undefined {
+  const schema = capability.output_schema;
+  if (schema == null || schema.type !== 'object') return undefined;
+  const { $schema: _dialect, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+/** One tool per capability of an invocable agent, for POST /mcp/agents/{did}. */
+export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
+  if (!invocable(profile)) return [];
+  const names = toolNames(profile.capabilities.map((capability) => capability.type));
+  return profile.capabilities.map((capability, index) => {
+    const name = names[index] as string;
+    const outputSchema = outputSchemaOf(capability);
+    return {
+      name,
+      title: capability.type,
+      description:
+        capability.description ??
+        `Invoke the "${capability.type}" capability of ${profile.name} through the registry`,
+      inputSchema: inputSchemaOf(capability),
+      ...(outputSchema === undefined ? {} : { outputSchema }),
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+      call: async (args, call) => {
+        const caller = call.caller;
+        if (caller === null) return missingToken(name);
+        try {
+          const outcome = await invokeThroughBroker(
+            ctx,
+            caller,
+            { target_did: profile.did, capability: capability.type, input: args ?? {} },
+            call.signal,
+          );
+          if (!outcome.ok) return outcomeResult(outcome);
+          return structuredResult(
+            `${capability.type} completed (task ${outcome.result.task_id})`,
+            outcome.result.output,
+          );
+        } catch (error) {
+          return errorResult(error, call);
+        }
+      },
+    };
+  });
+}

@@ -1,0 +1,132 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { agentNotFound } from '../../errors.js';
+import { DidParams } from '../../http/schemas/common.js';
+import type { App } from '../../http/types.js';
+import { LIMITS } from '../../services/limits.js';
+import { invocable } from '../invocation.js';
+import { agentTools } from './agent-tools.js';
+import { registryTools } from './registry-tools.js';
+import type { FaceTool } from './tool.js';
+
+const SERVER_VERSION = '0.1.0';
+/** One for every per-request server: the SDK would otherwise build a new Ajv (about 1 ms) per request. */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+/**
+ * A bad token is refused at the HTTP level (401, as MCP's authorization rules ask); no token is fine
+ * until a tool that acts as an agent is called, which then answers a tool error saying what to send.
+ */
+function optionalCaller(ctx: AppContext): onRequestAsyncHookHandler {
+  return async (request) => {
+    const header = request.headers.authorization;
+    request.caller = header === undefined ? null : await ctx.authentication.authenticate(header);
+  };
+}
+
+function mcpServer(name: string, instructions: string, tools: FaceTool[], request: FastifyRequest): Server {
+  const server = new Server(
+    { name, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map(({ call: _call, ...definition }) => definition),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
+    const tool = tools.find((candidate) => candidate.name === call.params.name);
+    if (tool === undefined) {
+      const names = tools.map((candidate) => candidate.name).join(', ') || 'none';
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${call.params.name}"; tools: ${names}`);
+    }
+    return tool.call(call.params.arguments, {
+      caller: request.caller,
+      signal: extra.signal,
+      log: request.log,
+      requestId: request.id,
+    });
+  });
+  return server;
+}
+
+/**
+ * Stateless Streamable HTTP, as the SDK's stateless example does it: a fresh server and transport
+ * per POST, so any node of the registry can answer any request.
+ */
+async function answer(request: FastifyRequest, reply: FastifyReply, server: Server): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  reply.raw.once('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  // Headers set by hooks (CORS, x-request-id) would be lost once the transport owns the response.
+  for (const [header, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(header, value);
+  }
+  reply.raw.setHeader('x-request-id', request.id);
+  reply.hijack();
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+}
+
+function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return reply.status(405).header('allow', 'POST').send({
+    error: 'Method not allowed',
+    details: 'This MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST',
+    code: 'METHOD_NOT_ALLOWED',
+  });
+}
+
+export function mcpRoutes(app: App, ctx: AppContext): void {
+  const tools = registryTools(ctx);
+  const common = {
+    onRequest: optionalCaller(ctx),
+    bodyLimit: LIMITS.invocationBodyLimitBytes,
+  };
+
+  app.post('/mcp', { ...common, schema: { hide: true } }, async (request, reply) => {
+    const server = mcpServer(
+      'agent-registry',
+      'An agent registry. Find agents with search_agents, read one with get_agent (capabilities and ' +
+        'their JSON schemas), call one with invoke_agent (needs the header Authorization: Bearer ' +
+        '<registry token>), and judge them with get_reviews and get_reputation.',
+      tools,
+      request,
+    );
+    await answer(request, reply, server);
+  });
+
+  app.post(
+    '/mcp/agents/:did',
+    { ...common, schema: { hide: true, params: DidParams } },
+    async (request, reply) => {
+      const profile = await ctx.agents.getProfile(request.params.did);
+      if (profile.status !== 'active') throw agentNotFound(profile.did);
+      const instructions = invocable(profile)
+        ? `Each tool is a capability of ${profile.name} (${profile.did}), invoked through the registry. ` +
+          'Calls need the header Authorization: Bearer <registry token> of the calling agent.'
+        : `${profile.name} (${profile.did}) does not accept invocations, so it offers no tools.`;
+      await answer(
+        request,
+        reply,
+        mcpServer(`agent-registry/${profile.name}`, instructions, agentTools(ctx, profile), request),
+      );
+    },
+  );
+
+  for (const url of ['/mcp', '/mcp/agents/:did']) {
+    app.get(url, { schema: { hide: true } }, methodNotAllowed);
+    app.delete(url, { schema: { hide: true } }, methodNotAllowed);
+  }
+}

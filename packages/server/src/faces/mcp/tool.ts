@@ -1,0 +1,73 @@
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { isDatabaseUnavailable } from '../../db/errors.js';
+import { ApiError } from '../../errors.js';
+import type { AuthenticatedAgent } from '../../services/authentication.js';
+import type { InvocationOutcome } from '../invocation.js';
+import type { JsonSchema } from '../schemas.js';
+
+/** The HTTP request a tool call arrived on: who sent it (if a token came with it), and when it ends. */
+export interface ToolCall {
+  caller: AuthenticatedAgent | null;
+  signal: AbortSignal;
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+export interface FaceTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations: ToolAnnotations;
+  call(args: Record<string, unknown> | undefined, call: ToolCall): Promise<CallToolResult>;
+}
+
+/** structuredContent plus a one-line summary and, for clients that read only text, the same JSON. */
+export function structuredResult(summary: string, structured: Record<string, unknown>): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text: summary },
+      { type: 'text', text: JSON.stringify(structured) },
+    ],
+    structuredContent: structured,
+  };
+}
+
+/** A tool error the model can read and act on: the registry's error code, then what to fix. */
+export function toolError(code: string, details: string): CallToolResult {
+  return { content: [{ type: 'text', text: `${code}: ${details}` }], isError: true };
+}
+
+export function missingToken(tool: string): CallToolResult {
+  return toolError(
+    'TOKEN_MISSING',
+    `${tool} acts as a registered agent: send its registry token as the HTTP header ` +
+      '"Authorization: Bearer <token>" on the MCP connection (get one from POST /api/auth/token)',
+  );
+}
+
+/** The agent failed or did not answer in time: a tool result naming the outcome and the task. */
+export function outcomeResult(outcome: InvocationOutcome & { ok: false }): CallToolResult {
+  const what = outcome.outcome === 'timeout' ? 'timed out' : 'failed';
+  return toolError(
+    outcome.code,
+    `the invocation ${what} (task ${outcome.taskId}): ${outcome.reason}. ` +
+      'Read the task later with GET /api/tasks/{task_id}.',
+  );
+}
+
+/** Every thrown error becomes a tool error; internals of unexpected ones stay in the log. */
+export function errorResult(error: unknown, call: ToolCall): CallToolResult {
+  if (error instanceof ApiError) return toolError(error.code, error.details);
+  if (isDatabaseUnavailable(error)) {
+    call.log.warn({ err: error }, 'database unavailable');
+    return toolError('DATABASE_UNAVAILABLE', 'The database is not reachable right now; retry shortly');
+  }
+  call.log.error({ err: error }, 'MCP tool failed');
+  return toolError(
+    'INTERNAL_ERROR',
+    `The registry could not complete the call (request id ${call.requestId})`,
+  );
+}

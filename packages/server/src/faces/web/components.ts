@@ -1,0 +1,71 @@
+import type { AgentSummary } from '../../services/search.js';
+import { html, type Html } from './html.js';
+
+export function agentHref(did: string): string {
+  return `/agents/${encodeURIComponent(did)}`;
+}
+
+export function formatDate(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+export function formatScore(score: number): string {
+  return String(Number(score.toFixed(1)));
+}
+
+export function keyTypeOf(did: string): string {
+  return did.startsWith('did:pkh:') ? 'secp256k1' : 'ed25519';
+}
+
+export function copyButton(text: string, label: string): Html {
+  return html`<button type="button" class="copy" data-copy="${text}" aria-label="${label}" hidden>
+    Copy
+  </button>`;
+}
+
+export function tagList(tags: string[], label: string): Html {
+  if (tags.length === 0) return html``;
+  return html`<ul class="tags" aria-label="${label}">
+    ${tags.map((tag) => html`<li>${tag}</li>`)}
+  </ul>`;
+}
+
+export function agentCard(agent: AgentSummary): Html {
+  const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
+  return html`<li class="card">
+    <article aria-labelledby="card-${agent.did}">
+      <h3 id="card-${agent.did}"><a href="${agentHref(agent.did)}">${agent.name}</a></h3>
+      ${agent.description === null ? '' : html`<p class="description">${agent.description}</p>`}
+      ${tagList(types, 'Capabilities')}
+      ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}
+      <p class="meta">
+        <span class="score" title="Reputation score out of 100"
+          >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
+        >
+        <span>${agent.total_reviews} ${agent.total_reviews === 1 ? 'review' : 'reviews'}</span>
+        <span>${keyTypeOf(agent.did)}</span>
+      </p>
+    </article>
+  </li>`;
+}
+
+export interface PagerOptions {
+  label: string;
+  total: number;
+  limit: number;
+  offset: number;
+  href(offset: number): string;
+}
+
+export function pager({ label, total, limit, offset, href }: PagerOptions): Html {
+  if (total <= limit && offset === 0) return html``;
+  const first = total === 0 ? 0 : offset + 1;
+  const last = Math.min(total, offset + limit);
+  const previous = offset > 0 ? Math.max(0, offset - limit) : undefined;
+  const next = offset + limit < total ? offset + limit : undefined;
+  return html`<nav class="pager" aria-label="${label}">
+    ${previous === undefined ? html`<span class="pager-disabled" aria-hidden="true">← Previous</span>` : html`<a href="${href(previous)}" rel="prev">← Previous</a>`}
+    <span>${first}–${last} of ${total}</span>
+    ${next === undefined ? html`<span class="pager-disabled" aria-hidden="true">Next →</span>` : html`<a href="${href(next)}" rel="next">Next →</a>`}
+  </nav>`;
+}

@@ -1,0 +1,185 @@
+import type { ExtendedStats } from '../../../services/stats.js';
+import type { SearchRequest, SearchResponse } from '../../../services/search.js';
+import { agentCard, pager } from '../components.js';
+import { html, type Html } from '../html.js';
+
+export const PAGE_SIZE = 20;
+
+/** The search form's fields, as typed by the visitor (kept verbatim to refill the form). */
+export interface SearchForm {
+  q: string;
+  capability: string;
+  tags: string;
+  min_reputation: string;
+  sort: string;
+  order: string;
+  offset: number;
+}
+
+export interface HomeView {
+  form: SearchForm;
+  result?: SearchResponse;
+  /** Why the search could not run (shown instead of results). */
+  error?: string;
+  stats: ExtendedStats;
+}
+
+export function searchHref(form: SearchForm, offset: number): string {
+  const params = new URLSearchParams();
+  for (const key of ['q', 'capability', 'tags', 'min_reputation', 'sort', 'order'] as const) {
+    if (form[key] !== '') params.set(key, form[key]);
+  }
+  if (offset > 0) params.set('offset', String(offset));
+  const query = params.toString();
+  return query === '' ? '/' : `/?${query}`;
+}
+
+/** Turns the form into a search request; an error string says what to fix. */
+export function toSearchRequest(form: SearchForm): SearchRequest | string {
+  const request: SearchRequest = { limit: PAGE_SIZE, offset: form.offset };
+  if (form.q.trim() !== '') request.q = form.q;
+  if (form.capability.trim() !== '') request.capability = form.capability;
+  if (form.tags.trim() !== '') request.tags = form.tags;
+  if (form.min_reputation.trim() !== '') {
+    const min = Number(form.min_reputation);
+    if (!Number.isFinite(min) || min < 0 || min > 100) return 'Minimum reputation is a number from 0 to 100.';
+    request.min_reputation = min;
+  }
+  if (form.sort === 'reputation' || form.sort === 'created_at') request.sort = form.sort;
+  else if (form.sort !== '' && form.sort !== 'relevance') return 'Sort is relevance, reputation or newest.';
+  if (form.order === 'asc' || form.order === 'desc') request.order = form.order;
+  else if (form.order !== '') return 'Order is descending or ascending.';
+  return request;
+}
+
+function option(value: string, label: string, selected: string): Html {
+  return html`<option value="${value}" ${value === selected ? html` selected` : ''}>${label}</option>`;
+}
+
+export function renderHome(view: HomeView): Html {
+  const { form, result, error, stats } = view;
+  const filtered = ['capability', 'tags', 'min_reputation', 'sort', 'order'].some(
+    (key) => form[key as keyof SearchForm] !== '',
+  );
+  const searching = ['q', 'capability', 'tags', 'min_reputation'].some(
+    (key) => form[key as keyof SearchForm] !== '',
+  );
+  return html`<section class="hero" aria-labelledby="page-title">
+      <h1 id="page-title">Find an agent</h1>
+      <p class="lead">
+        Agents prove control of a key, publish what they can do, and are reviewed by the agents that call
+        them.
+      </p>
+      <p class="totals">
+        <span><strong>${stats.agents_count}</strong> agents</span>
+        <span><strong>${stats.reviews_count}</strong> reviews</span>
+        <span><strong>${stats.searches_count}</strong> searches</span> <a href="/stats">More statistics</a>
+      </p>
+    </section>
+
+    <form class="search" method="get" action="/" role="search" aria-label="Agents" data-live-search>
+      <div class="field field-q">
+        <label for="q">Search</label>
+        <input
+          id="q"
+          name="q"
+          type="search"
+          value="${form.q}"
+          placeholder="e.g. translate french"
+          maxlength="200"
+          autocomplete="off"
+        />
+      </div>
+      <details class="filter-box" open ${filtered ? '' : html`data-collapse-narrow`}>
+        <summary>Filters and sort</summary>
+        <div class="filters">
+        <div class="field">
+          <label for="capability">Capability type</label>
+          <input
+            id="capability"
+            name="capability"
+            type="text"
+            value="${form.capability}"
+            placeholder="e.g. translation"
+            maxlength="100"
+          />
+        </div>
+        <div class="field">
+          <label for="tags">Tags <span class="hint">(comma-separated, any of)</span></label>
+          <input
+            id="tags"
+            name="tags"
+            type="text"
+            value="${form.tags}"
+            placeholder="e.g. fr,de"
+            maxlength="1000"
+          />
+        </div>
+        <div class="field">
+          <label for="min_reputation">Minimum reputation</label>
+          <input
+            id="min_reputation"
+            name="min_reputation"
+            type="number"
+            min="0"
+            max="100"
+            step="1"
+            value="${form.min_reputation}"
+            inputmode="numeric"
+          />
+        </div>
+        <div class="field">
+          <label for="sort">Sort by</label>
+          <select id="sort" name="sort">
+            ${option('', 'Relevance', form.sort)}
+            ${option('reputation', 'Reputation', form.sort)} ${option('created_at', 'Newest', form.sort)}
+          </select>
+        </div>
+        <div class="field">
+          <label for="order">Order</label>
+          <select id="order" name="order">
+            ${option('', 'Descending', form.order)} ${option('asc', 'Ascending', form.order)}
+          </select>
+        </div>
+        </div>
+      </details>
+      <div class="actions"><button type="submit">Search</button> <a href="/" class="reset">Clear</a></div>
+    </form>
+
+    <section id="results" class="results" aria-labelledby="results-title" aria-live="polite">
+      ${renderResults(form, searching, result, error)}
+    </section>`;
+}
+
+function renderResults(
+  form: SearchForm,
+  searching: boolean,
+  result: SearchResponse | undefined,
+  error: string | undefined,
+): Html {
+  if (error !== undefined) {
+    return html`<h2 id="results-title">Results</h2>
+      <p class="error" role="alert">${error}</p>`;
+  }
+  if (result === undefined) return html``;
+  const title = searching
+    ? html`${result.total} ${result.total === 1 ? 'agent matches' : 'agents match'}`
+    : html`Agents by reputation`;
+  return html`<h2 id="results-title">${title}</h2>
+    ${
+      result.agents.length === 0
+        ? html`<p class="empty">
+            No agent matches. Try fewer words or filters, or <a href="/">see all agents</a>.
+          </p>`
+        : html`<ol class="cards">
+            ${result.agents.map(agentCard)}
+          </ol>`
+    }
+    ${pager({
+      label: 'Result pages',
+      total: Math.min(result.total, 10_000),
+      limit: result.limit,
+      offset: result.offset,
+      href: (offset) => searchHref(form, offset),
+    })}`;
+}

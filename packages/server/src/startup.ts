@@ -1,0 +1,97 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { DatabaseHandle } from './db/connect.js';
+import { isDatabaseUnavailable } from './db/errors.js';
+
+const codeOf = (error: unknown): string | undefined => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
+
+function postgresTarget(url: string): { where: string; user: string; database: string } {
+  try {
+    const parsed = new URL(url);
+    const user = decodeURIComponent(parsed.username) || 'postgres';
+    const database = decodeURIComponent(parsed.pathname.slice(1)) || user;
+    return { where: `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`, user, database };
+  } catch {
+    return {
+      where: 'the DATABASE_URL host',
+      user: 'the DATABASE_URL user',
+      database: 'the DATABASE_URL database',
+    };
+  }
+}
+
+/**
+ * Waits for a PostgreSQL that is still starting (container start-up, host reboot): refused
+ * connections and "starting up" are retried until DATABASE_STARTUP_WAIT_SECONDS; anything else
+ * (wrong password, missing role or database) fails at once, since waiting cannot fix it.
+ */
+export async function waitForDatabase(database: DatabaseHandle, config: Config, log: Logger): Promise<void> {
+  const waitSeconds = config.database.kind === 'postgres' ? (config.database.startupWaitSeconds ?? 0) : 0;
+  const giveUpAt = Date.now() + waitSeconds * 1000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await database.ping();
+      return;
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() >= giveUpAt) throw error;
+      if (attempt === 1)
+        log.warn(
+          { waitSeconds },
+          `PostgreSQL does not accept connections yet; retrying for up to ${waitSeconds} s (DATABASE_STARTUP_WAIT_SECONDS)`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, giveUpAt - Date.now()))));
+    }
+  }
+}
+
+/**
+ * One sentence for a start-up failure an operator can fix: what is wrong and what to do. Undefined
+ * for failures without a known remedy (those are bugs, and keep their stack trace).
+ */
+export function explainStartupFailure(error: unknown, config: Config): string | undefined {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const listening = `${config.host}:${config.port}`;
+  if (code === 'EADDRINUSE')
+    return `Port ${config.port} is already in use on ${config.host}: stop the process listening on it, or set PORT to a free port.`;
+  if (code === 'EADDRNOTAVAIL')
+    return `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`;
+  if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
+    return `Not allowed to listen on ${listening} (ports below 1024 need privileges): set PORT to 1024 or above.`;
+
+  if (config.database.kind === 'sqlite') {
+    const file = config.database.path;
+    if (
+      code === 'EACCES' ||
+      code === 'EPERM' ||
+      code === 'EROFS' ||
+      code === 'ENOTDIR' ||
+      code === 'SQLITE_CANTOPEN' ||
+      code?.startsWith('SQLITE_READONLY') === true ||
+      code === 'SQLITE_IOERR'
+    )
+      return `Cannot write the SQLite database ${file} (${code}): make its directory writable by this user, or set DATABASE_URL=sqlite:<path> to a writable place.`;
+    return undefined;
+  }
+
+  const { where, user, database } = postgresTarget(config.database.url);
+  if (code === '3D000')
+    return `PostgreSQL database "${database}" does not exist on ${where}: create it (createdb -h ${where.split(':')[0]} -U ${user} ${database}) or fix the database name in DATABASE_URL.`;
+  if (code === '28000' && /role/.test(message))
+    return `PostgreSQL role "${user}" does not exist on ${where}: create it (createuser -h ${where.split(':')[0]} -U postgres ${user}) or fix the user in DATABASE_URL.`;
+  if (code === '28P01' || code === '28000')
+    return `PostgreSQL refused the login of "${user}" on ${where}: fix the password in DATABASE_URL or the server's pg_hba.conf.`;
+  if (code === '42501')
+    return `PostgreSQL role "${user}" may not create the registry's tables in "${database}": grant it CREATE on the database's public schema, or use the owner in DATABASE_URL.`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `PostgreSQL host in DATABASE_URL (${where}) does not resolve: fix the host name.`;
+  if (isDatabaseUnavailable(error)) {
+    const seconds = config.database.startupWaitSeconds ?? 0;
+    const waited = seconds > 0 ? ` after ${seconds} s of retries` : '';
+    return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).`;
+  }
+  return undefined;
+}

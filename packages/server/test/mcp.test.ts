@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { agentPath, register, type Registered } from './helpers.js';
+import {
+  http,
+  queueWorker,
+  startListeningRegistry,
+  type ListeningRegistry,
+  type QueueWorker,
+} from './faces-helpers.js';
+
+const translateSchema = {
+  type: 'object',
+  properties: { text: { type: 'string', maxLength: 2_000_000 }, to: { type: 'string', enum: ['fr', 'de'] } },
+  required: ['text', 'to'],
+  additionalProperties: false,
+};
+const translatedSchema = {
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+};
+
+async function connect(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'registry-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const textOf = (result: CallToolResult): string =>
+  result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+
+describe('MCP face: the registry as an MCP server (official SDK client)', () => {
+  let registry: ListeningRegistry;
+  let caller: Registered;
+  let worker: QueueWorker;
+  let anonymous: Client;
+  let authenticated: Client;
+
+  before(async () => {
+    registry = await startListeningRegistry();
+    caller = await register(registry);
+    worker = await queueWorker(registry, {
+      name: 'Queue translator',
+      description: 'Translates through a queue worker',
+      capabilities: [
+        {
+          type: 'translate',
+          description: 'Translate text',
+          tags: ['fr'],
+          input_schema: translateSchema,
+          output_schema: translatedSchema,
+        },
+        { type: 'summarize text/v2' },
+        { type: 'summarize:text/v2' },
+      ],
+      tags: ['language'],
+    });
+    anonymous = await connect(`${registry.url}/mcp`);
+    authenticated = await connect(`${registry.url}/mcp`, caller.token);
+  });
+  after(async () => {
+    await anonymous?.close();
+    await authenticated?.close();
+    await registry?.close();
+  });
+
+  test('lists the registry tools, each with an input and an output schema', async () => {
+    const { tools } = await anonymous.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'get_agent',
+      'get_reputation',
+      'get_reviews',
+      'invoke_agent',
+      'search_agents',
+    ]);
+    for (const tool of tools) {
+      assert.equal(tool.inputSchema.type, 'object', tool.name);
+      assert.equal(tool.outputSchema?.type, 'object', tool.name);
+    }
+    const invoke = tools.find((tool) => tool.name === 'invoke_agent')!;
+    assert.deepEqual(invoke.inputSchema.required, ['target_did', 'capability', 'input']);
+  });
+
+  test('search_agents and get_agent answer structured content without a token', async () => {
+    const found = await anonymous.callTool({ name: 'search_agents', arguments: { capability: 'translate' } });
+    assert.equal(found.isError, undefined, textOf(found as CallToolResult));
+    const structured = found.structuredContent as { agents: { did: string }[]; total: number };
+    assert.equal(structured.total, 1);
+    assert.equal(structured.agents[0]!.did, worker.did);
+
+    const byTags = await anonymous.callTool({ name: 'search_agents', arguments: { tags: ['language'] } });
+    assert.ok((byTags.structuredContent as { total: number }).total >= 1);
+
+    const agent = await anonymous.callTool({ name: 'get_agent', arguments: { did: worker.did } });
+    const profile = agent.structuredContent as {
+      did: string;
+      capabilities: { type: string; input_schema?: unknown }[];
+      reputation_score: number;
+    };
+    assert.equal(profile.did, worker.did);
+    assert.deepEqual(profile.capabilities[0]!.input_schema, translateSchema);
+    assert.equal(typeof profile.reputation_score, 'number');
+    assert.match(textOf(agent as CallToolResult), /Queue translator/);
+  });
+
+  test('get_reviews and get_reputation read the same data as REST', async () => {
+    const reviews = await anonymous.callTool({ name: 'get_reviews', arguments: { did: worker.did } });
+    assert.deepEqual(
+      reviews.structuredContent,
+      (await http(registry, 'GET', agentPath(worker.did, '/reviews'))).body,
+    );
+    const reputation = await anonymous.callTool({ name: 'get_reputation', arguments: { did: worker.did } });
+    assert.deepEqual(
+      reputation.structuredContent,
+      (await http(registry, 'GET', agentPath(worker.did, '/reputation'))).body,
+    );
+  });
+
+  test('invoke_agent runs a queue-mode agent end to end', async () => {
+    const answered = worker.serveOne((input) => ({ text: `${String(input.text)} (${String(input.to)})` }));
+    const result = (await authenticated.callTool({
+      name: 'invoke_agent',
+      arguments: { target_did: worker.did, capability: 'translate', input: { text: 'hello', to: 'fr' } },
+    })) as CallToolResult;
+    const taskId = await answered;
+    assert.equal(result.isError, undefined, textOf(result));
+    assert.deepEqual(result.structuredContent, {
+      task_id: taskId,
+      status: 'completed',
+      output: { text: 'hello (fr)' },
+    });
+    const task = await http(registry, 'GET', `/api/tasks/${taskId}`, caller.token);
+    assert.equal(task.body.status, 'completed');
+  });
+
+  test('a timed-out invocation is an isError result naming the outcome and the task', async () => {
+    const result = (await authenticated.callTool({
+      name: 'invoke_agent',
+      arguments: {
+        target_did: worker.did,
+        capability: 'translate',
+        input: { text: 'nobody answers', to: 'de' },
+        timeout_ms: 100,
+      },
+    })) as CallToolResult;
+    assert.equal(result.isError, true);
+    const text = textOf(result);
+    assert.match(text, /^INVOCATION_TIMEOUT: the invocation timed out \(task [0-9a-f-]{36}\)/);
+    const taskId = /task ([0-9a-f-]{36})/.exec(text)![1]!;
+    assert.equal((await http(registry, 'GET', `/api/tasks/${taskId}`, caller.token)).body.status, 'timeout');
+  });
+
+  test('an agent failure is an isError result with the reason', async () => {
+    const answered = worker.serveOne(() => 'the dictionary is on fire');
+    const result = (await authenticated.callTool({
+      name: 'invoke_agent',
+      arguments: { target_did: worker.did, capability: 'translate', input: { text: 'x', to: 'fr' } },
+    })) as CallToolResult;
+    await answered;
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /^AGENT_ERROR: the invocation failed \(task .*the dictionary is on fire/);
+  });
+
+  test('invoke_agent without a token is a tool error that says what to send', async () => {
+    const result = (await anonymous.callTool({
+      name: 'invoke_agent',
+      arguments: { target_did: worker.did, capability: 'translate', input: { text: 'x', to: 'fr' } },
+    })) as CallToolResult;
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /^TOKEN_MISSING: .*Authorization: Bearer <token>/);
+  });
+
+  test('a wrong token is refused at the HTTP level with 401', async () => {
+    await assert.rejects(connect(`${registry.url}/mcp`, `${caller.token}x`), /401|TOKEN_INVALID/);
+  });
+
+  test('caller mistakes are tool errors with the REST error codes', async () => {
+    const invoke = async (args: Record<string, unknown>) =>
+      textOf(
+        (await authenticated.callTool({
+          name: 'invoke_agent',
+          arguments: { target_did: worker.did, capability: 'translate', ...args },
+        })) as CallToolResult,
+      );
+    assert.match(
+      await invoke({ input: { text: 1, to: 'fr' } }),
+      /^INPUT_SCHEMA_MISMATCH: .*text must be string/,
+    );
+    assert.match(
+      await invoke({ input: { text: 'x'.repeat(1024 * 1024), to: 'fr' } }),
+      /^PAYLOAD_TOO_LARGE: input is \d+ bytes of JSON; the limit is 1048576 bytes/,
+    );
+    assert.match(
+      await invoke({ target_did: 'did:web:127.0.0.1:agent:00000000000000000000000000000000', input: {} }),
+      /^(AGENT_NOT_FOUND|INVALID_DID): /,
+    );
+    assert.match(
+      await invoke({ input: { text: 'x', to: 'fr' }, timeout_ms: 5 }),
+      /^VALIDATION_FAILED: timeout_ms must be >= 100/,
+    );
+    assert.match(await invoke({ capability: 'nope', input: {} }), /^CAPABILITY_NOT_OFFERED: .*translate/);
+
+    const retired = await queueWorker(registry, { name: 'Retired', capabilities: [{ type: 'echo' }] });
+    assert.equal((await http(registry, 'DELETE', agentPath(retired.did), retired.token)).status, 200);
+    assert.match(
+      await invoke({ target_did: retired.did, capability: 'echo', input: {} }),
+      /^AGENT_NOT_FOUND: No active agent is registered with DID/,
+    );
+  });
+
+  test('the per-agent endpoint exposes each capability as a tool with its schemas', async () => {
+    const client = await connect(
+      `${registry.url}/mcp/agents/${encodeURIComponent(worker.did)}`,
+      caller.token,
+    );
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((tool) => [tool.name, tool.title]),
+        [
+          ['translate', 'translate'],
+          ['summarize_text_v2', 'summarize text/v2'],
+          ['summarize_text_v2_2', 'summarize:text/v2'],
+        ],
+      );
+      assert.deepEqual(tools[0]!.inputSchema, translateSchema);
+      assert.deepEqual(tools[0]!.outputSchema, translatedSchema);
+      assert.deepEqual(tools[1]!.inputSchema, { type: 'object' });
+
+      const answered = worker.serveOne((input) => ({ text: `direct ${String(input.text)}` }));
+      const result = (await client.callTool({
+        name: 'translate',
+        arguments: { text: 'hi', to: 'fr' },
+      })) as CallToolResult;
+      await answered;
+      assert.deepEqual(result.structuredContent, { text: 'direct hi' });
+
+      const invalid = (await client.callTool({
+        name: 'translate',
+        arguments: { text: 'hi' },
+      })) as CallToolResult;
+      assert.equal(invalid.isError, true);
+      assert.match(textOf(invalid), /^INPUT_SCHEMA_MISMATCH: .*must have required property 'to'/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the per-agent endpoint: unknown and deactivated agents are 404s, non-invocable ones have no tools', async () => {
+    const unknown = `${registry.url}/mcp/agents/${encodeURIComponent('did:web:127.0.0.1:agent:0123456789abcdef0123456789abcdef')}`;
+    await assert.rejects(connect(unknown), /404|AGENT_NOT_FOUND/);
+
+    const quiet = await register(registry);
+    const client = await connect(`${registry.url}/mcp/agents/${encodeURIComponent(quiet.did)}`);
+    try {
+      assert.deepEqual((await client.listTools()).tools, []);
+      assert.match(client.getInstructions() ?? '', /does not accept invocations/);
+    } finally {
+      await client.close();
+    }
+
+    const gone = await register(registry);
+    assert.equal((await http(registry, 'DELETE', agentPath(gone.did), gone.token)).status, 200);
+    await assert.rejects(
+      connect(`${registry.url}/mcp/agents/${encodeURIComponent(gone.did)}`),
+      /404|AGENT_NOT_FOUND/,
+    );
+  });
+
+  test('the JSON-RPC routes stay out of the REST OpenAPI document', async () => {
+    const paths = Object.keys((await http(registry, 'GET', '/openapi.json')).body.paths as object);
+    assert.ok(paths.includes('/api/invoke'));
+    assert.deepEqual(
+      paths.filter((path) => /^\/(mcp|a2a)\b|agent-card/.test(path)),
+      [],
+    );
+  });
+
+  test('GET and DELETE answer 405: the endpoint is stateless', async () => {
+    const response = await http(registry, 'GET', '/mcp');
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'POST');
+  });
+});

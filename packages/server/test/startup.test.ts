@@ -1,0 +1,245 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { testDatabase } from './helpers.js';
+
+const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const POSTGRES = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+}
+
+/** The real registry process (`node src/main.ts` through tsx), with only the environment given. */
+function startProcess(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor: async (pattern, timeoutMs = 30_000) => {
+      const giveUpAt = Date.now() + timeoutMs;
+      while (!pattern.test(out + err)) {
+        if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${out}${err}`);
+        if (Date.now() > giveUpAt) throw new Error(`no ${pattern} in: ${out}${err}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Exit 1 and one line on stderr that says what to do, without a stack trace. */
+async function assertClearFailure(run: Run, says: RegExp): Promise<string> {
+  const code = await run.exited;
+  const stderr = run.stderr().trim();
+  assert.equal(code, 1, `${run.stdout()}${stderr}`);
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+  assert.equal(lines.length, 1, `one line, got: ${stderr}`);
+  assert.match(lines[0] ?? '', says);
+  assert.doesNotMatch(stderr + run.stdout(), /^\s+at\s/m, 'no stack trace at the default level');
+  return lines[0] ?? '';
+}
+
+const tempDirs: string[] = [];
+const tempDir = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-startup-'));
+  tempDirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe(
+  'start-up of the real process',
+  { skip: testDatabase === 'postgres' && 'runs in the SQLite pass' },
+  () => {
+    test('a port in use ends with one line naming PORT, exit 1', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as net.AddressInfo;
+      try {
+        const run = startProcess({
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DATABASE_URL: `sqlite:${path.join(tempDir(), 'registry.db')}`,
+        });
+        await assertClearFailure(run, new RegExp(`Port ${port} is already in use.*set PORT`));
+      } finally {
+        blocker.close();
+      }
+    });
+
+    test('an SQLite path that cannot be written ends with one line naming DATABASE_URL, exit 1', async () => {
+      const dir = tempDir();
+      const notADirectory = path.join(dir, 'file');
+      fs.writeFileSync(notADirectory, 'not a directory');
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: `sqlite:${path.join(notADirectory, 'data', 'registry.db')}`,
+      });
+      await assertClearFailure(run, /Cannot write the SQLite database .*DATABASE_URL=sqlite:/);
+    });
+
+    test('warns about a variable that looks like a setting (PROT), then serves; the ready line names /docs and the address', async () => {
+      const port = await freePort();
+      const run = startProcess({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PROT: '9999',
+        DATABASE_URL: `sqlite:${path.join(tempDir(), 'registry.db')}`,
+      });
+      try {
+        await run.waitFor(/ready at/);
+        const lines = run
+          .stdout()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        const warning = lines.find((line) => line.variable === 'PROT');
+        assert.ok(warning, run.stdout());
+        assert.equal(warning.level, 40);
+        assert.match(String(warning.msg), /did you mean PORT/);
+        const ready = lines.find((line) => /ready at/.test(String(line.msg)));
+        assert.match(
+          String(ready?.msg),
+          new RegExp(`http://localhost:${port}.*http://localhost:${port}/docs`),
+        );
+
+        // One log line per request, with its id, route template, status and duration.
+        const response = await fetch(`http://127.0.0.1:${port}/api/agents/search?q=x&name=typo`, {
+          headers: { 'x-request-id': 'startup-test-1' },
+        });
+        assert.equal(response.status, 400);
+        await run.waitFor(/startup-test-1/);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const mine = run
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('startup-test-1'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+        assert.equal(mine.length, 1, JSON.stringify(mine));
+        assert.deepEqual(
+          { ...mine[0], time: 0, pid: 0, hostname: '', durationMs: 0 },
+          {
+            level: 30,
+            time: 0,
+            pid: 0,
+            hostname: '',
+            reqId: 'startup-test-1',
+            method: 'GET',
+            route: '/api/agents/search',
+            url: '/api/agents/search?q=x&name=typo',
+            status: 400,
+            code: 'UNKNOWN_QUERY_PARAMETER',
+            durationMs: 0,
+            msg: 'GET /api/agents/search?q=x&name=typo 400',
+          },
+        );
+      } finally {
+        run.child.kill('SIGTERM');
+        assert.equal(await run.exited, 0);
+      }
+    });
+  },
+);
+
+describe(
+  'start-up against PostgreSQL',
+  { skip: testDatabase !== 'postgres' && 'runs in the PostgreSQL pass' },
+  () => {
+    const urlWith = (changes: { user?: string; database?: string; port?: number }): string => {
+      const url = new URL(POSTGRES);
+      if (changes.user !== undefined) url.username = changes.user;
+      if (changes.database !== undefined) url.pathname = `/${changes.database}`;
+      if (changes.port !== undefined) url.port = String(changes.port);
+      return url.toString();
+    };
+
+    test('a missing database ends with one line saying how to create it', async () => {
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: urlWith({ database: 'registry_no_such_database' }),
+      });
+      await assertClearFailure(run, /database "registry_no_such_database" does not exist.*createdb/);
+    });
+
+    test('a missing role ends with one line saying how to create it', async () => {
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: urlWith({ user: 'registry_no_such_role' }),
+      });
+      await assertClearFailure(run, /role "registry_no_such_role" does not exist.*createuser/);
+    });
+
+    test('an unreachable PostgreSQL is retried for DATABASE_STARTUP_WAIT_SECONDS, then one line', async () => {
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: urlWith({ port: await freePort() }),
+        DATABASE_STARTUP_WAIT_SECONDS: '1',
+      });
+      const line = await assertClearFailure(
+        run,
+        /does not accept connections after 1 s of retries: start it/,
+      );
+      assert.match(line, /DATABASE_URL/);
+      assert.match(run.stdout(), /retrying for up to 1 s/);
+    });
+
+    test('a PostgreSQL that comes up while the registry waits is used', async () => {
+      const pgPort = await freePort();
+      const port = await freePort();
+      const run = startProcess({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: urlWith({ port: pgPort }),
+        DATABASE_STARTUP_WAIT_SECONDS: '30',
+      });
+      // PostgreSQL "starts" late: a TCP relay to the real server opens on the port after the first refusal.
+      await run.waitFor(/retrying for up to 30 s/);
+      const relay = net.createServer((socket) => {
+        const upstream = net.connect(Number(POSTGRES.port || 5432), POSTGRES.hostname);
+        socket.pipe(upstream).pipe(socket);
+        socket.on('error', () => upstream.destroy());
+        upstream.on('error', () => socket.destroy());
+      });
+      await new Promise<void>((resolve) => relay.listen(pgPort, '127.0.0.1', resolve));
+      try {
+        await run.waitFor(/ready at/);
+        const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+        assert.equal(response.status, 200);
+      } finally {
+        run.child.kill('SIGTERM');
+        await run.exited;
+        relay.close();
+      }
+    });
+  },
+);
