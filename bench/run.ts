@@ -2,6 +2,9 @@
  * npm run bench [-- --db postgres] [--agents 100000] [--duration 10] [--connections 10] [--cpu-prof]
  *                [--only get,search,...]
  *
+ * `--only sybil` runs only the Sybil simulation of reputation v1 against v2 (bench/sybil.ts), in
+ * process on SQLite; `--agents` then sets its honest agents (default 100).
+ *
  * Builds the server if its build is stale, seeds a fresh database with `--agents` agents and their
  * reviews through the server's own store functions, measures a bare node:http baseline answering the
  * same GET-by-DID, then starts the registry as its own process (node packages/server/dist/main.js) and
@@ -22,6 +25,7 @@ import { mergeLoads, percentile, runLoad, type LoadResult } from './load.js';
 import { cpuMs, machine, postgresCpuByPid, postgresCpuSince, statusKb } from './proc.js';
 import { seedRegistry } from './seed.js';
 import { summariseProfile } from './profile-summary.js';
+import { runSybilBench } from './sybil.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'bench', 'out');
@@ -421,6 +425,11 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const wanted = (name: string) => options.only === undefined || options.only.has(name);
   fs.mkdirSync(OUT, { recursive: true });
+  if (options.only?.has('sybil') === true) {
+    const agentsGiven = process.argv.includes('--agents');
+    await runSybilBench(OUT, log, agentsGiven ? options.agents : undefined);
+    if (options.only.size === 1) return;
+  }
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const serverLog = path.join(OUT, `${options.db}-${stamp}-processes.log`);
   const box = machine();

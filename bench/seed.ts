@@ -11,12 +11,13 @@ import { writeAgentIndex } from '../packages/server/src/db/stores/agent-index.js
 import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
 import {
   insertReview,
+  evidencedRatingsOf,
   writeReputation,
   type NewReviewRow,
 } from '../packages/server/src/db/stores/reviews.js';
 import { insertTask } from '../packages/server/src/db/stores/tasks.js';
 import { pkhDid, toChecksumAddress, webDid } from '@agent-registry/protocol';
-import { aggregateReviews, type RatedReview } from '../packages/server/src/services/reputation-model.js';
+import { aggregateReviews } from '../packages/server/src/services/reputation-model.js';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 
 export interface SeedOptions {
@@ -206,12 +207,9 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
         for (const plan of group as TargetPlan[]) {
           for (const task of plan.tasks) await insertTask(trx, task);
           for (const review of plan.reviews) await insertReview(trx, review);
-          const rated: RatedReview[] = plan.reviews.map((review) => ({
-            rating: review.rating,
-            verified: review.verified === 1,
-            createdAt: review.created_at,
-          }));
-          await writeReputation(trx, dids[plan.target] as string, aggregateReviews(rated, now));
+          // Reputation v2 weighs each review by evidence about its reviewer, read as the server reads it.
+          const target = dids[plan.target] as string;
+          await writeReputation(trx, target, aggregateReviews(await evidencedRatingsOf(trx, target), now));
         }
       });
     });

@@ -28,6 +28,7 @@ import { registryGovernance } from './services/governance.js';
 import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
+import { ServiceRecordService } from './services/service-record.js';
 import { StatsService } from './services/stats.js';
 import { ActivityService } from './services/activity.js';
 import { waitForDatabase } from './startup.js';
@@ -54,6 +55,7 @@ export interface AppContext {
   stopWaiters(): Promise<void>;
   reviews: ReviewService;
   reputation: ReputationService;
+  serviceRecord: ServiceRecordService;
   search: SearchService;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
@@ -122,7 +124,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
             },
             log,
           );
-    const states = new TaskStateMachine(db, clock, events);
+    const serviceRecord = new ServiceRecordService({ db, clock });
+    const states = new TaskStateMachine(db, clock, events, (trx, id) =>
+      serviceRecord.recordFinished(trx, id),
+    );
     const webhookPolicy = new WebhookNetworkPolicy(
       config.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
@@ -156,6 +161,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const discoveryJobs = startDiscoveryJobs({
       config,
       reputation,
+      serviceRecord,
       stats,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
@@ -191,12 +197,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         publicUrl,
         webhookPolicy,
         schemas: capabilitySchemas,
+        serviceRecord,
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
       reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
-      search: new SearchService({ db, searches: stats }),
+      serviceRecord,
+      search: new SearchService({ db, clock, searches: stats }),
       stats,
       activity: new ActivityService({ db, clock }),
       build,

@@ -121,16 +121,26 @@ export interface Aggregates {
  * The formula of docs/reputation.md written out again, independently of the service: ratings on
  * 0-100, weight (verified ? 2 : 1) * e^(-age_days/180), a prior of weight 3 at 50.
  */
+/**
+ * Reputation v2 written out independently of src/services/reputation-model.ts, for reviews whose
+ * reviewers all have the same `trust` and called no other agent, so every review is unproven
+ * (docs/reputation.md): weight = (verified ? 2 : 1) * decay * trust, all scaled together to at most 1.
+ */
 export function expectedAggregates(
   reviews: readonly { rating: number; verified: boolean; created_at: number }[],
   now: number,
+  trust: number,
 ): Aggregates {
   if (reviews.length === 0) return { reputation_score: 0, average_rating: 0, total_reviews: 0 };
+  const weightOf = (review: { verified: boolean; created_at: number }) =>
+    (review.verified ? 2 : 1) * Math.exp(-(now - review.created_at) / DAY_MS / 180) * trust;
+  const unproven = reviews.reduce((sum, review) => sum + weightOf(review), 0);
+  const scale = unproven > 1 ? 1 / unproven : 1;
   let numerator = 3 * 50;
   let denominator = 3;
   let sumHundredths = 0;
   for (const review of reviews) {
-    const weight = (review.verified ? 2 : 1) * Math.exp(-(now - review.created_at) / DAY_MS / 180);
+    const weight = weightOf(review) * scale;
     numerator += weight * ((review.rating - 1) / 9) * 100;
     denominator += weight;
     sumHundredths += Math.round(review.rating * 100);
@@ -140,6 +150,21 @@ export function expectedAggregates(
     average_rating: Math.round(sumHundredths / reviews.length) / 100,
     total_reviews: reviews.length,
   };
+}
+
+/** Trust of a reviewer at least 30 days old that called no other agent and has no reviews: 1 * 0.25 * 0.75. */
+export const MATURE_LONE_REVIEWER_TRUST = 0.1875;
+
+/** Registers reviewers, then lets 30 days pass so they carry full maturity; returns them with fresh tokens. */
+export async function registerMatureReviewers(registry: TestRegistry, count: number): Promise<Registered[]> {
+  const reviewers = await registerReviewers(registry, count);
+  registry.clock.advance(30 * DAY_MS);
+  return Promise.all(
+    reviewers.map(async (reviewer) => ({
+      ...reviewer,
+      token: (await registry.ctx.tokens.issue(reviewer.did)).token,
+    })),
+  );
 }
 
 /** Every review of an agent through the public list endpoint (pages of 100). */

@@ -266,11 +266,12 @@ export async function register(
   registry: TestRegistry,
   agent: TestAgent = ed25519Agent(),
   profile: Profile = defaultProfile(),
+  extra: Record<string, unknown> = {},
 ): Promise<Registered> {
   const response = await registry.app.inject({
     method: 'POST',
     url: '/api/agents/register',
-    payload: await registrationBody(agent, profile, registry.clock.now()),
+    payload: await registrationBody(agent, profile, registry.clock.now(), extra),
   });
   if (response.statusCode !== 201)
     throw new Error(`registration failed: ${response.statusCode} ${response.body}`);

@@ -79,7 +79,8 @@ describe('GET /api/agents/search', () => {
       headers: bearer(dormant.token),
     });
     active.pop();
-    // Reputation: coder 62.5 (one 10), translator 56.94 (one 8), analyst 37.5 (one 1).
+    // Reputation v2: coder 52.94 (one 10), translator 51.63 (one 8), analyst 47.06 (one 1), each from a
+    // reviewer 30 days old who called nobody else (trust 0.1875; v1, without reviewer evidence: 62.5, 56.94, 37.5).
     for (const [key, rating] of [
       ['coder', 10],
       ['translator', 8],
@@ -88,7 +89,9 @@ describe('GET /api/agents/search', () => {
       registry.clock.advance(1000);
       const reviewer = await registerNamed(registry, `Reviewer ${active.length}`, { tags: ['reviewer'] });
       active.push(reviewer);
-      const response = await submitReview(registry, reviewer.token, { target_did: agents[key]!.did, rating });
+      registry.clock.advance(30 * 24 * 60 * 60 * 1000);
+      const token = (await registry.ctx.tokens.issue(reviewer.did)).token;
+      const response = await submitReview(registry, token, { target_did: agents[key]!.did, rating });
       assert.equal(response.statusCode, 201, response.body);
     }
   });
@@ -105,7 +108,7 @@ describe('GET /api/agents/search', () => {
       description: 'Builds small programs on request',
       capabilities: [{ type: 'coding', description: 'Writes Python and TypeScript', tags: ['python'] }],
       tags: ['python', 'developer'],
-      reputation_score: 62.5,
+      reputation_score: 52.94,
       average_rating: 10,
       total_reviews: 1,
       created_at: coder!.created_at,
@@ -182,11 +185,11 @@ describe('GET /api/agents/search', () => {
   test('filters combine; min_reputation is inclusive', async () => {
     assert.deepEqual(names(await search('capability=coding&tags=finance')), ['Data Cruncher']);
     assert.deepEqual(names(await search('min_reputation=50')), ['Code Smith', 'Polyglot Translator']);
-    assert.deepEqual(names(await search('min_reputation=62.5')), ['Code Smith']);
-    assert.equal((await search('min_reputation=62.51')).total, 0);
+    assert.deepEqual(names(await search('min_reputation=52.94')), ['Code Smith']);
+    assert.equal((await search('min_reputation=52.95')).total, 0);
     assert.equal((await search('min_reputation=0')).total, active.length);
     assert.equal((await search('min_reputation=100')).total, 0);
-    assert.deepEqual(names(await search('tags=python&min_reputation=40')), ['Code Smith']);
+    assert.deepEqual(names(await search('tags=python&min_reputation=50')), ['Code Smith']);
   });
 
   test('sort by created_at or reputation, either order', async () => {

@@ -63,6 +63,19 @@ describe('GET /api/stats', () => {
     ]);
     assert.deepEqual(stats.governance.identity.did_methods, ['did:web', 'did:pkh']);
     assert.equal(stats.governance.reputation.decay_days, 180);
+    assert.equal(stats.governance.reputation.version, 2);
+    assert.deepEqual(stats.governance.reputation.reviewer_weight, {
+      maturity_days: 30,
+      breadth_partners: 3,
+      breadth_floor: 0.25,
+      unrated_standing: 0.75,
+      reciprocal_factor: 0.25,
+      unproven_cap: 1,
+      linked_reviewers: 'weight 0; their call records do not verify',
+      identity_links: ['same webhook host', 'registration referrer naming a registered agent'],
+    });
+    assert.deepEqual(stats.governance.service_record.windows_days, [7, 30]);
+    assert.deepEqual(stats.governance.search.sorts, ['reputation', 'created_at', 'success_rate', 'latency']);
     assert.equal(stats.governance.search.offset_max, 9999);
     assert.equal(stats.governance.stats_cache_seconds, 60);
 
@@ -165,9 +178,11 @@ describe('OpenAPI', () => {
       (p: { name: string }) => p.name,
     );
     assert.deepEqual(parameters.sort(), [
+      'active_within_days',
       'capability',
       'limit',
       'min_reputation',
+      'min_success_rate',
       'offset',
       'order',
       'q',

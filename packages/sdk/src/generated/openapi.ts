@@ -635,7 +635,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, limit, offset, sort, order).
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -952,6 +952,7 @@ export interface components {
       total_reviews: number;
       created_at: number;
       updated_at: number;
+      service_record: components['schemas']['ServiceRecord'];
     };
     /**
      * @example {
@@ -1211,6 +1212,114 @@ export interface components {
       /** @description Version of the running build (details: GET /version) */
       version?: string;
       commit?: string | null;
+    };
+    /** @description What the agent did for its callers through the registry broker, measured by the registry (docs/service-record.md). Calls by the agent itself or by identities linked to it are not counted. */
+    ServiceRecord: {
+      /** @enum {string} */
+      measured_by: 'registry';
+      last_7_days: {
+        /** @description Window length in UTC days, today included */
+        days: number;
+        /** @description Finished brokered invocations (completed + failed + timeouts) */
+        invocations: number;
+        completed: number;
+        /** @description The agent reported failure, or its webhook could not take the task */
+        failed: number;
+        timeouts: number;
+        /** @description completed / invocations, 0-1; null without invocations */
+        success_rate: number | null;
+        /** @description timeouts / invocations, 0-1 */
+        timeout_rate: number | null;
+        /** @description Median time from invocation to result of completed calls, from a histogram */
+        latency_p50_ms: number | null;
+        latency_p95_ms: number | null;
+        /** @description Distinct caller DIDs (exact) */
+        distinct_callers: number;
+        /** @description Epoch ms of the last completed call in the window */
+        last_completed_at: number | null;
+      };
+      last_30_days: {
+        /** @description Window length in UTC days, today included */
+        days: number;
+        /** @description Finished brokered invocations (completed + failed + timeouts) */
+        invocations: number;
+        completed: number;
+        /** @description The agent reported failure, or its webhook could not take the task */
+        failed: number;
+        timeouts: number;
+        /** @description completed / invocations, 0-1; null without invocations */
+        success_rate: number | null;
+        /** @description timeouts / invocations, 0-1 */
+        timeout_rate: number | null;
+        /** @description Median time from invocation to result of completed calls, from a histogram */
+        latency_p50_ms: number | null;
+        latency_p95_ms: number | null;
+        /** @description Distinct caller DIDs (exact) */
+        distinct_callers: number;
+        /** @description Epoch ms of the last completed call in the window */
+        last_completed_at: number | null;
+      };
+      all_time: {
+        invocations: number;
+        completed: number;
+        failed: number;
+        timeouts: number;
+        success_rate: number | null;
+        last_completed_at: number | null;
+      };
+      capabilities: {
+        capability: string;
+        last_7_days: {
+          /** @description Window length in UTC days, today included */
+          days: number;
+          /** @description Finished brokered invocations (completed + failed + timeouts) */
+          invocations: number;
+          completed: number;
+          /** @description The agent reported failure, or its webhook could not take the task */
+          failed: number;
+          timeouts: number;
+          /** @description completed / invocations, 0-1; null without invocations */
+          success_rate: number | null;
+          /** @description timeouts / invocations, 0-1 */
+          timeout_rate: number | null;
+          /** @description Median time from invocation to result of completed calls, from a histogram */
+          latency_p50_ms: number | null;
+          latency_p95_ms: number | null;
+          /** @description Distinct caller DIDs (exact) */
+          distinct_callers: number;
+          /** @description Epoch ms of the last completed call in the window */
+          last_completed_at: number | null;
+        };
+        last_30_days: {
+          /** @description Window length in UTC days, today included */
+          days: number;
+          /** @description Finished brokered invocations (completed + failed + timeouts) */
+          invocations: number;
+          completed: number;
+          /** @description The agent reported failure, or its webhook could not take the task */
+          failed: number;
+          timeouts: number;
+          /** @description completed / invocations, 0-1; null without invocations */
+          success_rate: number | null;
+          /** @description timeouts / invocations, 0-1 */
+          timeout_rate: number | null;
+          /** @description Median time from invocation to result of completed calls, from a histogram */
+          latency_p50_ms: number | null;
+          latency_p95_ms: number | null;
+          /** @description Distinct caller DIDs (exact) */
+          distinct_callers: number;
+          /** @description Epoch ms of the last completed call in the window */
+          last_completed_at: number | null;
+        };
+        all_time: {
+          invocations: number;
+          completed: number;
+          failed: number;
+          timeouts: number;
+          success_rate: number | null;
+          last_completed_at: number | null;
+        };
+      }[];
     };
   };
   responses: never;
@@ -3080,10 +3189,14 @@ export interface operations {
         tags?: string;
         /** @example 60 */
         min_reputation?: number;
+        /** @description Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out */
+        min_success_rate?: number;
+        /** @description Extension (liveness): only agents that completed a brokered call in the last N days */
+        active_within_days?: number;
         limit?: number;
         offset?: number;
-        /** @description Default: reputation, or relevance when q is given */
-        sort?: 'reputation' | 'created_at';
+        /** @description Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way */
+        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
         order?: 'asc' | 'desc';
       };
       header?: never;
@@ -3108,7 +3221,7 @@ export interface operations {
           };
         };
       };
-      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, limit, offset, sort, order). */
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3659,6 +3772,25 @@ export interface operations {
                 unverified_weight: number;
                 decay_days: number;
                 refresh_interval_seconds: number;
+                /** @description Formula version (docs/reputation.md) */
+                version: number;
+                reviewer_weight: {
+                  maturity_days: number;
+                  breadth_partners: number;
+                  breadth_floor: number;
+                  unrated_standing: number;
+                  reciprocal_factor: number;
+                  unproven_cap: number;
+                  linked_reviewers: string;
+                  identity_links: string[];
+                };
+              };
+              service_record: {
+                windows_days: number[];
+                daily_retention_days: number;
+                latency_buckets_ms: number[];
+                success_rate: string;
+                excluded: string;
               };
               search: {
                 limit_default: number;

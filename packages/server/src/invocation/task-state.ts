@@ -19,6 +19,8 @@ export class TaskStateMachine {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly events: TaskEvents,
+    /** Runs in the transaction of every terminal move (the service record, issue 17). */
+    private readonly onFinished?: (trx: Db, taskId: string) => Promise<void>,
   ) {}
 
   accept(id: string, targetDid: string): Promise<boolean> {
@@ -67,7 +69,15 @@ export class TaskStateMachine {
     patch: Parameters<typeof transitionTask>[3],
     options: { targetDid?: string; notExpiredAt?: number } = {},
   ): Promise<boolean> {
-    const moved = await transitionTask(this.db, id, from, patch, options);
+    const onFinished = FINAL_STATUSES.includes(patch.status) ? this.onFinished : undefined;
+    const moved =
+      onFinished === undefined
+        ? await transitionTask(this.db, id, from, patch, options)
+        : await this.db.transaction().execute(async (trx) => {
+            const won = await transitionTask(trx, id, from, patch, options);
+            if (won) await onFinished(trx, id);
+            return won;
+          });
     if (moved) await this.events.taskChanged(id);
     return moved;
   }

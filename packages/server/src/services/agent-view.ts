@@ -1,6 +1,7 @@
 import type { AgentRow } from '../db/stores/agents.js';
 import type { AgentStatus } from '../db/schema/index.js';
 import type { Capability, DeliveryMode, KeyType } from '../identity/types.js';
+import type { ServiceRecord } from './service-record.js';
 
 export interface AgentEndpoint {
   type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
@@ -39,9 +40,11 @@ export interface AgentProfile {
   total_reviews: number;
   created_at: number;
   updated_at: number;
+  /** Extension (issue 17): what the registry measured of the agent's brokered calls. */
+  service_record: ServiceRecord;
 }
 
-export function toAgentProfile(row: AgentRow, publicUrl: string): AgentProfile {
+export function toAgentProfile(row: AgentRow, publicUrl: string, serviceRecord: ServiceRecord): AgentProfile {
   const invocationEnabled = row.invocation_enabled === 1;
   const endpoints: AgentEndpoint[] = [
     { type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` },
@@ -73,5 +76,6 @@ export function toAgentProfile(row: AgentRow, publicUrl: string): AgentProfile {
     total_reviews: row.total_reviews,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
+    service_record: serviceRecord,
   };
 }

@@ -14,6 +14,8 @@ import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '.
 import type { Capability, DeliveryMode } from '../identity/types.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
+import type { ServiceRecordService } from './service-record.js';
+import { recordWebhookHost } from './identity-links.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
@@ -61,6 +63,7 @@ export interface AgentServiceDeps {
   didWebDomain: string;
   publicUrl: string;
   webhookPolicy: WebhookNetworkPolicy;
+  serviceRecord: ServiceRecordService;
   schemas: CapabilitySchemas;
 }
 
@@ -72,7 +75,7 @@ export class AgentService {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     const row = await findAgent(this.deps.db, did);
     if (row === undefined) throw agentNotFound(did);
-    return toAgentProfile(row, this.deps.publicUrl);
+    return toAgentProfile(row, this.deps.publicUrl, await this.deps.serviceRecord.get(this.deps.db, did));
   }
 
   async updateProfile(
@@ -159,6 +162,7 @@ export class AgentService {
       updated_at: this.deps.clock.now(),
     });
     if (!saved) throw agentNotFound(did);
+    if (webhookUrl !== null) await recordWebhookHost(this.deps.db, did, webhookUrl, this.deps.clock.now());
     const config: OwnerInvocationConfig = {
       enabled: update.enabled,
       delivery_mode: update.delivery_mode,

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { SEARCH_RULES } from './discovery-rules.js';
 import type { ReputationService } from './reputation.js';
+import type { ServiceRecordService } from './service-record.js';
 import type { StatsService } from './stats.js';
 
 export interface BackgroundJobs {
@@ -11,6 +12,7 @@ export interface BackgroundJobs {
 export interface DiscoveryJobsDeps {
   config: Config;
   reputation: ReputationService;
+  serviceRecord: ServiceRecordService;
   stats: StatsService;
   onError: (job: string, error: unknown) => void;
 }
@@ -24,7 +26,11 @@ export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
   const jobs = [
     every(
       deps.config.reputationRefreshSeconds * 1000,
-      (signal) => deps.reputation.refreshAll(signal),
+      // The service record's 30-day window slides on the same schedule as reputation decays.
+      async (signal) => {
+        await deps.reputation.refreshAll(signal);
+        await deps.serviceRecord.refreshAll(signal);
+      },
       (error) => onError('reputation-refresh', error),
     ),
     every(

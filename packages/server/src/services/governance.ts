@@ -4,6 +4,7 @@ import { KEY_TYPES, type KeyType } from '../identity/types.js';
 import { REVIEW_RULES, SEARCH_RULES, STATS_RULES } from './discovery-rules.js';
 import { LIMITS } from './limits.js';
 import { REPUTATION_MODEL } from './reputation-model.js';
+import { LATENCY_BUCKETS_MS, SERVICE_RECORD_RULES } from './service-record-model.js';
 
 /** The registry's rules as published in GET /api/stats, built from the same constants the code enforces. */
 export interface Governance {
@@ -35,6 +36,24 @@ export interface Governance {
     unverified_weight: number;
     decay_days: number;
     refresh_interval_seconds: number;
+    version: number;
+    reviewer_weight: {
+      maturity_days: number;
+      breadth_partners: number;
+      breadth_floor: number;
+      unrated_standing: number;
+      reciprocal_factor: number;
+      unproven_cap: number;
+      linked_reviewers: string;
+      identity_links: string[];
+    };
+  };
+  service_record: {
+    windows_days: number[];
+    daily_retention_days: number;
+    latency_buckets_ms: number[];
+    success_rate: string;
+    excluded: string;
   };
   search: {
     limit_default: number;
@@ -77,12 +96,30 @@ export function registryGovernance(config: Config): Governance {
       unverified_weight: REPUTATION_MODEL.unverifiedWeight,
       decay_days: REPUTATION_MODEL.decayDays,
       refresh_interval_seconds: config.reputationRefreshSeconds,
+      version: REPUTATION_MODEL.version,
+      reviewer_weight: {
+        maturity_days: REPUTATION_MODEL.maturityDays,
+        breadth_partners: REPUTATION_MODEL.breadthPartners,
+        breadth_floor: REPUTATION_MODEL.breadthFloor,
+        unrated_standing: REPUTATION_MODEL.unratedStanding,
+        reciprocal_factor: REPUTATION_MODEL.reciprocalFactor,
+        unproven_cap: REPUTATION_MODEL.unprovenCap,
+        linked_reviewers: 'weight 0; their call records do not verify',
+        identity_links: ['same webhook host', 'registration referrer naming a registered agent'],
+      },
+    },
+    service_record: {
+      windows_days: [...SERVICE_RECORD_RULES.windowsDays],
+      daily_retention_days: SERVICE_RECORD_RULES.dailyRetentionDays,
+      latency_buckets_ms: [...LATENCY_BUCKETS_MS],
+      success_rate: 'completed / (completed + failed + timeout)',
+      excluded: 'calls by the agent itself or by identities linked to it',
     },
     search: {
       limit_default: SEARCH_RULES.limitDefault,
       limit_max: SEARCH_RULES.limitMax,
       offset_max: SEARCH_RULES.offsetMax,
-      sorts: ['reputation', 'created_at'],
+      sorts: ['reputation', 'created_at', 'success_rate', 'latency'],
       full_text: true,
     },
     stats_cache_seconds: STATS_RULES.cacheMs / 1000,

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { insertIndexedAgent } from '../db/stores/agent-index.js';
+import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
 import { pkhDid, webDid } from '../identity/did.js';
@@ -119,6 +120,7 @@ export class RegistrationService {
       }
       throw error;
     }
+    await recordReferral(this.deps.db, did, command.referrer, this.deps.didWebDomain, now);
     const issued = await this.deps.tokens.issue(did);
     this.deps.telemetry.agentRegistered({ did, keyType });
     return { did, token: issued.token, expires_at: issued.expiresAt };

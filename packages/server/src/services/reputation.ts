@@ -5,7 +5,7 @@ import {
   agentsWithReviews,
   lockAgentRows,
   ratingBuckets,
-  ratingsOf,
+  evidencedRatingsOf,
   writeReputation,
 } from '../db/stores/reviews.js';
 import { agentNotFound } from '../errors.js';
@@ -63,11 +63,7 @@ export class ReputationService {
 
   /** Recomputes and stores an agent's aggregates; call inside a transaction that holds its row lock. */
   async recompute(trx: Db, did: string, now: number): Promise<ReputationAggregates> {
-    const ratings = await ratingsOf(trx, did);
-    const aggregates = aggregateReviews(
-      ratings.map((row) => ({ rating: row.rating, verified: row.verified === 1, createdAt: row.created_at })),
-      now,
-    );
+    const aggregates = aggregateReviews(await evidencedRatingsOf(trx, did), now);
     await writeReputation(trx, did, aggregates);
     return aggregates;
   }

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { fullTextTerms } from '../db/full-text.js';
 import { searchKey } from '../db/stores/agent-index.js';
@@ -11,6 +12,7 @@ import { BadRequestError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
 import { SEARCH_RULES } from './discovery-rules.js';
 import { LIMITS } from './limits.js';
+import { DAY_MS } from './service-record-model.js';
 
 /** GET /api/agents/search query; the route schema has already checked types and ranges. */
 export interface SearchRequest {
@@ -18,9 +20,13 @@ export interface SearchRequest {
   capability?: string;
   tags?: string;
   min_reputation?: number;
+  /** Extension (issue 17): 30-day success rate 0-1 from the measured service record. */
+  min_success_rate?: number;
+  /** Extension (issue 17): completed a counted call within this many days (liveness). */
+  active_within_days?: number;
   limit?: number;
   offset?: number;
-  sort?: 'reputation' | 'created_at';
+  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
   order?: SearchOrder;
 }
 
@@ -51,6 +57,7 @@ export interface SearchCounter {
 
 export interface SearchServiceDeps {
   db: Db;
+  clock: Clock;
   searches: SearchCounter;
 }
 
@@ -70,6 +77,11 @@ export class SearchService {
       capability,
       tags,
       minReputation: request.min_reputation,
+      minSuccessRate: request.min_success_rate,
+      activeSince:
+        request.active_within_days === undefined
+          ? undefined
+          : this.deps.clock.now() - request.active_within_days * DAY_MS,
       sort,
       order: request.order ?? 'desc',
       limit,

@@ -6,6 +6,7 @@ import * as discovery from './003-discovery.js';
 import * as searchActiveOnly from './004-search-active-only.js';
 import * as usedSignatures from './005-used-signatures.js';
 import * as invocationIdempotency from './006-invocation-idempotency.js';
+import * as trust from './007-trust.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '004-search-active-only': searchActiveOnly,
   '005-used-signatures': usedSignatures,
   '006-invocation-idempotency': invocationIdempotency,
+  '007-trust': trust,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { DeliveryMode, KeyType } from '../../identity/types.js';
 
 export type AgentStatus = 'active' | 'deactivated';
@@ -26,6 +27,11 @@ export interface AgentsTable {
   average_rating: number;
   reputation_score: number;
   total_reviews: number;
+  /** 30-day measured record (issue 17), null until the agent has a finished, counted invocation. */
+  service_success_rate: number | null;
+  service_latency_p50_ms: number | null;
+  service_calls_30d: Generated<number>;
+  service_last_completed_at: number | null;
   created_at: number;
   updated_at: number;
   deactivated_at: number | null;

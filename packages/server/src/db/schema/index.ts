@@ -5,16 +5,19 @@ import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
 import type { UsedSignaturesPartial } from './used-signatures.js';
+import type { ServiceRecordPartial } from './service-record.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
+type TrustPartial = ServiceRecordPartial;
 
 export type DatabaseSchema = AgentsPartial &
   RegistrySettingsPartial &
   TasksPartial &
   DiscoveryPartial &
   UsedSignaturesPartial &
-  InvocationIdempotencyPartial;
+  InvocationIdempotencyPartial &
+  TrustPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -23,4 +26,11 @@ export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
 export type { UsedSignaturesTable } from './used-signatures.js';
+export type {
+  CallPartnersTable,
+  IdentityEvidenceTable,
+  ServiceCallersTable,
+  ServiceDailyTable,
+  ServiceTotalsTable,
+} from './service-record.js';
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';

@@ -4,7 +4,7 @@ import { sqlDialect } from '../dialect.js';
 import { countFullTextMatches, fullTextSource, topMatches } from '../full-text.js';
 import type { AgentsTable } from '../schema/index.js';
 
-export type SearchSort = 'relevance' | 'reputation' | 'created_at';
+export type SearchSort = 'relevance' | 'reputation' | 'created_at' | 'success_rate' | 'latency';
 export type SearchOrder = 'asc' | 'desc';
 
 export interface AgentSearchFilter {
@@ -15,6 +15,10 @@ export interface AgentSearchFilter {
   /** Any of these tags, already in search-key form. */
   tags?: readonly string[];
   minReputation?: number;
+  /** 30-day success rate, 0-1 (agents without a measured record are left out). */
+  minSuccessRate?: number;
+  /** Epoch ms: only agents that completed a counted call at or after it. */
+  activeSince?: number;
   sort: SearchSort;
   order: SearchOrder;
   limit: number;
@@ -118,11 +122,31 @@ function probes(
         : sql<boolean>`exists (select 1 from agent_tags where agent_tags.did = ${did} and agent_tags.tag in (${tags}))`,
     );
   }
-  if (filter.minReputation !== undefined && !skip.includes('minReputation')) {
+  if (hasAgentColumnFilter(filter) && !skip.includes('minReputation')) {
     conditions.push(sql<boolean>`exists (select 1 from agents as probe
-      where probe.did = ${did} and probe.status = 'active' and probe.reputation_score >= ${filter.minReputation})`);
+      where probe.did = ${did} and probe.status = 'active'${agentColumnConditions(filter, 'probe')})`);
   }
   return conditions;
+}
+
+const hasAgentColumnFilter = (filter: AgentSearchFilter): boolean =>
+  filter.minReputation !== undefined ||
+  filter.minSuccessRate !== undefined ||
+  filter.activeSince !== undefined;
+
+/** The filters on the agent row itself (reputation and the service record), each as ` and ...`. */
+function agentColumnConditions(filter: AgentSearchFilter, table: string): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (filter.minReputation !== undefined) {
+    parts.push(sql` and ${sql.ref(`${table}.reputation_score`)} >= ${filter.minReputation}`);
+  }
+  if (filter.minSuccessRate !== undefined) {
+    parts.push(sql` and ${sql.ref(`${table}.service_success_rate`)} >= ${filter.minSuccessRate}`);
+  }
+  if (filter.activeSince !== undefined) {
+    parts.push(sql` and ${sql.ref(`${table}.service_last_completed_at`)} >= ${filter.activeSince}`);
+  }
+  return sql.join(parts, sql``);
 }
 
 const allOf = (conditions: RawBuilder<boolean>[]): RawBuilder<boolean> =>
@@ -161,9 +185,10 @@ async function countMatching(trx: Db, filter: AgentSearchFilter): Promise<number
         where ${allOf(others)}`,
     );
   }
-  const minimum =
-    filter.minReputation === undefined ? sql`` : sql` and reputation_score >= ${filter.minReputation}`;
-  return countOf(trx, sql`select count(*) as count from agents where status = 'active'${minimum}`);
+  return countOf(
+    trx,
+    sql`select count(*) as count from agents where agents.status = 'active'${agentColumnConditions(filter, 'agents')}`,
+  );
 }
 
 /** Extra matches read past the page, so that a tie at its boundary is usually settled in one read. */
@@ -183,7 +208,7 @@ async function relevancePage(
   terms: readonly string[],
 ): Promise<string[]> {
   const filtered =
-    filter.capability !== undefined || filter.tags !== undefined || filter.minReputation !== undefined;
+    filter.capability !== undefined || filter.tags !== undefined || hasAgentColumnFilter(filter);
   const candidates = filtered
     ? await walkRankOrder(trx, filter, terms)
     : await bestOfIndex(trx, filter, terms);
@@ -286,15 +311,10 @@ async function walkRankOrder(
   return candidates.map((row) => ({ ...row, reputation: reputations.get(row.did) ?? 0 }));
 }
 
-/** Reputation order (ties: newer first, then DID) or creation order (ties: DID), either direction. */
+/** Reputation, creation or service-record order (see `sortOrder`), either direction. */
 async function sortedPage(trx: Db, filter: AgentSearchFilter, total: number): Promise<string[]> {
-  const dir = filter.order === 'asc' ? sql`asc` : sql`desc`;
-  const orderBy = (table: string) =>
-    filter.sort === 'created_at'
-      ? sql`${sql.ref(`${table}.created_at`)} ${dir}, ${sql.ref(`${table}.did`)} ${dir}`
-      : sql`${sql.ref(`${table}.reputation_score`)} ${dir}, ${sql.ref(`${table}.created_at`)} ${dir}, ${sql.ref(`${table}.did`)} ${dir}`;
-  const minimum =
-    filter.minReputation === undefined ? sql`` : sql` and agents.reputation_score >= ${filter.minReputation}`;
+  const orderBy = (table: string) => sortOrder(filter, table);
+  const minimum = agentColumnConditions(filter, 'agents');
   const page = sql`limit ${filter.limit} offset ${filter.offset}`;
   const dids = (rows: { did: string }[]) => rows.map((row) => row.did);
 
@@ -309,7 +329,8 @@ async function sortedPage(trx: Db, filter: AgentSearchFilter, total: number): Pr
   const wanted = Math.min(filter.limit, total - filter.offset);
   if (filter.terms === undefined && filter.offset + filter.limit <= WALK_MAX_DEPTH) {
     // Walk the first WALK_ROWS agents in this order and probe the filters: enough when they keep many.
-    const walked = sql`(select agents.did, agents.reputation_score, agents.created_at from agents
+    const walked = sql`(select agents.did, agents.reputation_score, agents.created_at,
+      agents.service_success_rate, agents.service_latency_p50_ms, agents.service_calls_30d from agents
       where agents.status = 'active'${minimum} order by ${orderBy('agents')} limit ${WALK_ROWS}) as walked`;
     const { rows } = await sql<{ did: string }>`select walked.did from ${walked}
       where ${allOf(probes(filter, sql.ref('walked.did'), ['minReputation']))}
@@ -343,4 +364,28 @@ async function sortedPage(trx: Db, filter: AgentSearchFilter, total: number): Pr
     where agents.status = 'active'${minimum} and ${allOf(probes(filter, driverDid, skip))}
     order by ${orderBy('agents')} ${page}`.execute(trx);
   return dids(rows);
+}
+
+/**
+ * ORDER BY for the sorted (non-relevance) orders. `desc` means best first for the service record:
+ * highest success rate, or lowest median latency. Agents without a measured record come last in
+ * either direction (they are unmeasured, not worst); ties by 30-day calls, then DID.
+ */
+function sortOrder(filter: AgentSearchFilter, table: string): RawBuilder<unknown> {
+  const dir = filter.order === 'asc' ? sql`asc` : sql`desc`;
+  const column = (name: string) => sql.ref(`${table}.${name}`);
+  switch (filter.sort) {
+    case 'created_at':
+      return sql`${column('created_at')} ${dir}, ${column('did')} ${dir}`;
+    case 'success_rate':
+      return sql`case when ${column('service_success_rate')} is null then 1 else 0 end asc,
+        ${column('service_success_rate')} ${dir}, ${column('service_calls_30d')} desc, ${column('did')} asc`;
+    case 'latency': {
+      const fastestFirst = filter.order === 'asc' ? sql`desc` : sql`asc`;
+      return sql`case when ${column('service_latency_p50_ms')} is null then 1 else 0 end asc,
+        ${column('service_latency_p50_ms')} ${fastestFirst}, ${column('service_calls_30d')} desc, ${column('did')} asc`;
+    }
+    default:
+      return sql`${column('reputation_score')} ${dir}, ${column('created_at')} ${dir}, ${column('did')} ${dir}`;
+  }
 }

@@ -1,9 +1,9 @@
-import type { Insertable, Updateable } from 'kysely';
+import type { Insertable, Selectable, Updateable } from 'kysely';
 import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { AgentsTable } from '../schema/index.js';
 
-export type AgentRow = AgentsTable;
+export type AgentRow = Selectable<AgentsTable>;
 export type NewAgentRow = Insertable<AgentsTable>;
 export type AgentPatch = Updateable<AgentsTable>;
 

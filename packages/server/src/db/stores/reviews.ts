@@ -2,6 +2,7 @@ import type { Insertable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../connect.js';
 import type { ReviewsTable, TasksTable } from '../schema/index.js';
+import type { EvidencedReview } from '../../services/reputation-model.js';
 
 export type ReviewRow = ReviewsTable;
 export type NewReviewRow = Insertable<ReviewsTable>;
@@ -97,17 +98,47 @@ export async function listReviews(
   });
 }
 
-/** Every rating of an agent, for recomputing its aggregates inside the review's transaction. */
-export async function ratingsOf(
-  db: Db,
-  targetDid: string,
-): Promise<{ rating: number; verified: number; created_at: number }[]> {
-  const rows = await db
-    .selectFrom('reviews')
-    .select(['rating', 'verified', 'created_at'])
-    .where('target_did', '=', targetDid)
-    .execute();
-  return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
+/**
+ * Every review of an agent with the evidence about its reviewer that reputation v2 weighs
+ * (services/reputation-model.ts), for recomputing the aggregates inside the review's transaction.
+ */
+export async function evidencedRatingsOf(db: Db, targetDid: string): Promise<EvidencedReview[]> {
+  const { rows } = await sql<{
+    rating: number;
+    verified: number;
+    created_at: number | string;
+    reviewer_created_at: number | string;
+    reviewer_score: number;
+    reviewer_reviews: number | string;
+    reciprocal: number | string;
+    linked: number | string;
+    partners: number | string;
+  }>`select r.rating, r.verified, r.created_at,
+      a.created_at as reviewer_created_at, a.reputation_score as reviewer_score,
+      a.total_reviews as reviewer_reviews,
+      (select count(*) from reviews back
+        where back.reviewer_did = r.target_did and back.target_did = r.reviewer_did) as reciprocal,
+      (select count(*) from identity_evidence mine
+        join identity_evidence theirs on theirs.evidence = mine.evidence
+        where mine.did = r.reviewer_did and theirs.did = r.target_did) as linked,
+      (select count(*) from call_partners p
+        where p.caller_did = r.reviewer_did and p.target_did <> r.target_did
+          and exists (select 1 from agents pa where pa.did = p.target_did and pa.total_reviews > 0)
+          and not exists (select 1 from call_partners q
+            where q.caller_did = p.target_did and q.target_did = p.caller_did)) as partners
+    from reviews r join agents a on a.did = r.reviewer_did
+    where r.target_did = ${targetDid}`.execute(db);
+  return rows.map((row) => ({
+    rating: Number(row.rating),
+    verified: Number(row.verified) === 1,
+    createdAt: Number(row.created_at),
+    reviewerCreatedAt: Number(row.reviewer_created_at),
+    reviewerScore: Number(row.reviewer_score),
+    reviewerRated: Number(row.reviewer_reviews) > 0,
+    independentPartners: Number(row.partners),
+    reciprocal: Number(row.reciprocal) > 0,
+    linked: Number(row.linked) > 0,
+  }));
 }
 
 /** Review counts by whole rating point (the floor of each rating: 9.99 -> 9, 10.00 -> 10). */

@@ -206,6 +206,10 @@ export const AgentProfile = Type.Object(
     total_reviews: Type.Integer(),
     created_at: Type.Integer(),
     updated_at: Type.Integer(),
+    service_record: Type.Ref('ServiceRecord', {
+      description:
+        'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
+    }),
   },
   { $id: 'AgentProfile' },
 );

@@ -6,6 +6,7 @@ import { InvokeRequest, InvokeResponse, PendingTask, TaskResponse } from './invo
 import { BuildInfo, Health } from './operations.js';
 import { Review, SubmitReviewRequest } from './reviews.js';
 import { AgentSummary } from './search.js';
+import { ServiceRecord } from './service-record.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -28,4 +29,5 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   AgentSummary,
   BuildInfo,
   Health,
+  ServiceRecord,
 ];

@@ -32,15 +32,31 @@ export const SearchQuery = Type.Object(
       }),
     ),
     min_reputation: Type.Optional(Type.Number({ minimum: 0, maximum: 100, examples: [60] })),
+    min_success_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out',
+      }),
+    ),
+    active_within_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 365,
+        description: 'Extension (liveness): only agents that completed a brokered call in the last N days',
+      }),
+    ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
     ),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: SEARCH_RULES.offsetMax, default: 0 })),
     sort: Type.Optional(
-      Type.Unsafe<'reputation' | 'created_at'>({
+      Type.Unsafe<'reputation' | 'created_at' | 'success_rate' | 'latency'>({
         type: 'string',
-        enum: ['reputation', 'created_at'],
-        description: 'Default: reputation, or relevance when q is given',
+        enum: ['reputation', 'created_at', 'success_rate', 'latency'],
+        description:
+          'Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way',
       }),
     ),
     order: Type.Optional(

@@ -1,0 +1,37 @@
+import type { Db } from '../connect.js';
+
+/** Records a piece of operator evidence for an agent; the same evidence on two agents links them. */
+export async function addIdentityEvidence(db: Db, did: string, evidence: string, now: number): Promise<void> {
+  await db
+    .insertInto('identity_evidence')
+    .values({ did, evidence, created_at: now })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+/** Whether the two agents share any operator evidence. */
+export async function areLinked(db: Db, a: string, b: string): Promise<boolean> {
+  if (a === b) return true;
+  const row = await db
+    .selectFrom('identity_evidence as mine')
+    .innerJoin('identity_evidence as theirs', 'theirs.evidence', 'mine.evidence')
+    .select('mine.did')
+    .where('mine.did', '=', a)
+    .where('theirs.did', '=', b)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The agents linked to `did` (not itself). */
+export async function linkedAgents(db: Db, did: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('identity_evidence as mine')
+    .innerJoin('identity_evidence as theirs', 'theirs.evidence', 'mine.evidence')
+    .select('theirs.did')
+    .distinct()
+    .where('mine.did', '=', did)
+    .where('theirs.did', '!=', did)
+    .execute();
+  return rows.map((row) => row.did);
+}
