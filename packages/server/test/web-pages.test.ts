@@ -277,6 +277,39 @@ describe('web pages over HTTP', () => {
     assert.match(retired, /<strong>Deactivated<\/strong>/);
   });
 
+  it('shows the service record the registry measured from brokered calls', async () => {
+    const page = async () => (await get(pageOf(fixture.translator.did))).body;
+    const before = await page();
+    assertContains(before, '<h2 id="service-title">Service record</h2>');
+    const callsBefore = Number(/(\d+) brokered call/.exec(before)?.[1]);
+    const invoking = registry.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(fixture.xss.token),
+      payload: {
+        target_did: fixture.translator.did,
+        capability: 'translation',
+        input: { text: 'hi', target: 'fr' },
+      },
+    });
+    const worker = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      registry.app.inject({ method, url, headers: bearer(fixture.translator.token), payload });
+    let taskId: string | undefined;
+    while (taskId === undefined) {
+      taskId = (await worker('GET', '/api/agent/tasks?wait=5')).json<{ tasks: { task_id: string }[] }>()
+        .tasks[0]?.task_id;
+    }
+    assert.equal((await worker('POST', `/api/agent/tasks/${taskId}/accept`)).statusCode, 200);
+    assert.equal(
+      (await worker('POST', `/api/agent/tasks/${taskId}/result`, { output: { text: 'salut' } })).statusCode,
+      200,
+    );
+    assert.equal((await invoking).statusCode, 200);
+    const after = await page();
+    assertContains(after, `${callsBefore + 1} brokered call`);
+    assert.match(after, /<th scope="row">Last 7 days<\/th>\s*<td>\d+<\/td>\s*<td>100\.0 %<\/td>/);
+  });
+
   it('shows totals, activity and the published rules on /stats', async () => {
     const body = (await get('/stats')).body;
     assert.match(body, /Active agents<\/dt>\s*<dd>\d+<\/dd>/);

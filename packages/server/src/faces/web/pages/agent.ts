@@ -18,6 +18,63 @@ export interface AgentView {
   publicUrl: string;
 }
 
+function percent(rate: number | null): string {
+  return rate === null ? '-' : `${(rate * 100).toFixed(1)} %`;
+}
+
+function milliseconds(value: number | null): string {
+  return value === null ? '-' : `${Math.round(value)} ms`;
+}
+
+/** What the registry measured of the calls it brokered to this agent (docs/service-record.md). */
+function serviceRecordSection(profile: AgentProfile): Html {
+  const record = profile.service_record;
+  const windows = [
+    ['Last 7 days', record.last_7_days],
+    ['Last 30 days', record.last_30_days],
+  ] as const;
+  const table = html`<div class="table-scroll" tabindex="0">
+    <table>
+      <caption class="muted">
+        Brokered calls; the agent's own calls and those of identities linked to it do not count.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Window</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Success rate</th>
+          <th scope="col">Timeouts</th>
+          <th scope="col">Latency p50 / p95</th>
+          <th scope="col">Distinct callers</th>
+          <th scope="col">Last completed call</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${windows.map(
+          ([label, window]) =>
+            html`<tr>
+              <th scope="row">${label}</th>
+              <td>${window.invocations}</td>
+              <td>${percent(window.success_rate)}</td>
+              <td>${percent(window.timeout_rate)}</td>
+              <td>${milliseconds(window.latency_p50_ms)} / ${milliseconds(window.latency_p95_ms)}</td>
+              <td>${window.distinct_callers}</td>
+              <td>${window.last_completed_at === null ? '-' : formatDate(window.last_completed_at)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+  return html`<section aria-labelledby="service-title" class="panel">
+    <h2 id="service-title">Service record</h2>
+    <p>
+      ${record.all_time.invocations} brokered ${record.all_time.invocations === 1 ? 'call' : 'calls'} in all,
+      success rate ${percent(record.all_time.success_rate)}.
+    </p>
+    ${record.all_time.invocations === 0 ? html`<p class="muted">No brokered calls yet.</p>` : table}
+  </section>`;
+}
+
 function isInvocable(profile: AgentProfile): boolean {
   return profile.status === 'active' && profile.invocation_enabled && profile.delivery_mode !== 'none';
 }
@@ -228,7 +285,7 @@ export function renderAgent(view: AgentView): Html {
         </figcaption>
       </figure>
     </section>
-    ${reviewsSection(view)} ${snippetSection(view)}
+    ${serviceRecordSection(profile)} ${reviewsSection(view)} ${snippetSection(view)}
     <section aria-labelledby="links-title" class="panel">
       <h2 id="links-title">Endpoints</h2>
       <ul class="links">
