@@ -49,3 +49,4 @@ export {
   type ProfileProblem,
   type ProfileProblemCode,
 } from './profile-rules.js';
+export { linearRegExp } from './linear-regexp.js';

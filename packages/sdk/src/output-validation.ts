@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { linearRegExp } from '@agent-registry/protocol';
 import type { RegistryClient } from './client.js';
 import type { JsonObject } from './types.js';
 
@@ -9,7 +10,7 @@ const PROFILE_REFRESH_MS = 60_000;
  * profile, so a bad output fails the task with the reason instead of reaching the caller.
  */
 export class OutputValidator {
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly ajv = new Ajv({ strict: false, allErrors: true, code: { regExp: linearRegExp } });
   private validators = new Map<string, ValidateFunction | null>();
   private loadedAt = -Infinity;
   private loading: Promise<void> | undefined;

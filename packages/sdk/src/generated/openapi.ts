@@ -17,6 +17,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      */
     get: operations['getHealth'];
@@ -41,6 +42,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database does not answer (`DATABASE_UNAVAILABLE`), or the node is shutting down.
      */
@@ -66,6 +68,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      */
     get: operations['getMetrics'];
@@ -90,6 +93,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      */
     get: operations['getVersion'];
@@ -144,6 +148,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      */
     get: operations['getJwks'];
@@ -209,7 +214,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The DID is another agent's (`NOT_OWNER`).
      *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
@@ -226,7 +231,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The DID is another agent's (`NOT_OWNER`).
      *     - `404`: No active agent has this DID, e.g. it is already deactivated (`AGENT_NOT_FOUND`).
@@ -252,7 +257,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -294,7 +299,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`), or it is a did:web agent without an address (`PAYMENT_ADDRESS_UNAVAILABLE`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -402,6 +407,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      */
     get: operations['listChains'];
@@ -485,7 +491,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The task was created by another agent (`NOT_TASK_CREATOR`).
      *     - `404`: No task has this id (`TASK_NOT_FOUND`).
@@ -514,7 +520,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -543,7 +549,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
      *     - `404`: No task has this id (`TASK_NOT_FOUND`).
@@ -573,7 +579,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
      *     - `404`: No task has this id (`TASK_NOT_FOUND`).
@@ -605,7 +611,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The task is for another agent (`NOT_YOUR_TASK`).
      *     - `404`: No task has this id (`TASK_NOT_FOUND`).
@@ -694,7 +700,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -720,7 +726,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -778,7 +784,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -805,6 +811,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -1356,6 +1363,16 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
       500: {
         headers: {
@@ -1387,6 +1404,16 @@ export interface operations {
           'application/json': {
             status: string;
           };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
         };
       };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
@@ -1431,6 +1458,16 @@ export interface operations {
           'text/plain': string;
         };
       };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
       500: {
         headers: {
@@ -1460,6 +1497,16 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['BuildInfo'];
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
         };
       };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
@@ -1600,6 +1647,16 @@ export interface operations {
               [key: string]: unknown;
             }[];
           };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
         };
       };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
@@ -1807,7 +1864,7 @@ export interface operations {
           'application/json': components['schemas']['AgentProfile'];
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -1918,7 +1975,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2008,7 +2065,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2207,7 +2264,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2466,6 +2523,16 @@ export interface operations {
           };
         };
       };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
       500: {
         headers: {
@@ -2685,7 +2752,7 @@ export interface operations {
           'application/json': components['schemas']['Task'];
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2774,7 +2841,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2843,7 +2910,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2950,7 +3017,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3075,7 +3142,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3412,7 +3479,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3472,7 +3539,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3674,7 +3741,7 @@ export interface operations {
           };
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted. */
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3804,6 +3871,16 @@ export interface operations {
             /** @description Epoch milliseconds when these numbers were computed */
             updated_at: number;
           };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
         };
       };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */

@@ -7,7 +7,7 @@
 export const STATUS_MEANINGS: Record<number, string> = {
   200: 'The request succeeded.',
   201: 'Created: the new resource.',
-  400: 'The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range; `details` names it and says what is accepted.',
+  400: 'The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.',
   401: 'Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.',
   403: 'Authenticated, but the resource belongs to another agent.',
   404: 'The agent, task, review or resource named in the path or body does not exist (or the agent is deactivated).',
@@ -33,9 +33,9 @@ export interface OperationTraits {
 
 /** The statuses every operation with these traits can answer, whatever the route lists itself. */
 export function sharedStatuses(traits: OperationTraits): number[] {
-  const statuses = [500];
-  if (traits.hasBody) statuses.push(400, 413, 415);
-  if (traits.hasParameters) statuses.push(400);
+  // Every route answers 400 to a query string that is not valid percent-encoded UTF-8 or carries U+0000.
+  const statuses = [400, 500];
+  if (traits.hasBody) statuses.push(413, 415);
   if (traits.authenticated) statuses.push(401);
   if (traits.rateLimited) statuses.push(429);
   if (!traits.noDatabase) statuses.push(503);

@@ -67,11 +67,16 @@ function serviceRecordSection(profile: AgentProfile): Html {
   </div>`;
   return html`<section aria-labelledby="service-title" class="panel">
     <h2 id="service-title">Service record</h2>
-    <p>
-      ${record.all_time.invocations} brokered ${record.all_time.invocations === 1 ? 'call' : 'calls'} in all,
-      success rate ${percent(record.all_time.success_rate)}.
-    </p>
-    ${record.all_time.invocations === 0 ? html`<p class="muted">No brokered calls yet.</p>` : table}
+    ${
+      record.all_time.invocations === 0
+        ? html`<p class="muted">No brokered calls yet.</p>`
+        : html`<p>
+            ${record.all_time.invocations} brokered
+            ${record.all_time.invocations === 1 ? 'call' : 'calls'} in all, success rate
+            ${percent(record.all_time.success_rate)}.
+          </p>
+          ${table}`
+    }
   </section>`;
 }
 
