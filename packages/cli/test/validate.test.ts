@@ -45,7 +45,7 @@ describe('validate', () => {
         { type: 'ok', tags: ['t'.repeat(51)] },
         { description: 'no type' },
         { type: 'bad-schema', input_schema: { type: 'not-a-type' } },
-        { type: 'risky', output_schema: { type: 'string', pattern: '(a+)+$' } },
+        { type: 'risky', output_schema: { type: 'string', pattern: '^(?=a)a+$' } },
       ],
       tags: Array.from({ length: 21 }, (_, index) => `tag${index}`),
       avatar: 'ftp://example.com/a.png',
