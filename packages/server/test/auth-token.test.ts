@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeJwt } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import {
   agentPath,
   bearer,
@@ -55,6 +55,35 @@ describe('POST /api/auth/token', () => {
       assert.equal(renamed.statusCode, 200, renamed.body);
     });
   }
+
+  test('a registration token is a standard EdDSA JWT that jose verifies against the JWKS', async () => {
+    const { did, token } = await register(registry);
+    const jwks = (await registry.app.inject({ url: '/.well-known/jwks.json' })).json<JSONWebKeySet>();
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
+      algorithms: ['EdDSA'],
+      issuer: registry.config.publicUrl,
+      audience: registry.config.publicUrl,
+      currentDate: new Date(registry.clock.now()),
+      requiredClaims: ['sub', 'iat', 'exp', 'jti', 'iss', 'aud'],
+    });
+    assert.equal(payload.sub, did);
+    assert.equal(payload.iat, Math.floor(registry.clock.now() / 1000));
+    assert.equal(payload.exp, (payload.iat as number) + 24 * 60 * 60);
+    assert.match(payload.jti as string, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    assert.deepEqual(protectedHeader, { alg: 'EdDSA', typ: 'JWT', kid: jwks.keys[0]?.kid });
+    assert.deepEqual(decodeProtectedHeader(token), protectedHeader);
+    // A changed signature character (one carrying signature bits, not padding) is refused.
+    const flipped = token.at(-2) === 'A' ? 'B' : 'A';
+    const forged = `${token.slice(0, -2)}${flipped}${token.slice(-1)}`;
+    assert.notEqual(forged, token);
+    const refused = await registry.app.inject({
+      method: 'PUT',
+      url: agentPath(did),
+      headers: bearer(forged),
+      payload: { name: 'x' },
+    });
+    assert.equal(refused.statusCode, 401);
+  });
 
   test('401 for a signature by another key or over another message', async () => {
     const { did, agent } = await register(registry);

@@ -4,6 +4,59 @@ import { compiledOnce } from '../src/db/compiled.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
 
+const agentRow = (did: string, name: string) => ({
+  did,
+  name,
+  public_key: did,
+  key_id: `ed25519:${did}`,
+  key_type: 'ed25519' as const,
+  capabilities: '[]',
+  status: 'active' as const,
+  invocation_enabled: 0,
+  delivery_mode: 'none' as const,
+  average_rating: 0,
+  reputation_score: 0,
+  total_reviews: 0,
+  tags: '[]',
+  created_at: 1,
+  updated_at: 1,
+});
+
+test('a compiled read never sees the rows of a transaction still open on the SQLite connection', async () => {
+  const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });
+  try {
+    await migrateToLatest(handle.db);
+    const nameOf = compiledOnce(
+      (db, did: string) => db.selectFrom('agents').select('name').where('did', '=', did),
+      ['\u0000did'] as const,
+    );
+    await handle.db.insertInto('agents').values(agentRow('did:web:x:agent:1', 'Before')).execute();
+    // Outside a transaction the read runs straight on the connection and sees committed rows.
+    assert.deepEqual(await nameOf(handle.db, 'did:web:x:agent:1'), [{ name: 'Before' }]);
+    let readDuringTransaction: Promise<{ name: string }[]> | undefined;
+    await handle.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .updateTable('agents')
+          .set({ name: 'Uncommitted' })
+          .where('did', '=', 'did:web:x:agent:1')
+          .execute();
+        await trx.insertInto('agents').values(agentRow('did:web:x:agent:2', 'Uncommitted')).execute();
+        // Same connection: a direct read now would answer the uncommitted rows.
+        readDuringTransaction = Promise.all([
+          nameOf(handle.db, 'did:web:x:agent:1'),
+          nameOf(handle.db, 'did:web:x:agent:2'),
+        ]).then((rows) => rows.flat());
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    assert.deepEqual(await readDuringTransaction, [{ name: 'Before' }]);
+  } finally {
+    await handle.close();
+  }
+});
+
 test('a query compiled once runs with each call’s own values, and refuses a parameter it does not own', async () => {
   const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });
   try {

@@ -45,6 +45,22 @@ describe('attacks found in review stay fixed', () => {
     assert.match(response.json().details, /small-order/);
   });
 
+  test('an Ed25519 public key off the curve is refused as such, whatever else is wrong with the body', async () => {
+    // y = 2 has no x on edwards25519: not a point.
+    const offCurve = `02${'00'.repeat(31)}`;
+    for (const timestamp of [registry.clock.now(), registry.clock.now() - 60 * 60 * 1000]) {
+      const response = await inject('POST', '/api/agents/register', undefined, {
+        public_key: offCurve,
+        profile: defaultProfile(),
+        timestamp,
+        signature: `01${'00'.repeat(63)}`,
+      });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.json().code, 'INVALID_PUBLIC_KEY');
+      assert.match(response.json().details, /not a valid Ed25519 point encoding/);
+    }
+  });
+
   test('an input_schema pattern that cannot run in linear time (lookahead) is refused when published', async () => {
     const { did, token } = await register(registry);
     const response = await inject('PUT', agentPath(did), token, {

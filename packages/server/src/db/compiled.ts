@@ -1,10 +1,12 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './connect.js';
+import { directReaderOf } from './direct-reads.js';
 
 /**
  * A hot query built and compiled once per database handle, then run with new parameter values:
  * Kysely's builder and compiler cost about as much as the primary-key lookup itself (bench/RESULTS.md).
- * `build` receives the placeholders to use as values, in the order the parameters are given.
+ * `build` receives the placeholders to use as values, in the order the parameters are given. On SQLite,
+ * a read runs straight on the connection when no transaction holds it (db/direct-reads.ts).
  */
 export function compiledOnce<Row, Args extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Args) => Compilable<Row>,
@@ -25,6 +27,8 @@ export function compiledOnce<Row, Args extends readonly unknown[]>(
   };
   return async (db, ...parameters) => {
     const query = compiled.get(db) ?? compile(db);
+    const direct = directReaderOf(db)?.read<Row>(query.sql, parameters);
+    if (direct !== undefined) return direct;
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
 }

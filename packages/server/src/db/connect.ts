@@ -6,7 +6,14 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
-import { classifyingDialect, isPostgresUnavailable, isSqliteUnavailable } from './unavailability.js';
+import { registerDirectReader } from './direct-reads.js';
+import { DatabaseUnavailableError } from '../errors.js';
+import {
+  classifyingDialect,
+  isPostgresUnavailable,
+  isSqliteUnavailable,
+  type HeldConnections,
+} from './unavailability.js';
 
 export type Db = Kysely<DatabaseSchema>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -48,11 +55,25 @@ function openSqlite(
   sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? 5000}`);
   sqlite.pragma('foreign_keys = ON');
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
+  const statements = cachingStatements(sqlite);
+  const connections: HeldConnections = { held: 0 };
   const db = new Kysely<DatabaseSchema>({
     dialect: classifyingDialect(
-      new SqliteDialect({ database: cachingStatements(sqlite) }),
+      new SqliteDialect({ database: statements }),
       isSqliteUnavailable,
+      connections,
     ),
+  });
+  registerDirectReader(db, {
+    read: <Row>(text: string, parameters: readonly unknown[]): Row[] | undefined => {
+      if (connections.held > 0) return undefined;
+      try {
+        const statement = statements.prepare(text);
+        return statement.reader ? (statement.all(parameters) as Row[]) : undefined;
+      } catch (error) {
+        throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
+      }
+    },
   });
   return {
     db,
@@ -73,7 +94,9 @@ const STATEMENT_CACHE_SIZE = 500;
  * primary-key lookup (docs/decisions.md, "Performance"). Statements are reusable once run, and the
  * driver runs one query at a time on its single connection, so the same text gets the same statement.
  */
-function cachingStatements(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+function cachingStatements(
+  sqlite: SqliteDatabase.Database,
+): SqliteDialectConfig['database'] & { prepare(text: string): SqliteDatabase.Statement } {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => {

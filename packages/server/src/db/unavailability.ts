@@ -63,14 +63,23 @@ export const isSqliteUnavailable: UnavailabilityClassifier = (error) => {
  * typed DatabaseUnavailableError (503 + Retry-After), whichever query, transaction step or connection
  * checkout raised it. Other errors pass through untouched (unique violations, bugs).
  */
-export function classifyingDialect(inner: Dialect, isUnavailable: UnavailabilityClassifier): Dialect {
+export function classifyingDialect(
+  inner: Dialect,
+  isUnavailable: UnavailabilityClassifier,
+  connections: HeldConnections = { held: 0 },
+): Dialect {
   return {
-    createDriver: () => new ClassifyingDriver(inner.createDriver(), isUnavailable),
+    createDriver: () => new ClassifyingDriver(inner.createDriver(), isUnavailable, connections),
     createQueryCompiler: (): QueryCompiler => inner.createQueryCompiler(),
     createAdapter: (): DialectAdapter => inner.createAdapter(),
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own Dialect signature
     createIntrospector: (db: Kysely<any>): DatabaseIntrospector => inner.createIntrospector(db),
   };
+}
+
+/** How many connections Kysely has checked out right now (on SQLite: 1 while a query or transaction runs). */
+export interface HeldConnections {
+  held: number;
 }
 
 class ClassifyingDriver implements Driver {
@@ -79,6 +88,7 @@ class ClassifyingDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly isUnavailable: UnavailabilityClassifier,
+    private readonly connections: HeldConnections,
   ) {}
 
   init(): Promise<void> {
@@ -87,6 +97,7 @@ class ClassifyingDriver implements Driver {
 
   async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await this.guard(() => this.inner.acquireConnection());
+    this.connections.held++;
     const wrapped = new ClassifyingConnection(connection, (run) => this.guard(run), this.isUnavailable);
     this.innerConnections.set(wrapped, connection);
     return wrapped;
@@ -105,6 +116,7 @@ class ClassifyingDriver implements Driver {
   }
 
   releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.connections.held--;
     return this.inner.releaseConnection(this.unwrap(connection));
   }
 

@@ -1,4 +1,4 @@
-import type { AgentRow } from '../db/stores/agents.js';
+import type { AgentProfileRow } from '../db/stores/agents.js';
 import type { AgentStatus } from '../db/schema/index.js';
 import type { Capability, DeliveryMode, KeyType } from '../identity/types.js';
 import type { ServiceRecord } from './service-record.js';
@@ -44,7 +44,21 @@ export interface AgentProfile {
   service_record: ServiceRecord;
 }
 
-export function toAgentProfile(row: AgentRow, publicUrl: string, serviceRecord: ServiceRecord): AgentProfile {
+/** The profile as the change feed carries it: everything but the live service record. */
+export type PublishedProfile = Omit<AgentProfile, 'service_record'>;
+
+export function toAgentProfile(
+  row: AgentProfileRow,
+  publicUrl: string,
+  serviceRecord: ServiceRecord,
+): AgentProfile {
+  // Added to the published profile rather than spread into a copy: this runs on every profile read.
+  const profile = toPublishedProfile(row, publicUrl) as AgentProfile;
+  profile.service_record = serviceRecord;
+  return profile;
+}
+
+export function toPublishedProfile(row: AgentProfileRow, publicUrl: string): PublishedProfile {
   const invocationEnabled = row.invocation_enabled === 1;
   const endpoints: AgentEndpoint[] = [
     { type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` },
@@ -76,6 +90,5 @@ export function toAgentProfile(row: AgentRow, publicUrl: string, serviceRecord: 
     total_reviews: row.total_reviews,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
-    service_record: serviceRecord,
   };
 }

@@ -81,6 +81,24 @@ export class ServiceRecordService {
     await this.refreshSummary(trx, task.target_did, completedAt);
   }
 
+  /** The record of an agent never called through the broker (no totals), the same as `get` answers for it. */
+  none(): ServiceRecord {
+    return {
+      measured_by: 'registry',
+      last_7_days: summariseWindow([], 0, 7, 0),
+      last_30_days: summariseWindow([], 0, 30, 0),
+      all_time: {
+        invocations: 0,
+        completed: 0,
+        failed: 0,
+        timeouts: 0,
+        success_rate: null,
+        last_completed_at: null,
+      },
+      capabilities: [],
+    };
+  }
+
   /** The full record for a profile: two windows and all-time, overall and per capability. */
   async get(db: Db, did: string): Promise<ServiceRecord> {
     const today = dayOf(this.deps.clock.now());

@@ -62,7 +62,26 @@ export function findTextProblem(
   return undefined;
 }
 
+/** Any surrogate code unit (paired or lone) or U+0000: text without one has no problem to look for. */
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this looks for
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
+/**
+ * Whether `value` holds a string or member name that findTextProblem must look at closely. Runs on
+ * every request (path, query and body), so it builds no field names: almost all text passes here.
+ */
+function mayHaveTextProblem(value: unknown): boolean {
+  if (typeof value === 'string') return SUSPECT.test(value);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(mayHaveTextProblem);
+  for (const key of Object.keys(value)) {
+    if (SUSPECT.test(key) || mayHaveTextProblem((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
+
 export function assertValidText(value: unknown, path: string, opaque: readonly string[] = []): void {
+  if (!mayHaveTextProblem(value)) return;
   const found = findTextProblem(value, path, opaque);
   if (found !== undefined) {
     throw new BadRequestError('INVALID_TEXT', `${found.field} ${found.problem}`);

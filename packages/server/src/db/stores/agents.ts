@@ -20,6 +20,58 @@ export async function findAgent(db: Db, did: string): Promise<AgentRow | undefin
   return (await agentByDid(db, did))[0];
 }
 
+/** The columns of a public profile (not the webhook secret, referrer or search summary). */
+export const PROFILE_COLUMNS = [
+  'did',
+  'name',
+  'description',
+  'avatar',
+  'website',
+  'public_key',
+  'key_type',
+  'chain_id',
+  'capabilities',
+  'tags',
+  'status',
+  'invocation_enabled',
+  'delivery_mode',
+  'average_rating',
+  'reputation_score',
+  'total_reviews',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof AgentsTable)[];
+
+export type AgentProfileRow = Pick<AgentRow, (typeof PROFILE_COLUMNS)[number]>;
+
+const profileByDid = compiledOnce(
+  (db, did: string) =>
+    db
+      .selectFrom('agents')
+      .select(PROFILE_COLUMNS)
+      .select((eb) =>
+        eb
+          .exists(
+            eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'),
+          )
+          .as('has_service_record'),
+      )
+      .where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/** The agent, and whether it has any service record (most agents have none: no second read for them). */
+export async function findAgentProfile(
+  db: Db,
+  did: string,
+): Promise<(AgentProfileRow & { has_service_record: boolean }) | undefined> {
+  const row = (await profileByDid(db, did))[0];
+  if (row === undefined) return undefined;
+  // SQLite answers 0 or 1, PostgreSQL a boolean; the row is ours to change (a fresh object per read).
+  row.has_service_record = Boolean(row.has_service_record);
+  return row as AgentProfileRow & { has_service_record: boolean };
+}
+
 export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | undefined> {
   return db
     .selectFrom('agents')
