@@ -192,6 +192,15 @@ describe('every command against a real registry (SQLite)', () => {
     assert.match(byWords.stdout, /DID +NAME +REPUTATION/);
     assert.ok(byWords.stdout.includes(agentDid));
     assert.match(byWords.stdout, /1-1 of 1/);
+    // Paging by cursor: one agent a page, the printed cursor gives the next one.
+    const firstPage = ok(await run(caller, 'search', '--sort', 'created_at', '--limit', '1'));
+    const cursor = /next page: add --cursor (\S+)/.exec(firstPage.stdout)?.[1];
+    assert.ok(cursor !== undefined, firstPage.stdout);
+    const secondPage = ok(
+      await run(caller, 'search', '--sort', 'created_at', '--limit', '1', '--cursor', cursor),
+    );
+    assert.match(secondPage.stdout, /1 more of 2/);
+    assert.ok(secondPage.stdout.includes(agentDid), 'the first agent registered is the second, older, one');
     const none = parseJson<{ agents: Json[] }>(
       ok(await run(caller, 'search', '--capability', 'uppercase', '--min-reputation', '90', '--json')),
     );

@@ -13,7 +13,9 @@ import type { AgentKey } from './keys.js';
 import type {
   AgentProfile,
   ChainInfo,
+  AgentChange,
   ChainList,
+  ChangePage,
   DeactivateResponse,
   DidDocument,
   EditReviewRequest,
@@ -73,15 +75,23 @@ export interface SearchOptions {
   capability?: string;
   tags?: string[];
   minReputation?: number;
+  /** Lowest 30-day success rate (0-1) the registry measured; unmeasured agents are left out. */
+  minSuccessRate?: number;
+  /** Only agents that completed a brokered call within this many days. */
+  activeWithinDays?: number;
   limit?: number;
   offset?: number;
-  sort?: 'reputation' | 'created_at';
+  /** `next_cursor` of the previous page of the same search, instead of `offset`. */
+  cursor?: string;
+  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
   order?: 'asc' | 'desc';
 }
 
 export interface Page {
   limit?: number;
   offset?: number;
+  /** `next_cursor` of the previous page of the same list, instead of `offset`. */
+  cursor?: string;
 }
 
 export interface ReviewInput {
@@ -314,12 +324,52 @@ export class RegistryClient {
         capability: options.capability,
         tags: options.tags === undefined || options.tags.length === 0 ? undefined : options.tags.join(','),
         min_reputation: options.minReputation,
+        min_success_rate: options.minSuccessRate,
+        active_within_days: options.activeWithinDays,
         limit: options.limit,
         offset: options.offset,
+        cursor: options.cursor,
         sort: options.sort,
         order: options.order,
       },
     });
+  }
+
+  /** Every agent a search matches, page after page through `next_cursor` (no depth limit). */
+  async *searchAll(
+    options: Omit<SearchOptions, 'offset' | 'cursor'> = {},
+  ): AsyncGenerator<SearchResponse['agents'][number]> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.search({ ...options, cursor });
+      yield* page.agents;
+      if (page.next_cursor === null || page.next_cursor === undefined) return;
+      cursor = page.next_cursor;
+    }
+  }
+
+  /** One page of the change feed after `since` (omit it to start from the beginning). */
+  changes(options: { since?: string; limit?: number } = {}): Promise<ChangePage> {
+    return this.request('GET', '/api/agents/changes', {
+      query: { since: options.since, limit: options.limit },
+    });
+  }
+
+  /**
+   * Every change after `since`, page after page, as a mirror applies them (profile: upsert; null
+   * profile: delete). Ends when the feed is caught up; `onCursor` receives the position to resume from.
+   */
+  async *followChanges(
+    options: { since?: string; limit?: number; onCursor?: (cursor: string) => void } = {},
+  ): AsyncGenerator<AgentChange> {
+    let since = options.since;
+    for (;;) {
+      const page = await this.changes({ since, limit: options.limit });
+      yield* page.changes;
+      since = page.next_cursor;
+      options.onCursor?.(since);
+      if (!page.has_more) return;
+    }
   }
 
   resolveDid(did: string): Promise<DidDocument> {
@@ -386,6 +436,7 @@ export class RegistryClient {
    */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     if (options.auth && this.token === undefined && this.key !== undefined) await this.login();
+    const tokenSent = this.token;
     try {
       return await this.send<T>(method, path, options);
     } catch (error) {
@@ -396,7 +447,8 @@ export class RegistryClient {
         error.status === 401 &&
         RENEWABLE.has(error.code)
       ) {
-        await this.login();
+        // A concurrent request may have renewed the token while this one was refused: use that one.
+        if (this.token === tokenSent) await this.login();
         return this.send<T>(method, path, options);
       }
       throw error;

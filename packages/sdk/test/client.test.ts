@@ -207,6 +207,27 @@ describe('RegistryClient against a real registry (SQLite)', () => {
         minReputation: 0,
       });
       assert.ok(hits.agents.some((agent) => agent.did === did));
+      // Cursor paging: one agent per page, every agent once, the same as one big page.
+      const everyAgent = (await caller.search({ limit: 100, sort: 'created_at' })).agents.map(
+        (agent) => agent.did,
+      );
+      const paged: string[] = [];
+      for await (const agent of caller.searchAll({ limit: 1, sort: 'created_at' })) paged.push(agent.did);
+      assert.ok(everyAgent.length >= 2);
+      assert.deepEqual(paged, everyAgent);
+      // The change feed from the start, two changes per page: every active agent, each with its profile.
+      const mirrored = new Map<string, string>();
+      let resumeFrom: string | undefined;
+      for await (const change of caller.followChanges({
+        limit: 2,
+        onCursor: (cursor) => (resumeFrom = cursor),
+      })) {
+        if (change.profile === null) mirrored.delete(change.did);
+        else mirrored.set(change.did, change.profile.name);
+      }
+      assert.ok(resumeFrom !== undefined);
+      assert.ok(everyAgent.every((agentDid) => mirrored.has(agentDid)));
+      assert.equal((await caller.changes({ since: resumeFrom })).changes.length, 0);
       assert.equal((await caller.resolveDid(did)).id, did);
       const payment = await caller.getPaymentAddress(did);
       assert.equal(payment.address, await targetKey.address());

@@ -20,6 +20,7 @@ import { a2aRoutes } from './faces/a2a/routes.js';
 import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './http/routes/reviews.js';
 import { searchRoutes } from './http/routes/search.js';
+import { changeFeedRoutes } from './http/routes/change-feed.js';
 import { statsRoutes } from './http/routes/stats.js';
 import { swaggerUiBranding } from './http/branding.js';
 import { openapiOptions } from './http/openapi/document.js';
@@ -164,6 +165,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   // Blocked invocations and long polls answer at once instead of holding shutdown for minutes.
   app.addHook('preClose', async () => ctx.stopWaiters());
   searchRoutes(app, ctx);
+  changeFeedRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
   // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.

@@ -10,6 +10,7 @@ import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
+import { transactionRunner, type TransactionRunner } from './db/group-commit.js';
 import { AgentTaskService } from './services/agent-tasks.js';
 import { InvocationService } from './services/invocation.js';
 import { InProcessTaskEvents, type TaskEvents } from './invocation/events.js';
@@ -28,6 +29,9 @@ import { registryGovernance } from './services/governance.js';
 import { ReputationService } from './services/reputation.js';
 import { ReviewService } from './services/reviews.js';
 import { SearchService } from './services/search.js';
+import { ChangeFeedService } from './services/change-feed.js';
+import { SearchIndex } from './search-index/search-index.js';
+import { SearchIndexFollower } from './search-index/follower.js';
 import { ServiceRecordService } from './services/service-record.js';
 import { StatsService } from './services/stats.js';
 import { ActivityService } from './services/activity.js';
@@ -43,6 +47,8 @@ export interface AppContext {
   database: DatabaseHandle;
   tokens: TokenService;
   registration: RegistrationService;
+  /** How registrations write (group commit on SQLite). */
+  registrationWrites: TransactionRunner;
   authentication: AuthenticationService;
   agents: AgentService;
   /** Agents' capability JSON Schemas: publish checks and compiled validators (counts compilations). */
@@ -57,6 +63,8 @@ export interface AppContext {
   reputation: ReputationService;
   serviceRecord: ServiceRecordService;
   search: SearchService;
+  /** The change feed mirrors follow (GET /api/agents/changes). */
+  changeFeed: ChangeFeedService;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
@@ -156,6 +164,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const agentTasks = new AgentTaskService({ db, telemetry, clock, events, states });
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
+    // Every active agent into this node's search index before the first request (issue 16).
+    const searchIndex = new SearchIndexFollower(db, new SearchIndex());
+    const indexStarted = Date.now();
+    await searchIndex.load();
+    log.info({ agents: searchIndex.index.size, ms: Date.now() - indexStarted }, 'search index loaded');
     const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
     // Timers belong to the context: reputation refresh and search-count flush, stopped by close().
     const discoveryJobs = startDiscoveryJobs({
@@ -173,13 +186,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       intervalMs: config.taskSweepSeconds * 1000,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
+    const registrationWrites = transactionRunner(db, database.dialect);
     return {
+      registrationWrites,
       config,
       clock,
       database,
       tokens,
       registration: new RegistrationService({
         db,
+        writes: registrationWrites,
         telemetry,
         clock,
         tokens,
@@ -204,7 +220,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
       serviceRecord,
-      search: new SearchService({ db, clock, searches: stats }),
+      search: new SearchService({ db, clock, searches: stats, index: searchIndex }),
+      changeFeed: new ChangeFeedService({ db, publicUrl }),
       stats,
       activity: new ActivityService({ db, clock }),
       build,

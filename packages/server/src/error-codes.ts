@@ -81,6 +81,7 @@ export const ERROR_CODES = [
   'CALL_RECORD_NOT_COMPLETED',
   'CALL_RECORD_TARGET_MISMATCH',
   'INVALID_SEARCH_QUERY',
+  'INVALID_CURSOR',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,76 +14,7 @@ import {
   testDatabase,
   type TestDatabase,
 } from './helpers.js';
-
-const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-interface Node {
-  url: string;
-  process: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A registry process of its own, as an operator runs one, on the shared database. */
-async function startNode(databaseUrl: string): Promise<Node> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: 'http://localhost:8080',
-      LOG_LEVEL: 'warn',
-      REVIEW_RATE_LIMIT: '3',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (attempt > 300 || child.exitCode !== null) throw new Error(`node on ${port} did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    url,
-    process: child,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-async function call(node: Node, method: string, url: string, token?: string, body?: unknown) {
-  const response = await fetch(`${node.url}${url}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+import { call, startNode, type NodeProcess as Node } from './node-process.js';
 
 async function registerOn(
   node: Node,
@@ -118,7 +46,10 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
 
   before(async () => {
     database = await createTestDatabase();
-    [a, b] = await Promise.all([startNode(database.url), startNode(database.url)]);
+    [a, b] = await Promise.all([
+      startNode(database.url, { REVIEW_RATE_LIMIT: '3' }),
+      startNode(database.url, { REVIEW_RATE_LIMIT: '3' }),
+    ]);
     caller = await registerOn(a);
     worker = await registerOn(b);
     const config = await call(

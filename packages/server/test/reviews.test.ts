@@ -319,7 +319,7 @@ describe('reviews', () => {
       ]) {
         const response = await getJson(registry, agentPath(did, '/reviews'));
         assert.equal(response.statusCode, 200, response.body);
-        assert.deepEqual(response.json(), { reviews: [], total: 0, limit: 50, offset: 0 });
+        assert.deepEqual(response.json(), { reviews: [], total: 0, limit: 50, offset: 0, next_cursor: null });
       }
     });
 
@@ -360,7 +360,7 @@ describe('reviews', () => {
       assert.equal(paged.reviews.length, 1);
       assert.equal(paged.total, 2);
       const nobody = await getJson(registry, '/api/reviews/my', (await registerNamed(registry, 'New')).token);
-      assert.deepEqual(nobody.json(), { reviews: [], total: 0, limit: 50, offset: 0 });
+      assert.deepEqual(nobody.json(), { reviews: [], total: 0, limit: 50, offset: 0, next_cursor: null });
       const none = await getJson(registry, '/api/reviews/my');
       assert.equal(none.statusCode, 401);
       const bad = await getJson(registry, '/api/reviews/my', 'garbage');

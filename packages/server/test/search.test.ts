@@ -21,6 +21,7 @@ interface SearchBody {
   total: number;
   limit: number;
   offset: number;
+  next_cursor: string | null;
 }
 
 describe('GET /api/agents/search', () => {
@@ -139,7 +140,7 @@ describe('GET /api/agents/search', () => {
     assert.deepEqual(names(await search('capability=translation')), ['Polyglot Translator']);
     assert.deepEqual(names(await search('capability=data_analysis')), ['Data Cruncher']);
     const none = await search('capability=teleportation');
-    assert.deepEqual(none, { agents: [], total: 0, limit: 50, offset: 0 });
+    assert.deepEqual(none, { agents: [], total: 0, limit: 50, offset: 0, next_cursor: null });
   });
 
   test('deactivation takes the agent out of the search index', async () => {
@@ -285,7 +286,7 @@ describe('GET /api/agents/search', () => {
       }
     });
 
-    test('a tie wider than one read of the index pages exactly: reputation, then DID, each agent once', async () => {
+    test('a tie wider than one page pages exactly in the reputation order (reputation, newest, DID), each agent once', async () => {
       const tied = await startRegistry();
       try {
         // Identical documents score the same; 45 of them outnumber the first read for a page of 5.
@@ -297,12 +298,15 @@ describe('GET /api/agents/search', () => {
         const favourite = twins[30]!;
         const review = await submitReview(tied, reviewer.token, { target_did: favourite.did, rating: 9 });
         assert.equal(review.statusCode, 201, review.body);
+        const everyTwin = (
+          await getJson(tied, '/api/agents/search?sort=created_at&order=desc&limit=100&q=zebra')
+        ).json<SearchBody>().agents;
         const expected = [
           favourite.did,
-          ...twins
-            .map((twin) => twin.did)
-            .filter((did) => did !== favourite.did)
-            .sort(),
+          ...everyTwin
+            .filter((twin) => twin.did !== favourite.did)
+            .sort((a, b) => b.created_at - a.created_at || (a.did < b.did ? 1 : -1))
+            .map((twin) => twin.did),
         ];
         assert.deepEqual(await pagedDids(tied, 'q=zebra', 5, 50, 45), expected);
         // With a filter the matches are walked in rank order instead; same answer.
@@ -312,19 +316,28 @@ describe('GET /api/agents/search', () => {
       }
     });
 
-    test('with a filter, relevance pages follow the rank even where the database joins out of order', async () => {
+    test('with a filter, relevance pages follow the rank: name hits before description hits', async () => {
       const ranked = await startRegistry();
       try {
-        // Every third agent says the word twice and ranks above the others. 300 matches make
-        // PostgreSQL plan the filter as a hash join, which does not keep the rank order by itself.
-        const strong: string[] = [];
-        const weak: string[] = [];
+        // Every third agent has the word in its name and ranks above the others, which have it in
+        // the description only; saying a word twice counts once (keyword stuffing buys nothing).
+        const strong: Registered[] = [];
+        const weak: Registered[] = [];
         for (let index = 0; index < 300; index += 1) {
-          const twice = index % 3 === 0;
-          const agent = await registerNamed(ranked, twice ? 'Okapi okapi' : 'Okapi');
-          (twice ? strong : weak).push(agent.did);
+          const inName = index % 3 === 0;
+          const agent = inName
+            ? await registerNamed(ranked, 'Okapi')
+            : await registerNamed(ranked, 'Plain', { description: 'okapi okapi okapi' });
+          (inName ? strong : weak).push(agent);
         }
-        const expected = [...strong.sort(), ...weak.sort()].slice(0, 6);
+        // Within a level, the reputation order: all at 0 here, so newest first (as sort=created_at).
+        const newestFirst = await pagedDids(ranked, 'q=okapi&sort=created_at', 100, 300, 300);
+        const strongDids = new Set(strong.map((agent) => agent.did));
+        const expected = [
+          ...newestFirst.filter((did) => strongDids.has(did)),
+          ...newestFirst.filter((did) => !strongDids.has(did)),
+        ].slice(0, 6);
+        assert.equal(weak.length, 200);
         assert.deepEqual(await pagedDids(ranked, 'q=okapi&min_reputation=0', 1, 6, 300), expected);
       } finally {
         await ranked.close();

@@ -118,6 +118,9 @@ describe('service record through the broker', () => {
     assert.equal(record.last_30_days.success_rate, null);
     assert.equal(record.all_time.invocations, 0);
     assert.deepEqual(record.capabilities, []);
+    // The profile skips the record's reads for such an agent; what it answers is what the reads give.
+    const { serviceRecord } = registry.ctx;
+    assert.deepEqual(record, await serviceRecord.get(registry.ctx.database.db, caller.did));
   });
 
   test('completed, failed and timed-out calls count; latency and distinct callers are measured', async () => {

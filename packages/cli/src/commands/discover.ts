@@ -32,6 +32,7 @@ interface SearchOptions {
   order?: 'asc' | 'desc';
   limit?: number;
   offset?: number;
+  cursor?: string;
 }
 
 export function registerSearch(program: Command): void {
@@ -51,6 +52,10 @@ export function registerSearch(program: Command): void {
     .addOption(new Option('--order <direction>', 'asc or desc').choices(['asc', 'desc']))
     .option('--limit <n>', 'results per page, 1-100 (default 50)', integerIn(1, 100))
     .option('--offset <n>', 'skip this many results, 0-9999', integerIn(0, 9999))
+    .option(
+      '--cursor <cursor>',
+      'the next page: the cursor a previous search printed (same words and filters)',
+    )
     .action(async (words: string[], options: SearchOptions, self: Command) => {
       const cli = contextOf(self);
       const q = words.join(' ').trim();
@@ -67,6 +72,7 @@ export function registerSearch(program: Command): void {
         ...(options.order ? { order: options.order } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         ...(options.offset !== undefined ? { offset: options.offset } : {}),
+        ...(options.cursor !== undefined ? { cursor: options.cursor } : {}),
       });
       cli.out.result(page, () => {
         cli.out.table(
@@ -86,7 +92,12 @@ export function registerSearch(program: Command): void {
         );
         if (page.agents.length > 0) {
           cli.out.line();
-          cli.out.line(`${page.offset + 1}-${page.offset + page.agents.length} of ${page.total}`);
+          cli.out.line(
+            options.cursor === undefined
+              ? `${page.offset + 1}-${page.offset + page.agents.length} of ${page.total}`
+              : `${page.agents.length} more of ${page.total}`,
+          );
+          if (page.next_cursor !== null) cli.out.line(`next page: add --cursor ${page.next_cursor}`);
         }
       });
     });

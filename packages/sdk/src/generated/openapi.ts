@@ -641,11 +641,37 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order).
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
     get: operations['searchAgents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Agents created, updated or deactivated after a cursor, in commit order (for mirrors)
+     * @description Extension: the change feed. Replaying it from the start (no since) and applying each change (profile = upsert, tombstone = delete) ends with exactly the registry's active agents; poll with next_cursor to keep up. Order is commit order on every node. See docs/mirroring.md.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: `since` is not a cursor this feed returned, or is ahead of this feed (a cursor of another registry, or kept from before a restore from backup: replay from the beginning) (`INVALID_CURSOR`); `limit` is out of range, or a parameter is unknown.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listAgentChanges'];
     put?: never;
     post?: never;
     delete?: never;
@@ -910,7 +936,8 @@ export interface components {
         | 'CALL_RECORD_NOT_FOUND'
         | 'CALL_RECORD_NOT_COMPLETED'
         | 'CALL_RECORD_TARGET_MISMATCH'
-        | 'INVALID_SEARCH_QUERY';
+        | 'INVALID_SEARCH_QUERY'
+        | 'INVALID_CURSOR';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
     };
@@ -1327,6 +1354,49 @@ export interface components {
           last_completed_at: number | null;
         };
       }[];
+    };
+    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record */
+    PublishedProfile: {
+      did: string;
+      name: string;
+      description: string | null;
+      /** Format: uri */
+      avatar: string | null;
+      /** Format: uri */
+      website: string | null;
+      /** @description hex, without 0x */
+      public_key: string;
+      /** @enum {string} */
+      key_type: 'ed25519' | 'secp256k1';
+      chain_id: string | null;
+      capabilities: components['schemas']['Capability'][];
+      tags: string[];
+      endpoints: {
+        /** @enum {string} */
+        type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
+        /** Format: uri */
+        url: string;
+      }[];
+      /** @enum {string} */
+      status: 'active' | 'deactivated';
+      invocation_enabled: boolean;
+      /** @enum {string} */
+      delivery_mode: 'none' | 'webhook' | 'queue';
+      average_rating: number;
+      reputation_score: number;
+      total_reviews: number;
+      created_at: number;
+      updated_at: number;
+    };
+    AgentChange: {
+      did: string;
+      /** @enum {string} */
+      status: 'active' | 'deactivated';
+      /** @description The profile last changed at (epoch ms) */
+      updated_at: number;
+      deactivated_at: number | null;
+      /** @description The profile while the agent is active; null for a deactivated agent (a tombstone) */
+      profile: components['schemas']['PublishedProfile'] | null;
     };
   };
   responses: never;
@@ -3262,6 +3332,8 @@ export interface operations {
         active_within_days?: number;
         limit?: number;
         offset?: number;
+        /** @description Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap */
+        cursor?: string;
         /** @description Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way */
         sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
         order?: 'asc' | 'desc';
@@ -3284,11 +3356,77 @@ export interface operations {
             /** @description Exact number of matching agents */
             total: number;
             limit: number;
+            /** @description The offset asked for; 0 when the page was asked by cursor */
             offset: number;
+            /** @description Extension: pass as cursor for the next page; null after the last page */
+            next_cursor: string | null;
           };
         };
       };
-      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, sort, order). */
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listAgentChanges: {
+    parameters: {
+      query?: {
+        /** @description next_cursor of the previous page; omit to read the feed from its beginning */
+        since?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description In commit order; each agent once, at its latest state (an agent changed twice since the cursor appears at its last change) */
+            changes: components['schemas']['AgentChange'][];
+            /** @description Pass as since for the changes after this page (also when it is empty) */
+            next_cursor: string;
+            /** @description More changes follow now; when false, poll later with next_cursor */
+            has_more: boolean;
+          };
+        };
+      };
+      /** @description `since` is not a cursor this feed returned, or is ahead of this feed (a cursor of another registry, or kept from before a restore from backup: replay from the beginning) (`INVALID_CURSOR`); `limit` is out of range, or a parameter is unknown. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3454,6 +3592,8 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
+        /** @description Extension: next_cursor of the previous page of the same list, instead of offset. Pages follow on from the last review seen: reviews written meanwhile neither repeat nor push others out */
+        cursor?: string;
       };
       header?: never;
       path: {
@@ -3475,7 +3615,10 @@ export interface operations {
             reviews: components['schemas']['Review'][];
             total: number;
             limit: number;
+            /** @description The offset asked for; 0 when the page was asked by cursor */
             offset: number;
+            /** @description Extension: pass as cursor for the next page; null after the last page */
+            next_cursor: string | null;
           };
         };
       };
@@ -3517,6 +3660,8 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
+        /** @description Extension: next_cursor of the previous page of the same list, instead of offset. Pages follow on from the last review seen: reviews written meanwhile neither repeat nor push others out */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -3535,7 +3680,10 @@ export interface operations {
             reviews: components['schemas']['Review'][];
             total: number;
             limit: number;
+            /** @description The offset asked for; 0 when the page was asked by cursor */
             offset: number;
+            /** @description Extension: pass as cursor for the next page; null after the last page */
+            next_cursor: string | null;
           };
         };
       };

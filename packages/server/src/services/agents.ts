@@ -3,13 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { deactivateIndexedAgent, updateIndexedAgent } from '../db/stores/agent-index.js';
-import {
-  findActiveAgent,
-  findAgent,
-  updateActiveAgent,
-  type AgentPatch,
-  type AgentRow,
-} from '../db/stores/agents.js';
+import { findActiveAgent, findAgentProfile, type AgentPatch, type AgentRow } from '../db/stores/agents.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../errors.js';
 import type { Capability, DeliveryMode } from '../identity/types.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
@@ -73,9 +67,12 @@ export class AgentService {
   /** Profiles of deactivated agents stay readable (soft delete keeps the data) with status "deactivated". */
   async getProfile(rawDid: string | undefined): Promise<AgentProfile> {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
-    const row = await findAgent(this.deps.db, did);
+    const row = await findAgentProfile(this.deps.db, did);
     if (row === undefined) throw agentNotFound(did);
-    return toAgentProfile(row, this.deps.publicUrl, await this.deps.serviceRecord.get(this.deps.db, did));
+    const record = row.has_service_record
+      ? await this.deps.serviceRecord.get(this.deps.db, did)
+      : this.deps.serviceRecord.none();
+    return toAgentProfile(row, this.deps.publicUrl, record);
   }
 
   async updateProfile(
@@ -154,7 +151,7 @@ export class AgentService {
         webhookSecret = generatedSecret;
       }
     }
-    const saved = await updateActiveAgent(this.deps.db, did, {
+    const saved = await updateIndexedAgent(this.deps.db, did, {
       invocation_enabled: update.enabled ? 1 : 0,
       delivery_mode: update.delivery_mode,
       webhook_url: webhookUrl,

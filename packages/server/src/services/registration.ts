@@ -4,12 +4,15 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertIndexedAgent } from '../db/stores/agent-index.js';
+import { insertIndexedAgentIn } from '../db/stores/agent-index.js';
+import type { NewAgentRow } from '../db/stores/agents.js';
+import type { TransactionRunner } from '../db/group-commit.js';
 import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
 import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
+import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { registrationMessages } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
@@ -42,6 +45,8 @@ export interface RegisterResult {
 
 export interface RegistrationDeps {
   db: Db;
+  /** Where the new agent's rows are written: on SQLite, a transaction shared by concurrent registrations. */
+  writes: TransactionRunner;
   telemetry: Telemetry;
   clock: Clock;
   tokens: TokenService;
@@ -63,16 +68,22 @@ export class RegistrationService {
     const chainId = this.checkChain(keyType, command.chain_id ?? null);
     const key = this.parseKey(keyType, command.public_key);
     const now = this.deps.clock.now();
-    assertFreshTimestamp(command.timestamp, now);
-    this.checkAudience(command.audience ?? null);
-
-    const messages = registrationMessages(keyType, { ...command, chain_id: chainId });
-    if (!signatureCoversAny(key, messages, command.signature)) {
-      throw invalidSignature(
-        keyType === 'ed25519'
-          ? `signature is not a valid Ed25519 signature by public_key over the canonical registration message; the exact bytes are in ${SIGNING_DOC.ed25519Registration}`
-          : `signature does not recover to public_key under EIP-191 personal_sign over the registration message; the exact text is in ${SIGNING_DOC.secp256k1Registration}`,
-      );
+    try {
+      assertFreshTimestamp(command.timestamp, now);
+      this.checkAudience(command.audience ?? null);
+      const messages = registrationMessages(keyType, { ...command, chain_id: chainId });
+      if (!signatureCoversAny(key, messages, command.signature)) {
+        throw invalidSignature(
+          keyType === 'ed25519'
+            ? `signature is not a valid Ed25519 signature by public_key over the canonical registration message; the exact bytes are in ${SIGNING_DOC.ed25519Registration}`
+            : `signature does not recover to public_key under EIP-191 personal_sign over the registration message; the exact text is in ${SIGNING_DOC.secp256k1Registration}`,
+        );
+      }
+    } catch (error) {
+      // A key off the curve was let through unchecked (it cannot carry a valid signature): it is the
+      // reason to report, as when it was checked first.
+      this.keyError(() => confirmOnCurve(key));
+      throw error;
     }
     // Everything is validated before the signed profile is stored, so what is stored is what was signed.
     assertProfileRules(command.profile);
@@ -84,32 +95,33 @@ export class RegistrationService {
         ? pkhDid(chainId, key.address)
         : webDid(this.deps.didWebDomain, randomBytes(16).toString('hex'));
     const { profile } = command;
+    const row: NewAgentRow = {
+      did,
+      key_type: keyType,
+      public_key: key.hex,
+      key_id: key.keyId,
+      chain_id: chainId,
+      name: profile.name,
+      description: profile.description || null,
+      avatar: profile.avatar || null,
+      website: profile.website || null,
+      capabilities: JSON.stringify(profile.capabilities.map(normaliseCapability)),
+      tags: JSON.stringify(profile.tags ?? []),
+      status: 'active',
+      invocation_enabled: 0,
+      delivery_mode: 'none',
+      webhook_url: null,
+      webhook_secret: null,
+      referrer: command.referrer ?? null,
+      average_rating: 0,
+      reputation_score: 0,
+      total_reviews: 0,
+      created_at: now,
+      updated_at: now,
+      deactivated_at: null,
+    };
     try {
-      await insertIndexedAgent(this.deps.db, {
-        did,
-        key_type: keyType,
-        public_key: key.hex,
-        key_id: key.keyId,
-        chain_id: chainId,
-        name: profile.name,
-        description: profile.description || null,
-        avatar: profile.avatar || null,
-        website: profile.website || null,
-        capabilities: JSON.stringify(profile.capabilities.map(normaliseCapability)),
-        tags: JSON.stringify(profile.tags ?? []),
-        status: 'active',
-        invocation_enabled: 0,
-        delivery_mode: 'none',
-        webhook_url: null,
-        webhook_secret: null,
-        referrer: command.referrer ?? null,
-        average_rating: 0,
-        reputation_score: 0,
-        total_reviews: 0,
-        created_at: now,
-        updated_at: now,
-        deactivated_at: null,
-      });
+      await this.deps.writes.run((trx) => insertIndexedAgentIn(trx, row));
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(
@@ -180,8 +192,14 @@ export class RegistrationService {
   }
 
   private parseKey(keyType: KeyType, publicKey: string): ParsedPublicKey {
+    return this.keyError(() =>
+      keyType === 'ed25519' ? parseEd25519KeyQuickly(publicKey) : parsePublicKey(keyType, publicKey),
+    );
+  }
+
+  private keyError<T>(parse: () => T): T {
     try {
-      return parsePublicKey(keyType, publicKey);
+      return parse();
     } catch (error) {
       if (error instanceof InvalidPublicKeyError) {
         throw new BadRequestError('INVALID_PUBLIC_KEY', error.message, 'Invalid public key');

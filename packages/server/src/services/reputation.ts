@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { findAgent } from '../db/stores/agents.js';
+import { stampAgentChange } from '../db/stores/change-feed.js';
 import {
   agentsWithReviews,
   lockAgentRows,
@@ -61,7 +62,10 @@ export class ReputationService {
     });
   }
 
-  /** Recomputes and stores an agent's aggregates; call inside a transaction that holds its row lock. */
+  /**
+   * Recomputes and stores an agent's aggregates; call inside a transaction that holds its row lock,
+   * as its last step (a change is stamped in the change feed, whose lock is taken last).
+   */
   async recompute(trx: Db, did: string, now: number): Promise<ReputationAggregates> {
     const aggregates = aggregateReviews(await evidencedRatingsOf(trx, did), now);
     await writeReputation(trx, did, aggregates);
@@ -80,10 +84,15 @@ export class ReputationService {
       if (dids.length === 0) break;
       const now = this.deps.clock.now();
       await this.deps.db.transaction().execute(async (trx) => {
+        const changed: string[] = [];
         for (const did of dids) {
           await lockAgentRows(trx, [did]);
-          await this.recompute(trx, did, now);
+          const aggregates = aggregateReviews(await evidencedRatingsOf(trx, did), now);
+          if (await writeReputation(trx, did, aggregates, false)) changed.push(did);
         }
+        // The change feed's lock after every agent row lock, as in every other transaction:
+        // stamping inside the loop deadlocked with a review holding a later agent's row.
+        for (const did of changed) await stampAgentChange(trx, did);
       });
       refreshed += dids.length;
       after = dids[dids.length - 1] as string;

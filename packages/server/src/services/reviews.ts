@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../clock.js';
@@ -49,6 +50,8 @@ export interface ReviewsPage {
   total: number;
   limit: number;
   offset: number;
+  /** Extension: where the next page starts; null after the last page. */
+  next_cursor: string | null;
 }
 
 export interface SubmitReviewCommand {
@@ -67,6 +70,7 @@ export interface EditReviewCommand {
 export interface PageRequest {
   limit?: number;
   offset?: number;
+  cursor?: string;
 }
 
 export interface ReviewRateLimit {
@@ -182,9 +186,32 @@ export class ReviewService {
 
   private async page(filter: ReviewListFilter, page: PageRequest): Promise<ReviewsPage> {
     const limit = page.limit ?? REVIEW_RULES.pageLimitDefault;
-    const offset = page.offset ?? 0;
-    const { rows, total } = await listReviews(this.deps.db, filter, limit, offset);
-    return { reviews: rows.map(toReview), total, limit, offset };
+    const list = 'target_did' in filter ? `of:${filter.target_did}` : `by:${filter.reviewer_did}`;
+    let after: { createdAt: number; id: string } | undefined;
+    if (page.cursor !== undefined) {
+      // The route's schema defaults offset to 0: only a non-zero offset says something else.
+      if (page.offset !== undefined && page.offset !== 0) {
+        throw new BadRequestError(
+          'INVALID_CURSOR',
+          'send either cursor or offset, not both: cursor already says where the page starts',
+        );
+      }
+      after = decodeReviewCursor(page.cursor, list);
+    }
+    const offset = after === undefined ? (page.offset ?? 0) : 0;
+    const { rows, total } = await listReviews(this.deps.db, filter, limit + 1, offset, after);
+    const shown = rows.slice(0, limit);
+    const last = shown.at(-1);
+    return {
+      reviews: shown.map(toReview),
+      total,
+      limit,
+      offset,
+      next_cursor:
+        rows.length > limit && last !== undefined
+          ? encodeReviewCursor(list, Number(last.created_at), last.id)
+          : null,
+    };
   }
 
   /** Counted in the database under the reviewer's row lock, so the limit holds across nodes. */
@@ -259,3 +286,43 @@ const alreadyReviewed = (target: string): ConflictError =>
 
 const reviewNotFound = (id: string): NotFoundError =>
   new NotFoundError('REVIEW_NOT_FOUND', `No review has id ${id.slice(0, 128)}`, 'Review not found');
+
+/** Review-list cursors: the list they belong to, and the last review's (created_at, id). */
+function encodeReviewCursor(list: string, createdAt: number, id: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, l: listDigest(list), c: createdAt, i: id })).toString(
+    'base64url',
+  );
+}
+
+function decodeReviewCursor(cursor: string, list: string): { createdAt: number; id: string } {
+  let body: { v?: unknown; l?: unknown; c?: unknown; i?: unknown } | undefined;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as typeof body;
+  } catch {
+    body = undefined;
+  }
+  if (
+    body === undefined ||
+    body === null ||
+    body.v !== 1 ||
+    typeof body.c !== 'number' ||
+    !Number.isSafeInteger(body.c) ||
+    typeof body.i !== 'string'
+  ) {
+    throw new BadRequestError(
+      'INVALID_CURSOR',
+      'cursor is not one this registry issued: pass next_cursor from a review list unchanged',
+    );
+  }
+  if (body.l !== listDigest(list)) {
+    throw new BadRequestError(
+      'INVALID_CURSOR',
+      'cursor belongs to another review list: use it only with the list that returned it',
+    );
+  }
+  return { createdAt: body.c, id: body.i };
+}
+
+function listDigest(list: string): string {
+  return createHash('sha256').update(list).digest('base64url').slice(0, 16);
+}

@@ -3,11 +3,20 @@ import type { Db } from '../db/connect.js';
 import { fullTextTerms } from '../db/full-text.js';
 import { searchKey } from '../db/stores/agent-index.js';
 import {
+  readSearchRows,
   searchAgents,
+  type AgentSearchFilter,
   type AgentSearchRow,
   type SearchOrder,
   type SearchSort,
 } from '../db/stores/agent-search.js';
+import type { SearchIndexFollower } from '../search-index/follower.js';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  searchDigest,
+  type SearchPosition,
+} from './search-cursor.js';
 import { BadRequestError } from '../errors.js';
 import type { Capability } from '../identity/types.js';
 import { SEARCH_RULES } from './discovery-rules.js';
@@ -26,6 +35,8 @@ export interface SearchRequest {
   active_within_days?: number;
   limit?: number;
   offset?: number;
+  /** Extension (issue 16): next_cursor of the previous page, for keyset paging. */
+  cursor?: string;
   sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
   order?: SearchOrder;
 }
@@ -48,6 +59,8 @@ export interface SearchResponse {
   total: number;
   limit: number;
   offset: number;
+  /** Extension: pass as `cursor` for the page after this one; null after the last page. */
+  next_cursor: string | null;
 }
 
 /** Where served searches are counted (the statistics service), without a database write per search. */
@@ -59,6 +72,8 @@ export interface SearchServiceDeps {
   db: Db;
   clock: Clock;
   searches: SearchCounter;
+  /** The node's in-memory search index; searches it cannot serve (or all, when absent) run in SQL. */
+  index?: SearchIndexFollower;
 }
 
 export class SearchService {
@@ -69,10 +84,9 @@ export class SearchService {
     const capability = request.capability === undefined ? undefined : parseCapability(request.capability);
     const tags = request.tags === undefined ? undefined : parseTags(request.tags);
     const limit = request.limit ?? SEARCH_RULES.limitDefault;
-    const offset = request.offset ?? 0;
     // Relevance orders full-text results unless the caller asks for another sort.
     const sort: SearchSort = request.sort ?? (terms === undefined ? 'reputation' : 'relevance');
-    const { rows, total } = await searchAgents(this.deps.db, {
+    const filter: AgentSearchFilter = {
       terms,
       capability,
       tags,
@@ -85,11 +99,107 @@ export class SearchService {
       sort,
       order: request.order ?? 'desc',
       limit,
-      offset,
+      offset: request.offset ?? 0,
+    };
+    const digest = searchDigest({
+      terms,
+      capability,
+      tags,
+      min_reputation: request.min_reputation,
+      min_success_rate: request.min_success_rate,
+      active_within_days: request.active_within_days,
+      sort,
+      order: filter.order,
     });
+    let position: SearchPosition | undefined;
+    if (request.cursor !== undefined) {
+      // The route's schema defaults offset to 0: only a non-zero offset says something else.
+      if (request.offset !== undefined && request.offset !== 0) {
+        throw new BadRequestError(
+          'INVALID_CURSOR',
+          'send either cursor or offset, not both: cursor already says where the page starts',
+        );
+      }
+      position = decodeSearchCursor(request.cursor, digest);
+    }
+    const index = this.deps.index;
+    const result =
+      index !== undefined && servedByIndex(filter)
+        ? await this.searchIndex(index, filter, position, digest)
+        : await this.searchDatabase(filter, position, digest);
     this.deps.searches.recordSearch();
-    return { agents: rows.map(toSummary), total, limit, offset };
+    return {
+      agents: result.agents,
+      total: result.total,
+      limit,
+      offset: result.offset,
+      next_cursor: result.next_cursor,
+    };
   }
+
+  private async searchIndex(
+    follower: SearchIndexFollower,
+    filter: AgentSearchFilter,
+    position: SearchPosition | undefined,
+    digest: string,
+  ): Promise<Omit<SearchResponse, 'limit'>> {
+    await follower.catchUp();
+    const offset = position?.kind === 'offset' ? position.offset : filter.offset;
+    const page = follower.index.search({
+      terms: filter.terms,
+      capability: filter.capability,
+      tags: filter.tags,
+      minReputation: filter.minReputation,
+      sort: filter.sort as 'relevance' | 'reputation' | 'created_at',
+      order: filter.order,
+      limit: filter.limit,
+      offset: position === undefined ? offset : 0,
+      after: position?.kind === 'key' ? position.key : undefined,
+    });
+    const rows = await readSearchRows(this.deps.db, page.dids);
+    return {
+      agents: rows.map(toSummary),
+      total: page.total,
+      offset: position === undefined ? offset : 0,
+      next_cursor:
+        page.more && page.last !== undefined
+          ? encodeSearchCursor(digest, { kind: 'key', key: page.last })
+          : null,
+    };
+  }
+
+  /** Service-record sorts and filters (and registries without an index): SQL, paged by position. */
+  private async searchDatabase(
+    filter: AgentSearchFilter,
+    position: SearchPosition | undefined,
+    digest: string,
+  ): Promise<Omit<SearchResponse, 'limit'>> {
+    if (position?.kind === 'key') {
+      throw new BadRequestError(
+        'INVALID_CURSOR',
+        'cursor belongs to a different search: start again without cursor',
+      );
+    }
+    const offset = position?.offset ?? filter.offset;
+    const { rows, total } = await searchAgents(this.deps.db, { ...filter, offset });
+    const next = offset + filter.limit;
+    return {
+      agents: rows.map(toSummary),
+      total,
+      offset: position === undefined ? offset : 0,
+      next_cursor: next < total ? encodeSearchCursor(digest, { kind: 'offset', offset: next }) : null,
+    };
+  }
+}
+
+/** The index serves every search but those on the measured service record, which it does not hold. */
+function servedByIndex(filter: AgentSearchFilter): boolean {
+  return (
+    filter.minSuccessRate === undefined &&
+    filter.activeSince === undefined &&
+    filter.sort !== 'success_rate' &&
+    filter.sort !== 'latency'
+  );
 }
 
 function parseQuery(q: string): string[] {

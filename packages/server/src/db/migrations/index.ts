@@ -7,6 +7,7 @@ import * as searchActiveOnly from './004-search-active-only.js';
 import * as usedSignatures from './005-used-signatures.js';
 import * as invocationIdempotency from './006-invocation-idempotency.js';
 import * as trust from './007-trust.js';
+import * as changeFeed from './008-change-feed.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '005-used-signatures': usedSignatures,
   '006-invocation-idempotency': invocationIdempotency,
   '007-trust': trust,
+  '008-change-feed': changeFeed,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

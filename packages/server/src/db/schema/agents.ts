@@ -35,6 +35,8 @@ export interface AgentsTable {
   created_at: number;
   updated_at: number;
   deactivated_at: number | null;
+  /** Position in the change feed of this agent's latest public change (migration 008); null only mid-transaction. */
+  change_seq: number | null;
 }
 
 export const agentsTableName = 'agents';

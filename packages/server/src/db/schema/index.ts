@@ -7,6 +7,7 @@ import type { ReviewsPartial } from './reviews.js';
 import type { UsedSignaturesPartial } from './used-signatures.js';
 import type { ServiceRecordPartial } from './service-record.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
+import type { ChangeFeedPartial } from './change-feed.js';
 
 type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -17,7 +18,8 @@ export type DatabaseSchema = AgentsPartial &
   DiscoveryPartial &
   UsedSignaturesPartial &
   InvocationIdempotencyPartial &
-  TrustPartial;
+  TrustPartial &
+  ChangeFeedPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -34,3 +36,4 @@ export type {
   ServiceTotalsTable,
 } from './service-record.js';
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
+export type { ChangeFeedHeadTable } from './change-feed.js';

@@ -1,6 +1,7 @@
 import type { Db } from '../connect.js';
 import { deleteFullTextDocument, writeFullTextDocument, type FullTextDocument } from '../full-text.js';
 import { findAgent, insertAgent, updateActiveAgent, type AgentPatch, type NewAgentRow } from './agents.js';
+import { stampAgentChange } from './change-feed.js';
 
 interface StoredCapability {
   type: string;
@@ -79,10 +80,14 @@ export async function removeAgentIndex(db: Db, did: string): Promise<void> {
 /**
  * Takes out of the search index every agent that is not active but still has index rows, and returns
  * how many. Run by migration 004 and at every start: a node of an earlier version (a rolling upgrade)
- * deactivates without touching the index. Every indexed agent has capability rows (at least one
+ * deactivates without touching the index (migration 004 runs it before the change feed exists, so
+ * without `stamp`). Every indexed agent has capability rows (at least one
  * capability), so those find them.
  */
-export async function sweepInactiveFromIndex(db: Db): Promise<number> {
+export async function sweepInactiveFromIndex(
+  db: Db,
+  options: { stamp: boolean } = { stamp: true },
+): Promise<number> {
   const stale = await db
     .selectFrom('agents')
     .innerJoin('agent_capabilities', 'agent_capabilities.did', 'agents.did')
@@ -90,9 +95,14 @@ export async function sweepInactiveFromIndex(db: Db): Promise<number> {
     .distinct()
     .where('agents.status', '<>', 'active')
     .execute();
+  // Stamped, so that every node's in-memory index (fed by the change feed) drops them too.
+  const removeAndStamp = async (trx: Db, did: string) => {
+    await removeAgentIndex(trx, did);
+    if (options.stamp) await stampAgentChange(trx, did);
+  };
   for (const { did } of stale) {
-    if (db.isTransaction) await removeAgentIndex(db, did);
-    else await db.transaction().execute((trx) => removeAgentIndex(trx, did));
+    if (db.isTransaction) await removeAndStamp(db, did);
+    else await db.transaction().execute((trx) => removeAndStamp(trx, did));
   }
   return stale.length;
 }
@@ -101,30 +111,45 @@ export async function sweepInactiveFromIndex(db: Db): Promise<number> {
 export async function deactivateIndexedAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const updated = await updateActiveAgent(trx, did, patch);
-    if (updated) await removeAgentIndex(trx, did);
+    if (updated) {
+      await removeAgentIndex(trx, did);
+      await stampAgentChange(trx, did);
+    }
     return updated;
   });
 }
 
 /** Inserts an agent and its search index in one transaction (a unique violation propagates as is). */
 export async function insertIndexedAgent(db: Db, row: NewAgentRow): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await insertAgent(trx, row);
-    await writeAgentIndex(trx, row);
-  });
+  await db.transaction().execute((trx) => insertIndexedAgentIn(trx, row));
+}
+
+/**
+ * insertIndexedAgent's writes, inside a transaction (or savepoint) the caller holds; the change-feed
+ * stamp is its last statement.
+ */
+export async function insertIndexedAgentIn(trx: Db, row: NewAgentRow): Promise<void> {
+  await insertAgent(trx, row);
+  await writeAgentIndex(trx, row);
+  await stampAgentChange(trx, row.did);
 }
 
 const INDEXED_MEMBERS = ['name', 'description', 'capabilities', 'tags'] as const;
 
-/** updateActiveAgent, plus the search index in the same transaction when an indexed member changes. */
+/**
+ * updateActiveAgent, plus the search index in the same transaction when an indexed member changes,
+ * and the agent's place in the change feed.
+ */
 export async function updateIndexedAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const updated = await updateActiveAgent(trx, did, patch);
-    if (updated && INDEXED_MEMBERS.some((member) => patch[member] !== undefined)) {
+    if (!updated) return false;
+    if (INDEXED_MEMBERS.some((member) => patch[member] !== undefined)) {
       const row = await findAgent(trx, did);
       if (row !== undefined) await writeAgentIndex(trx, row);
     }
-    return updated;
+    await stampAgentChange(trx, did);
+    return true;
   });
 }
 

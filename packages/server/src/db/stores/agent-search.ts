@@ -69,26 +69,32 @@ export async function searchAgents(
       filter.sort === 'relevance' && filter.terms !== undefined
         ? await relevancePage(trx, filter, filter.terms)
         : await sortedPage(trx, filter, total);
-    if (page.length === 0) return { rows: [], total };
-    const rows = await trx
-      .selectFrom('agents')
-      .select([
-        'did',
-        'name',
-        'description',
-        'capabilities',
-        'tags',
-        'reputation_score',
-        'average_rating',
-        'total_reviews',
-        'created_at',
-        'status',
-      ])
-      .where('did', 'in', page)
-      .execute();
-    const byDid = new Map(rows.map((row) => [row.did, row]));
-    return { rows: page.flatMap((did) => byDid.get(did) ?? []), total };
+    return { rows: await readSearchRows(trx, page), total };
   });
+}
+
+/** The search rows of these agents, in the given order; agents no longer active are left out. */
+export async function readSearchRows(db: Db, dids: readonly string[]): Promise<AgentSearchRow[]> {
+  if (dids.length === 0) return [];
+  const rows = await db
+    .selectFrom('agents')
+    .select([
+      'did',
+      'name',
+      'description',
+      'capabilities',
+      'tags',
+      'reputation_score',
+      'average_rating',
+      'total_reviews',
+      'created_at',
+      'status',
+    ])
+    .where('did', 'in', dids)
+    .where('status', '=', 'active')
+    .execute();
+  const byDid = new Map(rows.map((row) => [row.did, row]));
+  return dids.flatMap((did) => byDid.get(did) ?? []);
 }
 
 type Filter = 'capability' | 'tags' | 'minReputation';

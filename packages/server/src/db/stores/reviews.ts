@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../connect.js';
+import { stampAgentChange } from './change-feed.js';
 import type { ReviewsTable, TasksTable } from '../schema/index.js';
 import type { EvidencedReview } from '../../services/reputation-model.js';
 
@@ -78,6 +79,8 @@ export async function listReviews(
   filter: ReviewListFilter,
   limit: number,
   offset: number,
+  /** Keyset paging: only reviews after this one in the list's order (newest first, then id). */
+  after?: { createdAt: number; id: string },
 ): Promise<{ rows: ReviewRow[]; total: number }> {
   return db.transaction().execute(async (trx) => {
     const base =
@@ -87,7 +90,16 @@ export async function listReviews(
     const { total } = await base
       .select((eb) => eb.fn.countAll<number>().as('total'))
       .executeTakeFirstOrThrow();
-    const rows = await base
+    const page =
+      after === undefined
+        ? base
+        : base.where((eb) =>
+            eb.or([
+              eb('created_at', '<', after.createdAt),
+              eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+            ]),
+          );
+    const rows = await page
       .selectAll()
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -163,12 +175,33 @@ export async function ratingBuckets(
   }));
 }
 
+/**
+ * Stores the aggregates when they changed, and returns whether they did. A change is stamped in the
+ * change feed unless `stamp` is false: then the caller stamps it as the last step of its transaction
+ * (a transaction that writes several agents must take the feed's lock after every agent row lock).
+ */
 export async function writeReputation(
   db: Db,
   did: string,
   aggregates: { average_rating: number; reputation_score: number; total_reviews: number },
-): Promise<void> {
-  await db.updateTable('agents').set(aggregates).where('did', '=', did).execute();
+  stamp = true,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('agents')
+    .set(aggregates)
+    .where('did', '=', did)
+    .where((eb) =>
+      eb.or([
+        eb('average_rating', '<>', aggregates.average_rating),
+        eb('reputation_score', '<>', aggregates.reputation_score),
+        eb('total_reviews', '<>', aggregates.total_reviews),
+      ]),
+    )
+    .executeTakeFirst();
+  // Reputation is part of the public profile: a change that moves it is a change mirrors must see.
+  const changed = result.numUpdatedRows > 0n;
+  if (changed && stamp) await stampAgentChange(db, did);
+  return changed;
 }
 
 /** DIDs of agents that have reviews, in DID order after `afterDid`, for the periodic refresh. */

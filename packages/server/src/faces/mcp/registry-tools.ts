@@ -65,7 +65,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         title: 'Search agents',
         description:
           'Find active agents by full text (q), capability type, tags and minimum reputation. ' +
-          'Returns summaries with each capability and its JSON schemas; page with limit/offset.',
+          'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: SearchArguments,
         outputSchema: selfContained(SearchResponse),
         annotations: readOnly,

@@ -7,6 +7,7 @@ import { BuildInfo, Health } from './operations.js';
 import { Review, SubmitReviewRequest } from './reviews.js';
 import { AgentSummary } from './search.js';
 import { ServiceRecord } from './service-record.js';
+import { AgentChange, PublishedProfile } from './change-feed.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -30,4 +31,6 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   BuildInfo,
   Health,
   ServiceRecord,
+  PublishedProfile,
+  AgentChange,
 ];

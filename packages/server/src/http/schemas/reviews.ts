@@ -90,7 +90,10 @@ export const ReviewsPage = Type.Object({
   reviews: Type.Array(ref(Review)),
   total: Type.Integer(),
   limit: Type.Integer(),
-  offset: Type.Integer(),
+  offset: Type.Integer({ description: 'The offset asked for; 0 when the page was asked by cursor' }),
+  next_cursor: Nullable(
+    Type.String({ description: 'Extension: pass as cursor for the next page; null after the last page' }),
+  ),
 });
 
 export const ReviewsQuery = Type.Object({
@@ -98,6 +101,14 @@ export const ReviewsQuery = Type.Object({
     Type.Integer({ minimum: 1, maximum: REVIEW_RULES.pageLimitMax, default: REVIEW_RULES.pageLimitDefault }),
   ),
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: REVIEW_RULES.pageOffsetMax, default: 0 })),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 512,
+      description:
+        'Extension: next_cursor of the previous page of the same list, instead of offset. Pages follow on from the last review seen: reviews written meanwhile neither repeat nor push others out',
+    }),
+  ),
 });
 
 export const ReviewIdParams = Type.Object({

@@ -51,6 +51,14 @@ export const SearchQuery = Type.Object(
       Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
     ),
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: SEARCH_RULES.offsetMax, default: 0 })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap',
+      }),
+    ),
     sort: Type.Optional(
       Type.Unsafe<'reputation' | 'created_at' | 'success_rate' | 'latency'>({
         type: 'string',
@@ -87,5 +95,8 @@ export const SearchResponse = Type.Object({
   agents: Type.Array(ref(AgentSummary)),
   total: Type.Integer({ description: 'Exact number of matching agents' }),
   limit: Type.Integer(),
-  offset: Type.Integer(),
+  offset: Type.Integer({ description: 'The offset asked for; 0 when the page was asked by cursor' }),
+  next_cursor: Nullable(
+    Type.String({ description: 'Extension: pass as cursor for the next page; null after the last page' }),
+  ),
 });

@@ -1,0 +1,110 @@
+import { sql } from 'kysely';
+import type { Db, Dialect } from './connect.js';
+
+/** Runs a unit of work in a transaction of its own, or in a savepoint of a transaction shared with others. */
+export interface TransactionRunner {
+  run<T>(work: (trx: Db) => Promise<T>): Promise<T>;
+  /** The most units of work one commit has carried so far (tests check that grouping happened). */
+  readonly largestGroup: number;
+}
+
+/** Units of work sharing one commit at most; a larger burst commits in several transactions. */
+const MAX_GROUP = 64;
+
+interface Pending {
+  work: (trx: Db) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * Group commit for SQLite's one writer: units of work that arrive while a transaction runs (or in the
+ * same turn of the event loop) share the next transaction, each in a savepoint of its own, so that one
+ * commit, one full-text segment and one write of each shared index page serve them all. A unit that
+ * fails rolls back its savepoint only and fails alone; every unit is answered after the shared commit,
+ * and if the commit fails, every unit fails. Work must only use `trx` (no waiting on anything else):
+ * the whole group waits for each unit in turn.
+ */
+export class GroupCommit implements TransactionRunner {
+  private queue: Pending[] = [];
+  private draining = false;
+  largestGroup = 0;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) {
+        this.draining = true;
+        // Requests parsed in this turn of the event loop join the first group.
+        setImmediate(() => void this.drain());
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group = this.queue.splice(0, MAX_GROUP);
+      this.largestGroup = Math.max(this.largestGroup, group.length);
+      const outcomes = await this.commit(group);
+      group.forEach((pending, index) => {
+        const outcome = outcomes[index] as Outcome;
+        if (outcome.ok) pending.resolve(outcome.value);
+        else pending.reject(outcome.error);
+      });
+    }
+    this.draining = false;
+  }
+
+  private async commit(group: Pending[]): Promise<Outcome[]> {
+    const only = group.length === 1 ? group[0] : undefined;
+    if (only !== undefined) {
+      try {
+        return [{ ok: true, value: await this.db.transaction().execute(only.work) }];
+      } catch (error) {
+        return [{ ok: false, error }];
+      }
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const pending of group) {
+          await sql`savepoint group_unit`.execute(trx);
+          try {
+            outcomes.push({ ok: true, value: await pending.work(trx) });
+            await sql`release savepoint group_unit`.execute(trx);
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+            await sql`rollback to savepoint group_unit`.execute(trx);
+            await sql`release savepoint group_unit`.execute(trx);
+          }
+        }
+      });
+    } catch (error) {
+      // The shared commit (or a savepoint step) failed: nothing of the group was stored.
+      return group.map((_, index) => {
+        const outcome = outcomes[index];
+        return outcome !== undefined && !outcome.ok ? outcome : { ok: false, error };
+      });
+    }
+    return outcomes;
+  }
+}
+
+/** A transaction per unit of work (PostgreSQL: concurrent transactions on a pool, each its own commit). */
+export class TransactionPerUnit implements TransactionRunner {
+  readonly largestGroup = 1;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work);
+  }
+}
+
+export function transactionRunner(db: Db, dialect: Dialect): TransactionRunner {
+  return dialect === 'sqlite' ? new GroupCommit(db) : new TransactionPerUnit(db);
+}

@@ -1,0 +1,573 @@
+import { agentIndexEntries } from '../db/stores/agent-index.js';
+import { Bitmap, BitmapScope } from './bitmap.js';
+import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
+import { SortedOrder } from './sorted-order.js';
+import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
+import { topK } from './top-k.js';
+
+/** What the index needs of an agent row (agents table columns). */
+export interface IndexedAgent {
+  did: string;
+  name: string;
+  description: string | null;
+  /** JSON text, as stored. */
+  capabilities: string;
+  /** JSON text, as stored. */
+  tags: string;
+  status: string;
+  reputation_score: number;
+  created_at: number;
+}
+
+export type IndexSort = 'relevance' | 'reputation' | 'created_at';
+
+/** Where a page ended: the keys of its last agent, so the next page starts strictly after it. */
+export interface RankKey {
+  did: string;
+  reputation: number;
+  createdAt: number;
+  /** Relevance score (relevance order only). */
+  score: number;
+}
+
+export interface IndexQuery {
+  /** Query words as fullTextTerms gives them; every one must match, the last also as a prefix. */
+  terms?: readonly string[];
+  /** Capability type in search-key form. */
+  capability?: string;
+  /** Any of these tags, in search-key form. */
+  tags?: readonly string[];
+  minReputation?: number;
+  sort: IndexSort;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  /** Keyset paging: start after this agent (offset is then 0). */
+  after?: RankKey;
+}
+
+export interface IndexPage {
+  dids: string[];
+  total: number;
+  /** Keys of the page's last agent. */
+  last?: RankKey;
+  /** Whether agents follow the page. */
+  more: boolean;
+}
+
+/** Slot 0 is never an agent: it holds a cursor's keys so that comparators can place the cursor. */
+const PROBE = 0;
+/** Above this many candidates, relevance is ranked level by level instead of scoring every match. */
+const SCORE_EVERY_MATCH_MAX = 4096;
+/** Relative cost of testing one slot during a walk against taking one candidate out of a bitmap. */
+const WALK_STEP_COST = 4;
+
+/**
+ * The search index of one registry process: the active agents' words (per field), capability types
+ * and tags as compressed bitmaps of slot numbers, and two orders (reputation, creation) kept sorted
+ * as agents change. It holds no text or profile: a search returns DIDs, and the caller reads those
+ * rows from the database. Fed by the change feed (see follower.ts), so every node's index converges.
+ *
+ * A search intersects bitmaps for the filters (exact total: a bitmap's size), then takes the page in
+ * order: by walking the sort order and testing membership, when matches are dense enough that the
+ * page is found early, else by taking the matches out and keeping the best (a bounded heap).
+ * Relevance: a word found in the name counts 10, in a capability or the tags 5, in the description 2,
+ * summed over fields and words; ties go to the reputation order. One-word searches with many matches
+ * are ranked level by level (matches with the same fields hit), so no match is scored one by one.
+ */
+export class SearchIndex {
+  private capacity = 1024;
+  private dids: string[] = [''];
+  private reputation = new Float64Array(this.capacity);
+  private createdAt = new Float64Array(this.capacity);
+  private scores = new Float64Array(this.capacity);
+  private readonly postingsOfSlot = new SlotPostingIds();
+  /** Reused for taking matches out of bitmaps, so a search allocates no large arrays. */
+  private candidatesBuffer = new Uint32Array(1024);
+  private hitsBuffer = new Uint32Array(1024);
+  private readonly slotOf = new Map<string, number>();
+  private readonly free: number[] = [];
+  private nextSlot = 1;
+  private readonly live = new Bitmap();
+
+  private readonly postings = new PostingLists();
+  /** Every stem ever indexed, sorted, for prefix lookups of the last query word. */
+  private vocabulary: string[] = [];
+  private readonly knownStems = new Set<string>();
+  private vocabularySorted = true;
+
+  private readonly byReputation = new SortedOrder(
+    (a, b) =>
+      (this.reputation[b] as number) - (this.reputation[a] as number) ||
+      (this.createdAt[b] as number) - (this.createdAt[a] as number) ||
+      compareText(this.dids[b] as string, this.dids[a] as string),
+  );
+  private readonly byCreation = new SortedOrder(
+    (a, b) =>
+      (this.createdAt[b] as number) - (this.createdAt[a] as number) ||
+      compareText(this.dids[b] as string, this.dids[a] as string),
+  );
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Adds, replaces or (when not active) removes an agent. */
+  apply(agent: IndexedAgent): void {
+    const existing = this.slotOf.get(agent.did);
+    if (existing !== undefined) this.removeSlot(existing);
+    if (agent.status !== 'active') return;
+    const slot = this.allocate(agent.did);
+    this.reputation[slot] = agent.reputation_score;
+    this.createdAt[slot] = Number(agent.created_at);
+    const ids = this.postingIdsOf(agent);
+    for (const id of ids) this.postings.add(id, slot);
+    this.postingsOfSlot.set(slot, ids);
+    this.live.add(slot);
+    this.byReputation.insert(slot);
+    this.byCreation.insert(slot);
+  }
+
+  /** Bulk form of `apply` for a fresh index: orders are sorted once at the end. */
+  load(agents: Iterable<IndexedAgent>): void {
+    this.beginLoad();
+    this.loadBatch(agents);
+    this.endLoad();
+  }
+
+  /**
+   * A fresh index loaded batch by batch (the follower reads the database in pages), so that no more
+   * than a batch of rows is alive at once: the whole table as objects would grow the heap, and the
+   * process's memory, far past what the index keeps.
+   */
+  beginLoad(): void {
+    if (this.live.size > 0 || this.loading) throw new Error('search index: a load is for an empty index');
+    this.loading = true;
+    this.postings.beginBulk();
+  }
+
+  loadBatch(agents: Iterable<IndexedAgent>): void {
+    if (!this.loading) throw new Error('search index: loadBatch() outside beginLoad()/endLoad()');
+    for (const agent of agents) {
+      if (agent.status !== 'active' || this.slotOf.has(agent.did)) continue;
+      const slot = this.allocate(agent.did);
+      this.reputation[slot] = agent.reputation_score;
+      this.createdAt[slot] = Number(agent.created_at);
+      const ids = this.postingIdsOf(agent);
+      for (const id of ids) this.postings.add(id, slot);
+      this.postingsOfSlot.set(slot, ids);
+      this.loaded.push(slot);
+    }
+  }
+
+  endLoad(): void {
+    this.postings.endBulk();
+    this.live.addMany(Uint32Array.from(this.loaded));
+    this.loaded = [];
+    this.loading = false;
+    this.firstStemAtOrAfter('');
+    const slots = Int32Array.from(this.live.toUint32Array());
+    this.byReputation.reset(slots);
+    this.byCreation.reset(slots);
+  }
+
+  search(query: IndexQuery): IndexPage {
+    const scope = new BitmapScope();
+    try {
+      return this.searchIn(scope, query);
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  private searchIn(scope: BitmapScope, query: IndexQuery): IndexPage {
+    const words = query.terms?.map(stemWord);
+    const filters: Bitmap[] = [];
+    if (query.capability !== undefined)
+      filters.push(this.postings.get(scope, CAPABILITY_SPACE, query.capability));
+    if (query.tags !== undefined) {
+      filters.push(this.postings.union(scope, TAG_SPACE, query.tags));
+    }
+    if (words === undefined || words.length === 0) {
+      const matches = filters.length === 0 ? undefined : scope.intersectAll(filters);
+      return this.sortedPage(query, matches);
+    }
+    const fieldHits = words.map((word, index) =>
+      index === words.length - 1 ? this.prefixFieldHits(scope, word) : this.wordFieldHits(scope, word),
+    );
+    const matches = scope.intersectAll([...fieldHits.map((hits) => scope.orMany(hits)), ...filters]);
+    if (query.sort !== 'relevance') return this.sortedPage(query, matches);
+    return this.relevancePage(scope, query, matches, fieldHits);
+  }
+
+  // --- pages ---------------------------------------------------------------------------------
+
+  private sortedPage(query: IndexQuery, matches: Bitmap | undefined): IndexPage {
+    const order = query.sort === 'created_at' ? this.byCreation : this.byReputation;
+    const total = this.countAtLeast(matches, query.minReputation);
+    const after = query.after === undefined ? undefined : this.placeProbe(query.after, 0);
+    const taken = this.pick({
+      matches,
+      order,
+      compare: (a, b) => (query.order === 'asc' ? -1 : 1) * order.compareSlots(a, b),
+      reverse: query.order === 'asc',
+      skip: query.after === undefined ? query.offset : 0,
+      take: query.limit + 1,
+      after,
+      minReputation: query.minReputation,
+      stopBelowMinimum: query.sort === 'reputation',
+    });
+    return this.page(taken, query, total, () => 0);
+  }
+
+  private relevancePage(
+    scope: BitmapScope,
+    query: IndexQuery,
+    matches: Bitmap,
+    fieldHits: Bitmap[][],
+  ): IndexPage {
+    const total = this.countAtLeast(matches, query.minReputation);
+    const direction = query.order === 'asc' ? -1 : 1;
+    const skip = query.after === undefined ? query.offset : 0;
+    const take = query.limit + 1;
+    const single = fieldHits.length === 1 ? fieldHits[0] : undefined;
+    if (single !== undefined && matches.size > SCORE_EVERY_MATCH_MAX) {
+      return this.levelledRelevancePage(scope, query, matches, single, total, skip, take);
+    }
+    // Score every match: add each field's weight to the slots it holds.
+    const scores = this.scores;
+    const candidates = matches.toUint32Array(this.candidatesBuffer);
+    for (let index = 0; index < candidates.length; index += 1) scores[candidates[index] as number] = 0;
+    let best = 0;
+    for (const hits of fieldHits) {
+      hits.forEach((hit, field) => {
+        const weight = FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]];
+        best += weight;
+        const holders = scope.and(hit, matches).toUint32Array(this.hitsBuffer);
+        for (let index = 0; index < holders.length; index += 1) {
+          const slot = holders[index] as number;
+          scores[slot] = (scores[slot] as number) + weight;
+        }
+      });
+    }
+    const compare = (a: number, b: number) =>
+      direction * ((scores[b] as number) - (scores[a] as number)) || this.byReputation.compareSlots(a, b);
+    const after = query.after === undefined ? undefined : this.placeProbe(query.after, query.after.score);
+    const minimum = query.minReputation;
+    // Scores are small integers: count the eligible matches per score, and hand the heap only those
+    // at or beyond the score where the page ends.
+    const perScore = new Int32Array(best + 1);
+    let eligibleCount = 0;
+    for (let index = 0; index < candidates.length; index += 1) {
+      const slot = candidates[index] as number;
+      if (minimum !== undefined && (this.reputation[slot] as number) < minimum) continue;
+      if (after !== undefined && compare(slot, after) <= 0) continue;
+      candidates[eligibleCount++] = slot;
+      perScore[scores[slot] as number] = (perScore[scores[slot] as number] as number) + 1;
+    }
+    const wanted = skip + take;
+    let boundary = direction === 1 ? best : 0;
+    for (let seen = 0; ; boundary -= direction) {
+      seen += perScore[boundary] as number;
+      if (seen >= wanted || boundary === (direction === 1 ? 0 : best)) break;
+    }
+    const contenders = keepWhere(candidates.subarray(0, eligibleCount), (slot) =>
+      direction === 1 ? (scores[slot] as number) >= boundary : (scores[slot] as number) <= boundary,
+    );
+    const taken = topK(contenders, wanted, compare).slice(skip);
+    return this.page(taken, query, total, (slot) => scores[slot] as number);
+  }
+
+  /**
+   * One word, many matches: the matches fall into at most 15 levels by which fields hold the word;
+   * levels are taken best first (or worst first), each in reputation order, until the page is full.
+   */
+  private levelledRelevancePage(
+    scope: BitmapScope,
+    query: IndexQuery,
+    matches: Bitmap,
+    hits: Bitmap[],
+    total: number,
+    skip: number,
+    take: number,
+  ): IndexPage {
+    const inField = hits.map((hit) => scope.and(hit, matches));
+    const levels = new Map<number, number[]>();
+    for (let mask = 1; mask < 1 << FIELDS.length; mask += 1) {
+      const score = FIELDS.reduce(
+        (sum, field, index) => sum + (mask & (1 << index) ? FIELD_WEIGHTS[field] : 0),
+        0,
+      );
+      levels.set(score, [...(levels.get(score) ?? []), mask]);
+    }
+    const scores = [...levels.keys()].sort((a, b) => (query.order === 'asc' ? a - b : b - a));
+    const taken: { slot: number; score: number }[] = [];
+    let remainingSkip = skip;
+    for (const score of scores) {
+      if (taken.length >= take) break;
+      const cursor = query.after;
+      if (cursor !== undefined && (query.order === 'asc' ? score < cursor.score : score > cursor.score))
+        continue;
+      const level = scope.orMany(
+        (levels.get(score) ?? []).map((mask) => {
+          const held = inField.filter((_, index) => mask & (1 << index));
+          const missing = inField.filter((_, index) => !(mask & (1 << index)));
+          const all = scope.intersectAll(held);
+          return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
+        }),
+      );
+      const after =
+        cursor !== undefined && cursor.score === score ? this.placeProbe(cursor, score) : undefined;
+      const picked = this.pick({
+        matches: level,
+        order: this.byReputation,
+        compare: (a, b) => this.byReputation.compareSlots(a, b),
+        reverse: false,
+        skip: remainingSkip,
+        take: take - taken.length,
+        after,
+        minReputation: query.minReputation,
+        stopBelowMinimum: true,
+      });
+      if (picked.length === 0 && remainingSkip > 0) {
+        remainingSkip = Math.max(0, remainingSkip - this.countAtLeast(level, query.minReputation));
+        continue;
+      }
+      remainingSkip = 0;
+      for (const slot of picked) taken.push({ slot, score });
+    }
+    const scoreOf = new Map(taken.map((entry) => [entry.slot, entry.score]));
+    return this.page(
+      taken.map((entry) => entry.slot),
+      query,
+      total,
+      (slot) => scoreOf.get(slot) ?? 0,
+    );
+  }
+
+  private page(
+    taken: number[],
+    query: IndexQuery,
+    total: number,
+    scoreOf: (slot: number) => number,
+  ): IndexPage {
+    const more = taken.length > query.limit;
+    const slots = taken.slice(0, query.limit);
+    const lastSlot = slots.at(-1);
+    return {
+      dids: slots.map((slot) => this.dids[slot] as string),
+      total,
+      more,
+      last:
+        lastSlot === undefined
+          ? undefined
+          : {
+              did: this.dids[lastSlot] as string,
+              reputation: this.reputation[lastSlot] as number,
+              createdAt: this.createdAt[lastSlot] as number,
+              score: scoreOf(lastSlot),
+            },
+    };
+  }
+
+  /**
+   * Up to `take` matches in `compare` order after skipping `skip` (and after `after`, a probe slot):
+   * walks `order` testing membership when matches are dense, else takes them out and keeps the best.
+   */
+  private pick(options: {
+    matches: Bitmap | undefined;
+    order: SortedOrder;
+    compare: (a: number, b: number) => number;
+    reverse: boolean;
+    skip: number;
+    take: number;
+    after: number | undefined;
+    minReputation: number | undefined;
+    /** `order` is the reputation order: agents below the minimum are its tail, never walked. */
+    stopBelowMinimum: boolean;
+  }): number[] {
+    const { matches, order, compare, reverse, skip, take, after, minReputation } = options;
+    const count = matches === undefined ? this.live.size : matches.size;
+    if (count === 0 || take <= 0) return [];
+    const wanted = skip + take;
+    const walkSteps = (wanted * order.size) / count;
+    if (matches === undefined || walkSteps * WALK_STEP_COST < count) {
+      const taken: number[] = [];
+      let skipped = 0;
+      // `order` is sorted in its natural direction; `reverse` walks it from the end.
+      let index: number;
+      if (!reverse)
+        index = after === undefined ? 0 : order.firstAfter((slot) => order.compareSlots(slot, after) <= 0);
+      else {
+        let end =
+          after === undefined ? order.size : order.firstAfter((slot) => order.compareSlots(slot, after) < 0);
+        // Best reputation first, read from the worst end: begin at the last agent at the minimum.
+        if (options.stopBelowMinimum && minReputation !== undefined) {
+          end = Math.min(
+            end,
+            order.firstAfter((slot) => (this.reputation[slot] as number) >= minReputation),
+          );
+        }
+        index = end - 1;
+      }
+      const step = reverse ? -1 : 1;
+      for (; index >= 0 && index < order.size && taken.length < take; index += step) {
+        const slot = order.at(index);
+        if (matches !== undefined && !matches.has(slot)) continue;
+        if (minReputation !== undefined && (this.reputation[slot] as number) < minReputation) {
+          if (options.stopBelowMinimum && !reverse) break;
+          continue;
+        }
+        if (skipped < skip) skipped += 1;
+        else taken.push(slot);
+      }
+      return taken;
+    }
+    const candidates = matches.toUint32Array(this.candidatesBuffer);
+    const eligible =
+      minReputation === undefined && after === undefined
+        ? candidates
+        : keepWhere(
+            candidates,
+            (slot) =>
+              (minReputation === undefined || (this.reputation[slot] as number) >= minReputation) &&
+              (after === undefined || compare(slot, after) > 0),
+          );
+    return topK(eligible, wanted, compare).slice(skip);
+  }
+
+  /** How many of `matches` (every live agent when undefined) have at least `minimum` reputation. */
+  private countAtLeast(matches: Bitmap | undefined, minimum: number | undefined): number {
+    if (minimum === undefined) return matches === undefined ? this.live.size : matches.size;
+    const qualifying = this.byReputation.firstAfter((slot) => (this.reputation[slot] as number) >= minimum);
+    if (matches === undefined) return qualifying;
+    if (matches.size <= qualifying) {
+      let count = 0;
+      for (const slot of matches.toUint32Array(this.hitsBuffer))
+        if ((this.reputation[slot] as number) >= minimum) count += 1;
+      return count;
+    }
+    let count = 0;
+    for (let position = 0; position < qualifying; position += 1) {
+      if (matches.has(this.byReputation.at(position))) count += 1;
+    }
+    return count;
+  }
+
+  private placeProbe(key: RankKey, score: number): number {
+    this.dids[PROBE] = key.did;
+    this.reputation[PROBE] = key.reputation;
+    this.createdAt[PROBE] = key.createdAt;
+    this.scores[PROBE] = score;
+    return PROBE;
+  }
+
+  // --- postings -------------------------------------------------------------------------------
+
+  private postingIdsOf(agent: IndexedAgent): number[] {
+    const entries = agentIndexEntries(agent);
+    const ids: number[] = [];
+    FIELDS.forEach((field, space) => {
+      for (const stem of indexWords(entries.document[field])) {
+        ids.push(this.postings.idOf(space, stem));
+        if (!this.knownStems.has(stem)) this.addStem(stem);
+      }
+    });
+    for (const type of entries.capabilityTypes) ids.push(this.postings.idOf(CAPABILITY_SPACE, type));
+    for (const tag of entries.tags) ids.push(this.postings.idOf(TAG_SPACE, tag));
+    return ids;
+  }
+
+  private loading = false;
+  private loaded: number[] = [];
+
+  private addStem(stem: string): void {
+    this.knownStems.add(stem);
+    if (this.loading) {
+      this.vocabulary.push(stem);
+      this.vocabularySorted = false;
+    } else {
+      this.vocabulary.splice(this.firstStemAtOrAfter(stem), 0, stem);
+    }
+  }
+
+  private firstStemAtOrAfter(prefix: string): number {
+    if (!this.vocabularySorted) {
+      this.vocabulary.sort(compareText);
+      this.vocabularySorted = true;
+    }
+    let low = 0;
+    let high = this.vocabulary.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.vocabulary[middle] as string) < prefix) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Per field, the agents holding this exact stem. */
+  private wordFieldHits(scope: BitmapScope, stem: string): Bitmap[] {
+    return FIELDS.map((_, space) => this.postings.get(scope, space, stem));
+  }
+
+  /** Per field, the agents holding any stem that starts with `prefix`. */
+  private prefixFieldHits(scope: BitmapScope, prefix: string): Bitmap[] {
+    const stems: string[] = [];
+    for (let index = this.firstStemAtOrAfter(prefix); index < this.vocabulary.length; index += 1) {
+      const stem = this.vocabulary[index] as string;
+      if (!stem.startsWith(prefix)) break;
+      stems.push(stem);
+    }
+    return FIELDS.map((_, space) => this.postings.union(scope, space, stems));
+  }
+
+  // --- slots ----------------------------------------------------------------------------------
+
+  private allocate(did: string): number {
+    const slot = this.free.pop() ?? this.nextSlot++;
+    if (slot >= this.capacity) this.grow();
+    this.dids[slot] = did;
+    this.slotOf.set(did, slot);
+    return slot;
+  }
+
+  private removeSlot(slot: number): void {
+    this.byReputation.remove(slot);
+    this.byCreation.remove(slot);
+    for (const id of this.postingsOfSlot.get(slot)) this.postings.remove(id, slot);
+    this.postingsOfSlot.clear(slot);
+    this.live.remove(slot);
+    this.slotOf.delete(this.dids[slot] as string);
+    this.dids[slot] = '';
+    this.free.push(slot);
+  }
+
+  private grow(): void {
+    this.capacity *= 2;
+    const widen = (array: Float64Array) => {
+      const grown = new Float64Array(this.capacity);
+      grown.set(array);
+      return grown;
+    };
+    this.reputation = widen(this.reputation);
+    this.createdAt = widen(this.createdAt);
+    this.scores = widen(this.scores);
+    this.candidatesBuffer = new Uint32Array(this.capacity);
+    this.hitsBuffer = new Uint32Array(this.capacity);
+  }
+}
+
+/** Keeps, in place and in order, the items that pass; returns the kept part. */
+function keepWhere(items: Uint32Array, keep: (slot: number) => boolean): Uint32Array {
+  let kept = 0;
+  for (let index = 0; index < items.length; index += 1) {
+    const slot = items[index] as number;
+    if (keep(slot)) items[kept++] = slot;
+  }
+  return items.subarray(0, kept);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { BadRequestError } from '../errors.js';
+import type { RankKey } from '../search-index/search-index.js';
+
+/**
+ * Opaque search cursors: where the last page ended, and a digest of the search it belongs to.
+ * Keyset cursors hold the last agent's sort keys, so agents inserted meanwhile neither repeat nor
+ * push others out of the next page. Searches the index does not serve (service-record sorts and
+ * filters) page by position instead.
+ */
+export type SearchPosition = { kind: 'key'; key: RankKey } | { kind: 'offset'; offset: number };
+
+interface CursorBody {
+  v: 1;
+  /** Digest of the search (filters, sort, order). */
+  s: string;
+  /** Keyset: [score, reputation, created_at, did]. */
+  k?: [number, number, number, string];
+  /** Position: the offset of the next page. */
+  o?: number;
+}
+
+export function searchDigest(search: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(search)).digest('base64url').slice(0, 16);
+}
+
+export function encodeSearchCursor(digest: string, position: SearchPosition): string {
+  const body: CursorBody =
+    position.kind === 'key'
+      ? {
+          v: 1,
+          s: digest,
+          k: [position.key.score, position.key.reputation, position.key.createdAt, position.key.did],
+        }
+      : { v: 1, s: digest, o: position.offset };
+  return Buffer.from(JSON.stringify(body)).toString('base64url');
+}
+
+export function decodeSearchCursor(cursor: string, digest: string): SearchPosition {
+  const body = parse(cursor);
+  if (body.s !== digest) {
+    throw invalidCursor(
+      'cursor belongs to a different search: send the same q, capability, tags, filters, sort and order as the search that returned it',
+    );
+  }
+  if (body.k !== undefined) {
+    const [score, reputation, createdAt, did] = body.k;
+    return { kind: 'key', key: { score, reputation, createdAt, did } };
+  }
+  return { kind: 'offset', offset: body.o as number };
+}
+
+function parse(cursor: string): CursorBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor(
+      'cursor is not one this registry issued: pass next_cursor from a search response unchanged',
+    );
+  }
+  if (!isCursorBody(body)) {
+    throw invalidCursor(
+      'cursor is not one this registry issued: pass next_cursor from a search response unchanged',
+    );
+  }
+  return body;
+}
+
+function isCursorBody(value: unknown): value is CursorBody {
+  if (typeof value !== 'object' || value === null) return false;
+  const body = value as Record<string, unknown>;
+  if (body.v !== 1 || typeof body.s !== 'string') return false;
+  if (body.k !== undefined) {
+    const key = body.k;
+    return (
+      Array.isArray(key) &&
+      key.length === 4 &&
+      key.slice(0, 3).every((part) => typeof part === 'number' && Number.isFinite(part)) &&
+      typeof key[3] === 'string'
+    );
+  }
+  return typeof body.o === 'number' && Number.isSafeInteger(body.o) && body.o >= 0;
+}
+
+function invalidCursor(message: string): BadRequestError {
+  return new BadRequestError('INVALID_CURSOR', message);
+}

@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { agentIndexEntries } from '../src/db/stores/agent-index.js';
+import {
+  SearchIndex,
+  type IndexedAgent,
+  type IndexQuery,
+  type RankKey,
+} from '../src/search-index/search-index.js';
+import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from '../src/search-index/text.js';
+
+/**
+ * The index against a brute-force reference that scores and sorts every agent: same matches, same
+ * exact totals, same pages by offset and by cursor, through inserts, updates and removals. The corpus
+ * is large enough (6,000 agents, one word in nearly all) to take every path: level-by-level relevance,
+ * scoring every match, walking an order and taking matches out of a bitmap.
+ */
+
+const WORDS = [
+  'data',
+  'translate',
+  'python',
+  'finance',
+  'image',
+  'speech',
+  'legal',
+  'search',
+  'weather',
+  'chess',
+];
+const CAPABILITIES = ['translation', 'data_analysis', 'image_generation', 'code_review', 'summarization'];
+const TAGS = ['fr', 'de', 'python', 'finance', 'fast', 'beta'];
+
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+function pickSome<T>(next: () => number, items: readonly T[], most: number): T[] {
+  const count = Math.floor(next() * (most + 1));
+  return [...new Set(Array.from({ length: count }, () => items[Math.floor(next() * items.length)] as T))];
+}
+
+function makeAgent(next: () => number, index: number): IndexedAgent {
+  const word = () => WORDS[Math.floor(next() * WORDS.length)] as string;
+  // "data" is in nearly every description: the broad one-word query of the bench.
+  const description = next() < 0.8 ? `data ${word()} ${word()}` : `${word()} tools`;
+  const capabilities = pickSome(next, CAPABILITIES, 2).map((type) => ({
+    type,
+    description: next() < 0.5 ? `${word()} service` : undefined,
+  }));
+  if (capabilities.length === 0) capabilities.push({ type: 'general', description: undefined });
+  return {
+    did: `did:web:example.com:agent:${index.toString(16).padStart(6, '0')}`,
+    // A word of its own per agent (as in the bench corpus): thousands of one-agent posting lists.
+    name: `${word()} ${next() < 0.3 ? word() : 'agent'} ${index.toString(36)}`,
+    description,
+    capabilities: JSON.stringify(capabilities),
+    tags: JSON.stringify(pickSome(next, TAGS, 3)),
+    status: 'active',
+    // Few distinct values, so ties are common and the tie-breaks are exercised.
+    reputation_score: Math.floor(next() * 6) * 10,
+    created_at: 1_700_000_000_000 + Math.floor(next() * 500) * 1000,
+  };
+}
+
+/** Everything the index promises, computed the slow way. */
+class Reference {
+  readonly agents = new Map<string, IndexedAgent>();
+
+  apply(agent: IndexedAgent): void {
+    if (agent.status === 'active') this.agents.set(agent.did, agent);
+    else this.agents.delete(agent.did);
+  }
+
+  search(query: IndexQuery): { dids: string[]; total: number; scores: Map<string, number> } {
+    const words = query.terms?.map(stemWord) ?? [];
+    const scores = new Map<string, number>();
+    const matches: IndexedAgent[] = [];
+    for (const agent of this.agents.values()) {
+      const entries = agentIndexEntries(agent);
+      if (query.capability !== undefined && !entries.capabilityTypes.includes(query.capability)) continue;
+      if (query.tags !== undefined && !query.tags.some((tag) => entries.tags.includes(tag))) continue;
+      if (query.minReputation !== undefined && agent.reputation_score < query.minReputation) continue;
+      const fields = FIELDS.map((field) => indexWords(entries.document[field]));
+      let score = 0;
+      let matched = true;
+      words.forEach((word, index) => {
+        const last = index === words.length - 1;
+        let hit = false;
+        fields.forEach((stems, field) => {
+          if (stems.some((stem) => (last ? stem.startsWith(word) : stem === word))) {
+            hit = true;
+            score += FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]];
+          }
+        });
+        if (!hit) matched = false;
+      });
+      if (!matched) continue;
+      scores.set(agent.did, score);
+      matches.push(agent);
+    }
+    const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const byReputation = (a: IndexedAgent, b: IndexedAgent) =>
+      b.reputation_score - a.reputation_score || b.created_at - a.created_at || text(b.did, a.did);
+    const byCreation = (a: IndexedAgent, b: IndexedAgent) =>
+      b.created_at - a.created_at || text(b.did, a.did);
+    const direction = query.order === 'asc' ? -1 : 1;
+    const compare =
+      query.sort === 'relevance'
+        ? (a: IndexedAgent, b: IndexedAgent) =>
+            direction * ((scores.get(b.did) ?? 0) - (scores.get(a.did) ?? 0)) || byReputation(a, b)
+        : query.sort === 'created_at'
+          ? (a: IndexedAgent, b: IndexedAgent) => direction * byCreation(a, b)
+          : (a: IndexedAgent, b: IndexedAgent) => direction * byReputation(a, b);
+    return { dids: matches.sort(compare).map((agent) => agent.did), total: matches.length, scores };
+  }
+}
+
+function buildCorpus(
+  count: number,
+  seed: number,
+): { index: SearchIndex; reference: Reference; next: () => number } {
+  const next = random(seed);
+  const index = new SearchIndex();
+  const reference = new Reference();
+  const agents = Array.from({ length: count }, (_, position) => makeAgent(next, position));
+  index.load(agents);
+  for (const agent of agents) reference.apply(agent);
+  return { index, reference, next };
+}
+
+const QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'>[] = [
+  {},
+  { terms: ['data'] },
+  { terms: ['dat'] },
+  { terms: ['translations'] },
+  { terms: ['python', 'data'] },
+  { terms: ['data', 'agent'] },
+  { capability: 'translation' },
+  { tags: ['fr', 'beta'] },
+  { minReputation: 30 },
+  { terms: ['data'], capability: 'data_analysis' },
+  { terms: ['data'], tags: ['python'] },
+  { terms: ['data'], minReputation: 40 },
+  { terms: ['chess'], capability: 'code_review', tags: ['fast'] },
+  { terms: ['nothingmatches'] },
+  { terms: ['a'] },
+  { terms: ['data', '1'] },
+  { terms: ['1a'] },
+  { terms: ['agent', 'q'], tags: ['fr'] },
+];
+
+function everySearch(): IndexQuery[] {
+  const searches: IndexQuery[] = [];
+  for (const base of QUERIES) {
+    const sorts: IndexQuery['sort'][] =
+      base.terms === undefined ? ['reputation', 'created_at'] : ['relevance', 'reputation', 'created_at'];
+    for (const sort of sorts) {
+      for (const order of ['desc', 'asc'] as const) {
+        searches.push({ ...base, sort, order, limit: 20, offset: 0 });
+      }
+    }
+  }
+  return searches;
+}
+
+function assertSameAsReference(index: SearchIndex, reference: Reference, query: IndexQuery): void {
+  const expected = reference.search(query);
+  const label = JSON.stringify(query);
+  for (const offset of [0, 20, 137, 4100]) {
+    const page = index.search({ ...query, offset });
+    assert.equal(page.total, expected.total, `total of ${label}`);
+    assert.deepEqual(
+      page.dids,
+      expected.dids.slice(offset, offset + query.limit),
+      `page at ${offset} of ${label}`,
+    );
+    assert.equal(page.more, offset + query.limit < expected.total, `more at ${offset} of ${label}`);
+  }
+  // Cursor paging through the first 300 matches gives the same sequence.
+  const paged: string[] = [];
+  let after: RankKey | undefined;
+  for (let pages = 0; pages < 15; pages += 1) {
+    const page = index.search({ ...query, offset: 0, after });
+    paged.push(...page.dids);
+    if (!page.more || page.last === undefined) break;
+    after = page.last;
+  }
+  assert.deepEqual(paged, expected.dids.slice(0, paged.length), `cursor pages of ${label}`);
+  assert.equal(paged.length, Math.min(expected.total, 300), `cursor pages of ${label} reach the end or 300`);
+}
+
+describe('search index (against a brute-force reference)', () => {
+  test('every search shape, sort and order: totals, offset pages and cursor pages agree', () => {
+    const { index, reference } = buildCorpus(6000, 7);
+    assert.ok(
+      reference.search({ terms: ['data'], sort: 'relevance', order: 'desc', limit: 1, offset: 0 }).total >
+        4096,
+    );
+    for (const query of everySearch()) assertSameAsReference(index, reference, query);
+  });
+
+  test('inserts, updates (reputation moves, words change) and removals are searched exactly', () => {
+    const { index, reference, next } = buildCorpus(1500, 11);
+    const dids = [...reference.agents.keys()];
+    for (let step = 0; step < 600; step += 1) {
+      const roll = next();
+      let agent: IndexedAgent;
+      if (roll < 0.3) {
+        agent = makeAgent(next, 100_000 + step);
+        dids.push(agent.did);
+      } else {
+        const did = dids[Math.floor(next() * dids.length)] as string;
+        const current = reference.agents.get(did) ?? makeAgent(next, 200_000 + step);
+        if (roll < 0.6) agent = { ...current, did, reputation_score: Math.floor(next() * 6) * 10 };
+        else if (roll < 0.85)
+          agent = { ...makeAgent(next, 300_000 + step), did, created_at: current.created_at };
+        else agent = { ...current, did, status: 'deactivated' };
+      }
+      index.apply(agent);
+      reference.apply(agent);
+    }
+    assert.equal(index.size, reference.agents.size);
+    for (const query of everySearch()) assertSameAsReference(index, reference, query);
+  });
+
+  test('a cursor keeps its place while agents are inserted before and after it', () => {
+    const { index, reference, next } = buildCorpus(800, 3);
+    const query: IndexQuery = { terms: ['data'], sort: 'relevance', order: 'desc', limit: 25, offset: 0 };
+    const before = new Set(reference.search(query).dids);
+    const seen: string[] = [];
+    let after: RankKey | undefined;
+    for (let page = 0; ; page += 1) {
+      const result = index.search({ ...query, after });
+      seen.push(...result.dids);
+      // New agents land everywhere in the order, including before the cursor.
+      for (let added = 0; added < 10; added += 1) {
+        const agent = makeAgent(next, 500_000 + page * 10 + added);
+        index.apply(agent);
+        reference.apply(agent);
+      }
+      if (!result.more || result.last === undefined) break;
+      after = result.last;
+    }
+    assert.equal(new Set(seen).size, seen.length, 'no agent twice');
+    for (const did of before) assert.ok(seen.includes(did), `${did}, there from the start, was not skipped`);
+  });
+});
