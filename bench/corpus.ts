@@ -239,7 +239,7 @@ const PLACES = [
 ];
 
 /** ~400 words of the kind agent descriptions use, most frequent first. */
-const WORDS = (
+export const WORDS = (
   'agent fast accurate reliable data text documents api users teams business language model results ' +
   'support quality secure private cloud local batch streaming realtime analysis insights reports ' +
   'translate translates translation translations summarize summaries summary review reviews code ' +

@@ -1,7 +1,8 @@
 /**
  * The registry's GET profile answer built straight from an agents row: the same members, in the same
- * order, with the same values as the registry's AgentProfile (services/agent-view.ts). Shared by the
- * two reference servers (baseline-server.ts, fastify-floor-server.ts).
+ * order, with the same values as the registry's AgentProfile (services/agent-view.ts), after the same
+ * read: one statement for the agent's row and whether it has service totals. Shared by the two
+ * reference servers (baseline-server.ts, fastify-floor-server.ts).
  */
 export interface AgentRow {
   did: string;
@@ -22,17 +23,27 @@ export interface AgentRow {
   total_reviews: number;
   created_at: number | string;
   updated_at: number | string;
+  /** Whether the agent has service totals (0 or 1 on SQLite, a boolean on PostgreSQL). */
+  has_calls?: number | boolean;
 }
 
 export const PROFILE_COLUMNS =
   'did, name, description, avatar, website, public_key, key_type, chain_id, capabilities, tags, status, ' +
   'invocation_enabled, delivery_mode, average_rating, reputation_score, total_reviews, created_at, updated_at';
 
+/** As the registry reads a profile (db/stores/agents.ts, findAgentProfile): the row and one exists(). */
+const PROFILE_QUERY = `select ${PROFILE_COLUMNS}, exists (select 1 from service_totals where service_totals.did = agents.did) as has_calls from agents where did = ?`;
+
 export function profileJson(row: AgentRow, publicUrl: string): unknown {
   const invocationEnabled = row.invocation_enabled === 1;
-  const endpoints = [{ type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` }];
+  const did = encodeURIComponent(row.did);
+  const endpoints = [{ type: 'did_document', url: `${publicUrl}/api/did/${did}` }];
+  if (row.status === 'active') {
+    endpoints.push({ type: 'a2a_agent_card', url: `${publicUrl}/a2a/${did}/.well-known/agent-card.json` });
+  }
   if (invocationEnabled && row.delivery_mode !== 'none' && row.status === 'active') {
     endpoints.push({ type: 'invoke', url: `${publicUrl}/api/invoke` });
+    endpoints.push({ type: 'mcp', url: `${publicUrl}/mcp/agents/${did}` });
   }
   return {
     did: row.did,
@@ -54,7 +65,47 @@ export function profileJson(row: AgentRow, publicUrl: string): unknown {
     total_reviews: row.total_reviews,
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
+    service_record: NO_CALLS_RECORD,
   };
+}
+
+const window = (days: number) => ({
+  days,
+  invocations: 0,
+  completed: 0,
+  failed: 0,
+  timeouts: 0,
+  success_rate: null,
+  timeout_rate: null,
+  latency_p50_ms: null,
+  latency_p95_ms: null,
+  distinct_callers: 0,
+  last_completed_at: null,
+});
+
+/**
+ * The service record of an agent never called through the registry (every seeded agent): the
+ * registry learns from the profile's own statement that it has no totals and answers this.
+ */
+const NO_CALLS_RECORD = {
+  measured_by: 'registry',
+  last_7_days: window(7),
+  last_30_days: window(30),
+  all_time: {
+    invocations: 0,
+    completed: 0,
+    failed: 0,
+    timeouts: 0,
+    success_rate: null,
+    last_completed_at: null,
+  },
+  capabilities: [],
+};
+
+function seededOnly(did: string, row: AgentRow | undefined): AgentRow | undefined {
+  if (row?.has_calls === 1 || row?.has_calls === true)
+    throw new Error(`${did} has calls: not a seeded agent`);
+  return row;
 }
 
 /** One lookup by DID, on SQLite (one prepared statement) or PostgreSQL (one named query, pool of 10). */
@@ -65,14 +116,13 @@ export async function agentLookup(
     const { default: Database } = await import('better-sqlite3');
     const sqlite = new Database(databaseUrl.slice('sqlite:'.length), { fileMustExist: true });
     sqlite.pragma('journal_mode = WAL');
-    const statement = sqlite.prepare<[string], AgentRow>(
-      `select ${PROFILE_COLUMNS} from agents where did = ?`,
-    );
-    return async (did) => statement.get(did);
+    const statement = sqlite.prepare<[string], AgentRow>(PROFILE_QUERY);
+    return async (did) => seededOnly(did, statement.get(did));
   }
   const { default: pg } = await import('pg');
   pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  const text = `select ${PROFILE_COLUMNS} from agents where did = $1`;
-  return async (did) => (await pool.query<AgentRow>({ name: 'agent', text, values: [did] })).rows[0];
+  const text = PROFILE_QUERY.replace('?', '$1');
+  return async (did) =>
+    seededOnly(did, (await pool.query<AgentRow>({ name: 'agent', text, values: [did] })).rows[0]);
 }

@@ -9,6 +9,7 @@ import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
 import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
 import { writeAgentIndex } from '../packages/server/src/db/stores/agent-index.js';
 import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
+import { stampAgentChange } from '../packages/server/src/db/stores/change-feed.js';
 import {
   insertReview,
   evidencedRatingsOf,
@@ -115,6 +116,9 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
           await insertAgent(trx, row);
           await writeAgentIndex(trx, row);
         }
+        // As registration does: each agent's place in the change feed, which search indexes follow;
+        // last in the transaction, so parallel batches wait for the feed's lock only at their end.
+        for (const row of chunk) await stampAgentChange(trx, row.did);
       });
     });
     const agentsSeconds = (performance.now() - started) / 1000;
@@ -204,13 +208,17 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     if (current.length > 0) reviewBatches.push(current);
     await inBatches(reviewBatches, 1, parallel, async ([group]) => {
       await db.transaction().execute(async (trx) => {
+        const changed: string[] = [];
         for (const plan of group as TargetPlan[]) {
           for (const task of plan.tasks) await insertTask(trx, task);
           for (const review of plan.reviews) await insertReview(trx, review);
           // Reputation v2 weighs each review by evidence about its reviewer, read as the server reads it.
           const target = dids[plan.target] as string;
-          await writeReputation(trx, target, aggregateReviews(await evidencedRatingsOf(trx, target), now));
+          const aggregates = aggregateReviews(await evidencedRatingsOf(trx, target), now);
+          if (await writeReputation(trx, target, aggregates, false)) changed.push(target);
         }
+        // The change feed's lock last, after every agent row this transaction writes (as the server does).
+        for (const did of changed) await stampAgentChange(trx, did);
       });
     });
     const reviewsSeconds = (performance.now() - reviewStart) / 1000;

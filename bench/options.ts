@@ -1,0 +1,46 @@
+/** Command-line options of `npm run bench`. */
+export interface Options {
+  db: 'sqlite' | 'postgres';
+  agents: number;
+  duration: number;
+  connections: number;
+  cpuProf: boolean;
+  only: Set<string> | undefined;
+  warmup: number;
+  /** Seconds per search shape (there are 18 shapes, each at 1 and 10 connections). */
+  searchDuration: number;
+}
+
+export function parseOptions(argv: string[]): Options {
+  const options: Options = {
+    db: 'sqlite',
+    agents: 100_000,
+    duration: 10,
+    connections: 10,
+    cpuProf: false,
+    only: undefined,
+    warmup: 2,
+    searchDuration: 4,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--db') {
+      const db = value();
+      if (db !== 'sqlite' && db !== 'postgres') throw new Error('--db is sqlite or postgres');
+      options.db = db;
+    } else if (arg === '--agents') options.agents = Number(value());
+    else if (arg === '--duration') options.duration = Number(value());
+    else if (arg === '--connections') options.connections = Number(value());
+    else if (arg === '--warmup') options.warmup = Number(value());
+    else if (arg === '--search-duration') options.searchDuration = Number(value());
+    else if (arg === '--cpu-prof') options.cpuProf = true;
+    else if (arg === '--only') options.only = new Set(value().split(','));
+    else throw new Error(`unknown option ${arg}`);
+  }
+  return options;
+}
