@@ -38,6 +38,7 @@ console.log(
 );
 for (const shape of searchShapes('agent', false)) {
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (const path of shape.paths) {
     const u = new URL(path, 'http://x');
     const p = u.searchParams;
@@ -53,11 +54,15 @@ for (const shape of searchShapes('agent', false)) {
       limit: 20,
       offset: Number(p.get('offset') ?? 0),
     };
+    const cpuBefore = process.cpuUsage();
     const s = performance.now();
     index.search(query);
     times.push(performance.now() - s);
+    const cpu = process.cpuUsage(cpuBefore);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
   }
   times.sort((a, b) => a - b);
+  cpuTimes.sort((a, b) => a - b);
   console.log(
     shape.name.padEnd(40),
     'p50',
@@ -66,5 +71,9 @@ for (const shape of searchShapes('agent', false)) {
     times[Math.floor(times.length * 0.99)]!.toFixed(3),
     'max',
     times[times.length - 1]!.toFixed(3),
+    '| cpu p50',
+    cpuTimes[Math.floor(cpuTimes.length / 2)]!.toFixed(3),
+    'p99',
+    cpuTimes[Math.floor(cpuTimes.length * 0.99)]!.toFixed(3),
   );
 }

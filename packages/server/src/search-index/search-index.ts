@@ -80,7 +80,7 @@ export class SearchIndex {
   private dids: string[] = [''];
   private reputation = new Float64Array(this.capacity);
   private createdAt = new Float64Array(this.capacity);
-  private scores = new Float64Array(this.capacity);
+  private scores = new Int32Array(this.capacity);
   private readonly postingsOfSlot = new SlotPostingIds();
   /** Reused for taking matches out of bitmaps, so a search allocates no large arrays. */
   private candidatesBuffer = new Uint32Array(1024);
@@ -209,7 +209,7 @@ export class SearchIndex {
     const taken = this.pick({
       matches,
       order,
-      compare: (a, b) => (query.order === 'asc' ? -1 : 1) * order.compareSlots(a, b),
+      compare: (a, b) => (query.order === 'asc' ? -1 : 1) * (order.label(a) - order.label(b)),
       reverse: query.order === 'asc',
       skip: query.after === undefined ? query.offset : 0,
       take: query.limit + 1,
@@ -234,24 +234,38 @@ export class SearchIndex {
     if (single !== undefined && matches.size > SCORE_EVERY_MATCH_MAX) {
       return this.levelledRelevancePage(scope, query, matches, single, total, skip, take);
     }
-    // Score every match: add each field's weight to the slots it holds.
-    const scores = this.scores;
-    const candidates = matches.toUint32Array(this.candidatesBuffer);
-    for (let index = 0; index < candidates.length; index += 1) scores[candidates[index] as number] = 0;
+    // Score every match: each field's weight goes to the matches that hold the word there. A field
+    // most matches hold is counted the other way round (every match starts with its weight, those
+    // without it lose it again), so no list walked is longer than half the matches.
+    const lists: { hit: Bitmap; weight: number; mostHold: boolean }[] = [];
+    let base = 0;
     let best = 0;
     for (const hits of fieldHits) {
       hits.forEach((hit, field) => {
+        const held = hit.andCardinality(matches);
+        if (held === 0) return;
         const weight = FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]];
+        const mostHold = held * 2 > matches.size;
         best += weight;
-        const holders = scope.and(hit, matches).toUint32Array(this.hitsBuffer);
-        for (let index = 0; index < holders.length; index += 1) {
-          const slot = holders[index] as number;
-          scores[slot] = (scores[slot] as number) + weight;
-        }
+        if (mostHold) base += weight;
+        lists.push({ hit, weight, mostHold });
       });
     }
+    const scores = this.scores;
+    const candidates = matches.toUint32Array(this.candidatesBuffer);
+    for (let index = 0; index < candidates.length; index += 1) scores[candidates[index] as number] = base;
+    for (const { hit, weight, mostHold } of lists) {
+      const walked = mostHold ? scope.andNot(matches, hit) : scope.and(hit, matches);
+      const slots = walked.toUint32Array(this.hitsBuffer);
+      const change = mostHold ? -weight : weight;
+      for (let index = 0; index < slots.length; index += 1) {
+        const slot = slots[index] as number;
+        scores[slot] = (scores[slot] as number) + change;
+      }
+    }
     const compare = (a: number, b: number) =>
-      direction * ((scores[b] as number) - (scores[a] as number)) || this.byReputation.compareSlots(a, b);
+      direction * ((scores[b] as number) - (scores[a] as number)) ||
+      this.byReputation.label(a) - this.byReputation.label(b);
     const after = query.after === undefined ? undefined : this.placeProbe(query.after, query.after.score);
     const minimum = query.minReputation;
     // Scores are small integers: count the eligible matches per score, and hand the heap only those
@@ -321,7 +335,7 @@ export class SearchIndex {
       const picked = this.pick({
         matches: level,
         order: this.byReputation,
-        compare: (a, b) => this.byReputation.compareSlots(a, b),
+        compare: (a, b) => this.byReputation.label(a) - this.byReputation.label(b),
         reverse: false,
         skip: remainingSkip,
         take: take - taken.length,
@@ -458,7 +472,10 @@ export class SearchIndex {
     this.dids[PROBE] = key.did;
     this.reputation[PROBE] = key.reputation;
     this.createdAt[PROBE] = key.createdAt;
-    this.scores[PROBE] = score;
+    // Scores are small integers; a cursor's is clamped so that an altered one cannot wrap around.
+    this.scores[PROBE] = Math.max(-1, Math.min(Math.round(score), 2 ** 20));
+    this.byReputation.labelProbe(PROBE);
+    this.byCreation.labelProbe(PROBE);
     return PROBE;
   }
 
@@ -552,7 +569,9 @@ export class SearchIndex {
     };
     this.reputation = widen(this.reputation);
     this.createdAt = widen(this.createdAt);
-    this.scores = widen(this.scores);
+    const scores = new Int32Array(this.capacity);
+    scores.set(this.scores);
+    this.scores = scores;
     this.candidatesBuffer = new Uint32Array(this.capacity);
     this.hitsBuffer = new Uint32Array(this.capacity);
   }
