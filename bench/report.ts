@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Options } from './options.js';
 import type { Row } from './measure.js';
 import type { machine } from './proc.js';
@@ -172,4 +173,28 @@ export function budgets(rows: Row[], context: ReportContext): string[] {
     rssMb <= 200,
   );
   return out;
+}
+
+/** Writes `<stem>.json` (every figure but the raw latencies) and `<stem>.txt` (the report); returns the JSON's path. */
+export function writeRawFigures(
+  stem: string,
+  rows: Row[],
+  report: string,
+  run: Pick<ReportContext, 'options' | 'box' | 'seedSeconds' | 'peakRssKb' | 'databaseBytes'>,
+): string {
+  const jsonFile = `${stem}.json`;
+  fs.writeFileSync(
+    jsonFile,
+    JSON.stringify(
+      {
+        ...run,
+        options: { ...run.options, only: run.options.only && [...run.options.only] },
+        rows: rows.map((row) => ({ ...row, load: { ...row.load, latencies: undefined } })),
+      },
+      null,
+      2,
+    ),
+  );
+  fs.writeFileSync(`${stem}.txt`, report);
+  return jsonFile;
 }
