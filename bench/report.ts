@@ -144,8 +144,8 @@ export function budgets(rows: Row[], context: ReportContext): string[] {
     line(
       'queue-added-latency-p50',
       `${queue.extra.addedP50.toFixed(2)} ms (1 invoker connection)`,
-      '<= 2 ms',
-      queue.extra.addedP50 <= 2,
+      '<= 1.5 ms',
+      queue.extra.addedP50 <= 1.5,
     );
   }
   const faces = find('faces-1')?.extra;
