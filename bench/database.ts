@@ -24,6 +24,27 @@ export interface BenchDatabase {
 
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** One statement on the cluster's admin connection (CREATE/DROP DATABASE cannot run in a transaction). */
+export async function adminQuery(
+  statement: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<Record<string, unknown>>> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    return await client.query<Record<string, unknown>>(statement, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The connection string of database `name` on the bench's PostgreSQL cluster. */
+export function postgresUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-bench-'));
@@ -40,31 +61,21 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
     };
   }
   const name = `registry_bench_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await client.connect();
-    try {
-      return await client.query<Record<string, unknown>>(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = postgresUrl(name);
   return {
-    url: url.toString(),
+    url,
     config: {
       kind: 'postgres',
-      url: url.toString(),
+      url,
       poolSize: 10,
       statementTimeoutMs: 60_000,
       connectTimeoutMs: 10_000,
     },
     sizeBytes: async () =>
-      Number((await admin(`SELECT pg_database_size('${name}') AS size`)).rows[0]?.size ?? 0),
+      Number((await adminQuery(`SELECT pg_database_size('${name}') AS size`)).rows[0]?.size ?? 0),
     drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }

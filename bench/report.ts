@@ -12,6 +12,8 @@ export interface ReportContext {
   box: ReturnType<typeof machine>;
   seeded: Awaited<ReturnType<typeof seedRegistry>>;
   seedSeconds: number;
+  /** Seconds from the end of the seed to a database ready to measure. */
+  settleSeconds: number;
   peakRssKb: number;
   rssEndKb: number;
   rssAtStart: number;
@@ -37,6 +39,11 @@ export function renderReport(rows: Row[], context: ReportContext): string {
       `${seeded.reviews.toLocaleString('en-US')} reviews (${seeded.verifiedReviews.toLocaleString('en-US')} verified) of ` +
       `${seeded.reviewedAgents.toLocaleString('en-US')} agents in ${seeded.reviewsSeconds.toFixed(1)} s. ` +
       `Runs: ${options.warmup} s warm-up, then ${options.duration} s (registrations: a fixed number of pre-signed bodies).`,
+  );
+  lines.push(
+    options.db === 'postgres'
+      ? `Database: seeded by this run, then VACUUM ANALYZE and CHECKPOINT before any measurement (${context.settleSeconds.toFixed(1)} s).`
+      : 'Database: seeded by this run.',
   );
   lines.push('');
   const dbColumn = options.db === 'postgres';
@@ -180,7 +187,10 @@ export function writeRawFigures(
   stem: string,
   rows: Row[],
   report: string,
-  run: Pick<ReportContext, 'options' | 'box' | 'seedSeconds' | 'peakRssKb' | 'databaseBytes'>,
+  run: Pick<
+    ReportContext,
+    'options' | 'box' | 'seedSeconds' | 'settleSeconds' | 'peakRssKb' | 'databaseBytes'
+  >,
 ): string {
   const jsonFile = `${stem}.json`;
   fs.writeFileSync(

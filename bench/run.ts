@@ -6,17 +6,18 @@
  * process on SQLite; `--agents` then sets its honest agents (default 100).
  *
  * Builds the server if its build is stale, seeds a fresh database with `--agents` agents and their
- * reviews through the server's own store functions, starts the registry as its own process
- * (node packages/server/dist/main.js) and runs the scenarios of bench/scenarios/ in order, driving
- * them with autocannon from this process; GET profile is measured side by side with a bare node:http
- * baseline and a bare-Fastify floor on the same database. Prints a table, one BUDGET line per budget,
- * and writes the raw figures to bench/out/. See bench/RESULTS.md for what the figures mean.
+ * reviews through the server's own store functions and settles it (PostgreSQL: VACUUM ANALYZE and
+ * CHECKPOINT, so no measured run pays for the bulk load's aftermath), starts the registry as its own
+ * process (node packages/server/dist/main.js) and runs the scenarios of bench/scenarios/ in order,
+ * driving them with autocannon from this process; GET profile is measured side by side with a bare
+ * node:http baseline and a bare-Fastify floor on the same database. Prints a table, one BUDGET line per
+ * budget, and writes the raw figures to bench/out/. See bench/RESULTS.md for what the figures mean.
  */
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { createDatabase } from './database.js';
+import type { BenchDatabase } from './database.js';
 import type { Row } from './measure.js';
 import { parseOptions } from './options.js';
 import { OUT, ROOT, buildIfNeeded, log, stop } from './processes.js';
@@ -33,7 +34,7 @@ import { registrationScenarios } from './scenarios/registration.js';
 import { reviewScenario } from './scenarios/reviews.js';
 import { searchScenarios } from './scenarios/search.js';
 import { webhookScenario } from './scenarios/webhook.js';
-import { seedRegistry } from './seed.js';
+import { prepareDatabase } from './seeded-database.js';
 import { startRegistry } from './servers.js';
 import { summariseProfile } from './profile-summary.js';
 import { runSybilBench } from './sybil.js';
@@ -77,24 +78,25 @@ async function main(): Promise<void> {
   const ports = { registry: port, baseline: port + 1, hook: port + 2, floor: port + 3 };
   const publicUrl = `http://localhost:${port}`;
   const base = `http://127.0.0.1:${port}`;
-  const database = await createDatabase(options.db);
+  let database: BenchDatabase | undefined;
   const children: ChildProcess[] = [];
   const cleanup = async () => {
     for (const child of children) await stop(child).catch(() => undefined);
-    await database.drop().catch((error: unknown) => log(`could not drop the database: ${String(error)}`));
+    await database?.drop().catch((error: unknown) => log(`could not drop the database: ${String(error)}`));
   };
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 
   try {
-    const seedStart = Date.now();
-    const seeded = await seedRegistry({
-      database: database.config,
-      agents: options.agents,
-      didWebDomain: `localhost%3A${port}`,
-      batch: 500,
-      log,
-    });
-    const seedSeconds = (Date.now() - seedStart) / 1000;
+    // ------------------------------------------------------------------ seed
+    const prepared = await prepareDatabase(
+      options,
+      { didWebDomain: `localhost%3A${port}`, batch: 500 },
+      (created) => {
+        database = created;
+      },
+    );
+    database = prepared.database;
+    const { seeded } = prepared;
     const sampleDids = Array.from(
       { length: 20_000 },
       () => seeded.dids[crypto.randomInt(seeded.dids.length)] as string,
@@ -142,7 +144,8 @@ async function main(): Promise<void> {
       options,
       box,
       seeded,
-      seedSeconds,
+      seedSeconds: prepared.seedSeconds,
+      settleSeconds: prepared.settleSeconds,
       peakRssKb,
       rssEndKb,
       rssAtStart,
@@ -153,7 +156,8 @@ async function main(): Promise<void> {
     const jsonFile = writeRawFigures(path.join(OUT, `${options.db}-${stamp}`), rows, report, {
       options,
       box,
-      seedSeconds,
+      seedSeconds: prepared.seedSeconds,
+      settleSeconds: prepared.settleSeconds,
       peakRssKb,
       databaseBytes,
     });

@@ -225,7 +225,7 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     log(
       `seeded ${reviewCount} reviews (${verifiedCount} verified) of ${plans.length} agents in ${reviewsSeconds.toFixed(1)} s`,
     );
-    await analyze(db, handle.dialect);
+    await foldWal(db, handle.dialect);
     return {
       dids,
       reviews: reviewCount,
@@ -257,15 +257,11 @@ async function inBatches<T>(
   await Promise.all(Array.from({ length: parallel }, lane));
 }
 
-/** Leaves the database as a running registry would have it. */
-async function analyze(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
+/** Folds SQLite's WAL back into the file; PostgreSQL is vacuumed and analyzed by the runner (seeded-database.ts). */
+async function foldWal(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  if (dialect !== 'sqlite') return;
   const { sql } = await import('kysely');
-  if (dialect === 'sqlite') {
-    // The registry never runs ANALYZE on SQLite, so neither does the seed: the planner sees what it
-    // sees in production. Only fold the WAL back so the server starts from a compact file.
-    await sql`pragma wal_checkpoint(truncate)`.execute(db);
-  } else {
-    // PostgreSQL's autovacuum analyzes a table after bulk inserts anyway; do it now rather than mid-run.
-    await sql`analyze`.execute(db);
-  }
+  // The registry never runs ANALYZE on SQLite, so neither does the seed: the planner sees what it
+  // sees in production. Only fold the WAL back so the server starts from a compact file.
+  await sql`pragma wal_checkpoint(truncate)`.execute(db);
 }
