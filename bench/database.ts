@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 
-/** A fresh database per run (SQLite file or PostgreSQL database), dropped at the end. */
+/**
+ * A fresh database per run (SQLite file or PostgreSQL database), dropped at the end. On PostgreSQL it
+ * may start as a copy of a kept seeded database (kept-database.ts); a SQLite copy is made by the caller.
+ */
 
 export interface BenchDatabase {
   url: string;
@@ -45,7 +48,10 @@ export function postgresUrl(name: string): string {
   return url.toString();
 }
 
-export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
+export async function createDatabase(
+  kind: 'sqlite' | 'postgres',
+  postgresTemplate?: string,
+): Promise<BenchDatabase> {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-bench-'));
     const file = path.join(dir, 'registry.db');
@@ -61,7 +67,11 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
     };
   }
   const name = `registry_bench_${crypto.randomBytes(5).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name}`);
+  await adminQuery(
+    postgresTemplate === undefined
+      ? `CREATE DATABASE ${name}`
+      : `CREATE DATABASE ${name} TEMPLATE ${postgresTemplate}${await fileCopyStrategy()}`,
+  );
   const url = postgresUrl(name);
   return {
     url,
@@ -78,4 +88,14 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * ` STRATEGY FILE_COPY` where PostgreSQL has it (15 and later): a copy of a large seeded database by
+ * files, with a checkpoint before and after, instead of writing every page of it to the WAL (15's
+ * default), which would leave gigabytes of WAL to checkpoint during the measurements.
+ */
+export async function fileCopyStrategy(): Promise<string> {
+  const version = Number((await adminQuery('SHOW server_version_num')).rows[0]?.server_version_num ?? 0);
+  return version >= 150000 ? ' STRATEGY FILE_COPY' : '';
 }

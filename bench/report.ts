@@ -12,7 +12,9 @@ export interface ReportContext {
   box: ReturnType<typeof machine>;
   seeded: Awaited<ReturnType<typeof seedRegistry>>;
   seedSeconds: number;
-  /** Seconds from the end of the seed to a database ready to measure. */
+  /** Seeded by this run, or copied from a seed kept by an earlier one (--keep-database). */
+  seedSource: 'seeded' | 'copied';
+  /** Seconds from the end of the seed (or the start of the copy) to a database ready to measure. */
   settleSeconds: number;
   peakRssKb: number;
   rssEndKb: number;
@@ -41,9 +43,11 @@ export function renderReport(rows: Row[], context: ReportContext): string {
       `Runs: ${options.warmup} s warm-up, then ${options.duration} s (registrations: a fixed number of pre-signed bodies).`,
   );
   lines.push(
-    options.db === 'postgres'
-      ? `Database: seeded by this run, then VACUUM ANALYZE and CHECKPOINT before any measurement (${context.settleSeconds.toFixed(1)} s).`
-      : 'Database: seeded by this run.',
+    context.seedSource === 'copied'
+      ? `Database: a copy of a seed kept by an earlier run (--keep-database), made in ${context.settleSeconds.toFixed(1)} s.`
+      : options.db === 'postgres'
+        ? `Database: seeded by this run, then VACUUM ANALYZE and CHECKPOINT before any measurement (${context.settleSeconds.toFixed(1)} s).`
+        : 'Database: seeded by this run.',
   );
   lines.push('');
   const dbColumn = options.db === 'postgres';
@@ -189,7 +193,7 @@ export function writeRawFigures(
   report: string,
   run: Pick<
     ReportContext,
-    'options' | 'box' | 'seedSeconds' | 'settleSeconds' | 'peakRssKb' | 'databaseBytes'
+    'options' | 'box' | 'seedSeconds' | 'seedSource' | 'settleSeconds' | 'peakRssKb' | 'databaseBytes'
   >,
 ): string {
   const jsonFile = `${stem}.json`;

@@ -1,6 +1,6 @@
 /**
  * npm run bench [-- --db postgres] [--agents 100000] [--duration 10] [--connections 10] [--cpu-prof]
- *                [--only get,search,...] [--search-duration 4]
+ *                [--only get,search,...] [--search-duration 4] [--keep-database <dir>]
  *
  * `--only sybil` runs only the Sybil simulation of reputation v1 against v2 (bench/sybil.ts), in
  * process on SQLite; `--agents` then sets its honest agents (default 100).
@@ -12,6 +12,14 @@
  * driving them with autocannon from this process; GET profile is measured side by side with a bare
  * node:http baseline and a bare-Fastify floor on the same database. Prints a table, one BUDGET line per
  * budget, and writes the raw figures to bench/out/. See bench/RESULTS.md for what the figures mean.
+ *
+ * `--keep-database <dir>` keeps seeds between runs: the first run of a dialect, size (`--agents`) and
+ * BENCH_PORT (its did:web DIDs name the port) seeds, settles and keeps a copy in <dir> (SQLite: a
+ * read-only file; PostgreSQL: a template database that accepts no connections, named in <dir>); later
+ * runs start from a fresh copy of it (a file copy; CREATE DATABASE ... TEMPLATE), so every run starts
+ * from the same seeded state and the writing scenarios never touch the kept seed. A seed made by other
+ * seed code, corpus, schema or migrations is replaced. To discard: delete <dir>, and on PostgreSQL
+ * ALTER DATABASE <template> IS_TEMPLATE false, then DROP DATABASE it.
  */
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -145,6 +153,7 @@ async function main(): Promise<void> {
       box,
       seeded,
       seedSeconds: prepared.seedSeconds,
+      seedSource: prepared.source,
       settleSeconds: prepared.settleSeconds,
       peakRssKb,
       rssEndKb,
@@ -157,6 +166,7 @@ async function main(): Promise<void> {
       options,
       box,
       seedSeconds: prepared.seedSeconds,
+      seedSource: prepared.source,
       settleSeconds: prepared.settleSeconds,
       peakRssKb,
       databaseBytes,
