@@ -112,15 +112,17 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------------ registry
     const profileDir = path.join(OUT, `profile-${options.db}-${stamp}`);
-    const server = await startRegistry({
-      databaseUrl: database.url,
-      port,
-      publicUrl,
-      agents: options.agents,
-      processLog,
-      ...(options.cpuProf ? { cpuProfileDir: profileDir } : {}),
-    });
-    children.push(server);
+    const server = await startRegistry(
+      {
+        databaseUrl: database.url,
+        port,
+        publicUrl,
+        agents: options.agents,
+        processLog,
+        ...(options.cpuProf ? { cpuProfileDir: profileDir } : {}),
+      },
+      children,
+    );
     const pid = server.pid as number;
     const rssAtStart = statusKb(pid, 'VmRSS');
 

@@ -15,8 +15,11 @@ export interface RegistryLaunch {
   cpuProfileDir?: string;
 }
 
-/** Starts node packages/server/dist/main.js on the run's database and waits until /readyz answers. */
-export async function startRegistry(launch: RegistryLaunch): Promise<ChildProcess> {
+/**
+ * Starts node packages/server/dist/main.js on the run's database and waits until /readyz answers. The
+ * process joins `children` before the wait, so that the runner stops it also when it never gets ready.
+ */
+export async function startRegistry(launch: RegistryLaunch, children: ChildProcess[]): Promise<ChildProcess> {
   const args = [path.join(ROOT, 'packages/server/dist/main.js')];
   if (launch.cpuProfileDir !== undefined)
     args.unshift('--cpu-prof', `--cpu-prof-dir=${launch.cpuProfileDir}`);
@@ -34,6 +37,7 @@ export async function startRegistry(launch: RegistryLaunch): Promise<ChildProces
     },
     launch.processLog,
   );
+  children.push(server);
   // About 4 s per 100,000 agents on an idle core; the margin (0.5 ms an agent, 500 s at a million)
   // covers a machine shared with other runs. A server that exits fails the wait at once.
   await waitForHttp(`http://127.0.0.1:${launch.port}/readyz`, server, Math.max(30_000, launch.agents / 2));
