@@ -200,8 +200,9 @@ async function keepSeed(prepared: PreparedDatabase, place: KeptSeedPlace): Promi
     manifest.storeBytes = stat.size;
     manifest.storeMtimeMs = stat.mtimeMs;
   } else {
-    manifest.store = `registry_kept_seed_${manifest.agents}_${manifest.fingerprint.slice(0, 10)}`;
-    await dropTemplate(manifest.store);
+    // A name of its own: a template named after the fingerprint alone would be shared by two keep
+    // directories, and replacing it for one would leave the other's DIDs naming agents it lacks.
+    manifest.store = `registry_kept_seed_${manifest.agents}_${crypto.randomBytes(5).toString('hex')}`;
     const source = new URL(database.url).pathname.slice(1);
     await adminQuery(`CREATE DATABASE ${manifest.store} TEMPLATE ${source}${await fileCopyStrategy()}`);
     // A template that accepts no connections: copies can be made of it, nobody can write to it.
