@@ -179,44 +179,54 @@ async function keepSeed(prepared: PreparedDatabase, place: KeptSeedPlace): Promi
     fingerprint: place.fingerprint,
     db: database.config.kind,
     agents: prepared.seeded.dids.length,
-    store: '',
+    // SQLite: one file per directory, dialect, size and port. PostgreSQL: a name of its own; one named
+    // after the fingerprint would be shared by two keep directories, and replacing it for one would
+    // leave the other's DIDs naming agents it lacks.
+    store:
+      database.config.kind === 'sqlite'
+        ? `${path.basename(place.manifestFile, '.json')}.db`
+        : `registry_kept_seed_${prepared.seeded.dids.length}_${crypto.randomBytes(5).toString('hex')}`,
     seedSeconds: prepared.seedSeconds,
     seeded: prepared.seeded,
     keptAt: new Date().toISOString(),
   };
-  if (database.config.kind === 'sqlite') {
-    const file = database.config.path;
-    if (fs.existsSync(`${file}-wal`) && fs.statSync(`${file}-wal`).size > 0)
-      throw new Error(`${file} still has a WAL: the seed did not close it`);
-    manifest.store = `${path.basename(place.manifestFile, '.json')}.db`;
-    const kept = path.join(place.dir, manifest.store);
-    const partial = `${kept}.partial-${process.pid}`;
-    fs.copyFileSync(file, partial, fs.constants.COPYFILE_FICLONE);
-    // Read-only, so that nothing opens the kept seed for writing by mistake (root ignores the mode,
-    // hence the size and time in the manifest too).
-    fs.chmodSync(partial, 0o444);
-    fs.renameSync(partial, kept);
-    const stat = fs.statSync(kept);
-    manifest.storeBytes = stat.size;
-    manifest.storeMtimeMs = stat.mtimeMs;
-  } else {
-    // A name of its own: a template named after the fingerprint alone would be shared by two keep
-    // directories, and replacing it for one would leave the other's DIDs naming agents it lacks.
-    manifest.store = `registry_kept_seed_${manifest.agents}_${crypto.randomBytes(5).toString('hex')}`;
-    const source = new URL(database.url).pathname.slice(1);
-    await adminQuery(`CREATE DATABASE ${manifest.store} TEMPLATE ${source}${await fileCopyStrategy()}`);
-    // A template that accepts no connections: copies can be made of it, nobody can write to it.
-    await adminQuery(`ALTER DATABASE ${manifest.store} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+  try {
+    if (database.config.kind === 'sqlite') {
+      const file = database.config.path;
+      if (fs.existsSync(`${file}-wal`) && fs.statSync(`${file}-wal`).size > 0)
+        throw new Error(`${file} still has a WAL: the seed did not close it`);
+      const kept = path.join(place.dir, manifest.store);
+      const partial = `${kept}.partial-${process.pid}`;
+      fs.copyFileSync(file, partial, fs.constants.COPYFILE_FICLONE);
+      // Read-only, so that nothing opens the kept seed for writing by mistake (root ignores the mode,
+      // hence the size and time in the manifest too).
+      fs.chmodSync(partial, 0o444);
+      fs.renameSync(partial, kept);
+      const stat = fs.statSync(kept);
+      manifest.storeBytes = stat.size;
+      manifest.storeMtimeMs = stat.mtimeMs;
+    } else {
+      const source = new URL(database.url).pathname.slice(1);
+      await adminQuery(`CREATE DATABASE ${manifest.store} TEMPLATE ${source}${await fileCopyStrategy()}`);
+      // A template that accepts no connections: copies can be made of it, nobody can write to it.
+      await adminQuery(`ALTER DATABASE ${manifest.store} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    }
+    // The manifest last: a seed is kept once its manifest is there.
+    const partialManifest = `${place.manifestFile}.partial-${process.pid}`;
+    fs.writeFileSync(partialManifest, JSON.stringify(manifest));
+    fs.renameSync(partialManifest, place.manifestFile);
+  } catch (error) {
+    // A store without its manifest is never used; it would only take space (on a shared cluster).
+    if (previous?.store !== manifest.store) await discardStore(place, manifest).catch(() => undefined);
+    throw error;
   }
-  // The manifest last: a seed is kept once its manifest is there.
-  const partialManifest = `${place.manifestFile}.partial-${process.pid}`;
-  fs.writeFileSync(partialManifest, JSON.stringify(manifest));
-  fs.renameSync(partialManifest, place.manifestFile);
   // The seed of other code that this one replaces.
-  if (previous !== undefined && previous.store !== manifest.store) {
-    if (previous.db === 'sqlite') fs.rmSync(path.join(place.dir, previous.store), { force: true });
-    else await dropTemplate(previous.store);
-  }
+  if (previous !== undefined && previous.store !== manifest.store) await discardStore(place, previous);
+}
+
+async function discardStore(place: KeptSeedPlace, manifest: KeptManifest): Promise<void> {
+  if (manifest.db === 'sqlite') fs.rmSync(path.join(place.dir, manifest.store), { force: true });
+  else await dropTemplate(manifest.store);
 }
 
 async function dropTemplate(name: string): Promise<void> {
