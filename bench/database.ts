@@ -4,7 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 
-/** A fresh database per run (SQLite file or PostgreSQL database), dropped at the end. */
+/**
+ * A fresh database per run (SQLite file or PostgreSQL database), dropped at the end. On PostgreSQL it
+ * may start as a copy of a kept seeded database (kept-database.ts); a SQLite copy is made by the caller.
+ */
 
 export interface BenchDatabase {
   url: string;
@@ -24,7 +27,31 @@ export interface BenchDatabase {
 
 export const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<BenchDatabase> {
+/** One statement on the cluster's admin connection (CREATE/DROP DATABASE cannot run in a transaction). */
+export async function adminQuery(
+  statement: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<Record<string, unknown>>> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    return await client.query<Record<string, unknown>>(statement, values);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The connection string of database `name` on the bench's PostgreSQL cluster. */
+export function postgresUrl(name: string): string {
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function createDatabase(
+  kind: 'sqlite' | 'postgres',
+  postgresTemplate?: string,
+): Promise<BenchDatabase> {
   if (kind === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-bench-'));
     const file = path.join(dir, 'registry.db');
@@ -40,31 +67,35 @@ export async function createDatabase(kind: 'sqlite' | 'postgres'): Promise<Bench
     };
   }
   const name = `registry_bench_${crypto.randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await client.connect();
-    try {
-      return await client.query<Record<string, unknown>>(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
+  await adminQuery(
+    postgresTemplate === undefined
+      ? `CREATE DATABASE ${name}`
+      : `CREATE DATABASE ${name} TEMPLATE ${postgresTemplate}${await fileCopyStrategy()}`,
+  );
+  const url = postgresUrl(name);
   return {
-    url: url.toString(),
+    url,
     config: {
       kind: 'postgres',
-      url: url.toString(),
+      url,
       poolSize: 10,
       statementTimeoutMs: 60_000,
       connectTimeoutMs: 10_000,
     },
     sizeBytes: async () =>
-      Number((await admin(`SELECT pg_database_size('${name}') AS size`)).rows[0]?.size ?? 0),
+      Number((await adminQuery(`SELECT pg_database_size('${name}') AS size`)).rows[0]?.size ?? 0),
     drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/**
+ * ` STRATEGY FILE_COPY` where PostgreSQL has it (15 and later): a copy of a large seeded database by
+ * files, with a checkpoint before and after, instead of writing every page of it to the WAL (15's
+ * default), which would leave gigabytes of WAL to checkpoint during the measurements.
+ */
+export async function fileCopyStrategy(): Promise<string> {
+  const version = Number((await adminQuery('SHOW server_version_num')).rows[0]?.server_version_num ?? 0);
+  return version >= 150000 ? ' STRATEGY FILE_COPY' : '';
 }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /** Command-line options of `npm run bench`. */
 export interface Options {
   db: 'sqlite' | 'postgres';
@@ -9,6 +11,11 @@ export interface Options {
   warmup: number;
   /** Seconds per search shape (there are 18 shapes, each at 1 and 10 connections). */
   searchDuration: number;
+  /**
+   * Directory of seeds kept between runs: the first run of a dialect, size and port seeds and keeps a
+   * copy there, later ones start from a copy of it (bench/seeded-database.ts).
+   */
+  keepDatabase: string | undefined;
 }
 
 export function parseOptions(argv: string[]): Options {
@@ -21,6 +28,7 @@ export function parseOptions(argv: string[]): Options {
     only: undefined,
     warmup: 2,
     searchDuration: 4,
+    keepDatabase: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -38,6 +46,7 @@ export function parseOptions(argv: string[]): Options {
     else if (arg === '--connections') options.connections = Number(value());
     else if (arg === '--warmup') options.warmup = Number(value());
     else if (arg === '--search-duration') options.searchDuration = Number(value());
+    else if (arg === '--keep-database') options.keepDatabase = path.resolve(value());
     else if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--only') options.only = new Set(value().split(','));
     else throw new Error(`unknown option ${arg}`);

@@ -5,8 +5,8 @@
  *
  * Its own time per task, "worker_ms", runs from the moment the poll response is in hand to the moment
  * the result request is sent, less the accept round trip (the registry's time, not the worker's). It
- * travels in the task's output, so the invoker can subtract it from its round trip (see run.ts, "added
- * latency"): what remains is everything the registry adds, accept included.
+ * travels in the task's output, so the invoker can subtract it from its round trip (see
+ * scenarios/queue.ts, "added latency"): what remains is everything the registry adds, accept included.
  *
  *   node --import tsx bench/queue-worker.ts <base url> <token>      (IPC: {type:'stop'} -> stats)
  */

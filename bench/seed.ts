@@ -58,59 +58,68 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     const dids: string[] = new Array<string>(options.agents);
     const createdAt: number[] = new Array<number>(options.agents);
 
-    // Agents: rows built up front (cheap), written a batch per transaction.
+    // Agents: written a batch per transaction, each batch's rows built when a transaction takes it, so
+    // that a million rows (about 1 KB of heap each) are never held at once. Batches are built in seed
+    // order, so the PRNG's sequence, and with it the seed, does not depend on `parallel`.
     const started = performance.now();
-    const rows: NewAgentRow[] = [];
-    for (let n = 0; n < options.agents; n++) {
-      const profile = syntheticProfile(random, n);
-      const created = now - Math.floor(random() * 730 * DAY_MS) - DAY_MS;
-      const secp = random() < 0.1;
-      let did: string;
-      let publicKey: string;
-      let keyId: string;
-      let chainId: string | null = null;
-      if (secp) {
-        // Stored as registration would store it; the key bytes are random (no request verifies them).
-        publicKey = `04${crypto.randomBytes(64).toString('hex')}`;
-        keyId = `secp256k1:0${2 + (n % 2)}${publicKey.slice(2, 66)}`;
-        chainId = 'eip155:1';
-        did = pkhDid(chainId, toChecksumAddress(crypto.randomBytes(20).toString('hex')));
-      } else {
-        publicKey = crypto.randomBytes(32).toString('hex');
-        keyId = `ed25519:${publicKey}`;
-        did = webDid(options.didWebDomain, crypto.randomBytes(16).toString('hex'));
+    let built = 0;
+    const nextAgents = (): NewAgentRow[] | undefined => {
+      if (built >= options.agents) return undefined;
+      const rows: NewAgentRow[] = [];
+      for (const end = Math.min(options.agents, built + batch); built < end; built++) {
+        const n = built;
+        const profile = syntheticProfile(random, n);
+        const created = now - Math.floor(random() * 730 * DAY_MS) - DAY_MS;
+        const secp = random() < 0.1;
+        let did: string;
+        let publicKey: string;
+        let keyId: string;
+        let chainId: string | null = null;
+        if (secp) {
+          // Stored as registration would store it; the key bytes are random (no request verifies them).
+          publicKey = `04${crypto.randomBytes(64).toString('hex')}`;
+          keyId = `secp256k1:0${2 + (n % 2)}${publicKey.slice(2, 66)}`;
+          chainId = 'eip155:1';
+          did = pkhDid(chainId, toChecksumAddress(crypto.randomBytes(20).toString('hex')));
+        } else {
+          publicKey = crypto.randomBytes(32).toString('hex');
+          keyId = `ed25519:${publicKey}`;
+          did = webDid(options.didWebDomain, crypto.randomBytes(16).toString('hex'));
+        }
+        dids[n] = did;
+        createdAt[n] = created;
+        const row: NewAgentRow = {
+          did,
+          key_type: secp ? 'secp256k1' : 'ed25519',
+          public_key: publicKey,
+          key_id: keyId,
+          chain_id: chainId,
+          name: profile.name,
+          description: profile.description,
+          avatar: random() < 0.3 ? `https://avatars.example.com/${n}.png` : null,
+          website: random() < 0.4 ? `https://agent-${n}.example.com` : null,
+          capabilities: JSON.stringify(profile.capabilities),
+          tags: JSON.stringify(profile.tags),
+          status: random() < 0.02 ? 'deactivated' : 'active',
+          invocation_enabled: 0,
+          delivery_mode: 'none',
+          webhook_url: null,
+          webhook_secret: null,
+          referrer: null,
+          average_rating: 0,
+          reputation_score: 0,
+          total_reviews: 0,
+          created_at: created,
+          updated_at: created,
+          deactivated_at: null,
+        };
+        if (row.status === 'deactivated') row.deactivated_at = now - DAY_MS;
+        rows.push(row);
       }
-      dids[n] = did;
-      createdAt[n] = created;
-      rows.push({
-        did,
-        key_type: secp ? 'secp256k1' : 'ed25519',
-        public_key: publicKey,
-        key_id: keyId,
-        chain_id: chainId,
-        name: profile.name,
-        description: profile.description,
-        avatar: random() < 0.3 ? `https://avatars.example.com/${n}.png` : null,
-        website: random() < 0.4 ? `https://agent-${n}.example.com` : null,
-        capabilities: JSON.stringify(profile.capabilities),
-        tags: JSON.stringify(profile.tags),
-        status: random() < 0.02 ? 'deactivated' : 'active',
-        invocation_enabled: 0,
-        delivery_mode: 'none',
-        webhook_url: null,
-        webhook_secret: null,
-        referrer: null,
-        average_rating: 0,
-        reputation_score: 0,
-        total_reviews: 0,
-        created_at: created,
-        updated_at: created,
-        deactivated_at: null,
-      });
-    }
-    for (const row of rows) if (row.status === 'deactivated') row.deactivated_at = now - DAY_MS;
+      return rows;
+    };
 
-    await inBatches(rows, batch, parallel, async (chunk) => {
+    await inParallel(nextAgents, parallel, async (chunk) => {
       await db.transaction().execute(async (trx) => {
         for (const row of chunk) {
           await insertAgent(trx, row);
@@ -133,83 +142,80 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
       reviews: NewReviewRow[];
       tasks: Parameters<typeof insertTask>[1][];
     }
-    const plans: TargetPlan[] = [];
+    // Groups of whole targets of about `batch` reviews each, planned when a transaction takes them (in
+    // seed order, like the agents), so the reviews of a million agents are never held at once.
+    let reviewedAgents = 0;
     let reviewCount = 0;
     let verifiedCount = 0;
-    for (let target = 0; target < options.agents; target++) {
-      if (random() >= 0.4) continue;
-      const count = 1 + perAgent(random);
-      const reviewers = new Set<number>();
-      const plan: TargetPlan = { target, reviews: [], tasks: [] };
-      for (let guard = 0; reviewers.size < count && guard < count * 4; guard++) {
-        const reviewer = Math.floor(random() * options.agents);
-        if (reviewer === target || reviewers.has(reviewer)) continue;
-        reviewers.add(reviewer);
-        const earliest = Math.max(createdAt[target] as number, createdAt[reviewer] as number);
-        const created = earliest + Math.floor(random() * Math.max(1, now - earliest));
-        // Ratings lean high, as on real marketplaces; hundredths 100-1000.
-        const rating = Math.min(
-          1000,
-          Math.max(100, Math.round((10 - Math.pow(random(), 0.6) * 9) * 10) * 10),
-        );
-        const verified = random() < 0.15;
-        const id = crypto.randomUUID();
-        let callRecordId: string | null = null;
-        if (verified) {
-          callRecordId = crypto.randomUUID();
-          plan.tasks.push({
-            id: callRecordId,
-            caller_did: dids[reviewer] as string,
+    let nextTarget = 0;
+    const nextGroup = (): TargetPlan[] | undefined => {
+      const group: TargetPlan[] = [];
+      let size = 0;
+      for (; nextTarget < options.agents && size < batch; nextTarget++) {
+        const target = nextTarget;
+        if (random() >= 0.4) continue;
+        const count = 1 + perAgent(random);
+        const reviewers = new Set<number>();
+        const plan: TargetPlan = { target, reviews: [], tasks: [] };
+        for (let guard = 0; reviewers.size < count && guard < count * 4; guard++) {
+          const reviewer = Math.floor(random() * options.agents);
+          if (reviewer === target || reviewers.has(reviewer)) continue;
+          reviewers.add(reviewer);
+          const earliest = Math.max(createdAt[target] as number, createdAt[reviewer] as number);
+          const created = earliest + Math.floor(random() * Math.max(1, now - earliest));
+          // Ratings lean high, as on real marketplaces; hundredths 100-1000.
+          const rating = Math.min(
+            1000,
+            Math.max(100, Math.round((10 - Math.pow(random(), 0.6) * 9) * 10) * 10),
+          );
+          const verified = random() < 0.15;
+          const id = crypto.randomUUID();
+          let callRecordId: string | null = null;
+          if (verified) {
+            callRecordId = crypto.randomUUID();
+            plan.tasks.push({
+              id: callRecordId,
+              caller_did: dids[reviewer] as string,
+              target_did: dids[target] as string,
+              capability: 'general',
+              input: '{}',
+              status: 'completed',
+              delivery_mode: 'queue',
+              output: '{"ok":true}',
+              error: null,
+              error_code: null,
+              created_at: created - 1000,
+              deadline_at: created + 29_000,
+              accepted_at: created - 900,
+              completed_at: created - 500,
+            });
+            verifiedCount++;
+          }
+          plan.reviews.push({
+            id,
+            reviewer_did: dids[reviewer] as string,
             target_did: dids[target] as string,
-            capability: 'general',
-            input: '{}',
-            status: 'completed',
-            delivery_mode: 'queue',
-            output: '{"ok":true}',
-            error: null,
-            error_code: null,
-            created_at: created - 1000,
-            deadline_at: created + 29_000,
-            accepted_at: created - 900,
-            completed_at: created - 500,
+            rating,
+            comment:
+              random() < 0.6 ? `Review ${reviewCount}: ${rating >= 700 ? 'worked well' : 'not great'}` : null,
+            verified: verified ? 1 : 0,
+            call_record_id: callRecordId,
+            edit_count: 0,
+            created_at: created,
+            updated_at: created,
           });
-          verifiedCount++;
+          reviewCount++;
         }
-        plan.reviews.push({
-          id,
-          reviewer_did: dids[reviewer] as string,
-          target_did: dids[target] as string,
-          rating,
-          comment:
-            random() < 0.6 ? `Review ${reviewCount}: ${rating >= 700 ? 'worked well' : 'not great'}` : null,
-          verified: verified ? 1 : 0,
-          call_record_id: callRecordId,
-          edit_count: 0,
-          created_at: created,
-          updated_at: created,
-        });
-        reviewCount++;
+        group.push(plan);
+        reviewedAgents++;
+        size += plan.reviews.length;
       }
-      plans.push(plan);
-    }
-    // Batches of ~`batch` reviews.
-    const reviewBatches: TargetPlan[][] = [];
-    let current: TargetPlan[] = [];
-    let size = 0;
-    for (const plan of plans) {
-      current.push(plan);
-      size += plan.reviews.length;
-      if (size >= batch) {
-        reviewBatches.push(current);
-        current = [];
-        size = 0;
-      }
-    }
-    if (current.length > 0) reviewBatches.push(current);
-    await inBatches(reviewBatches, 1, parallel, async ([group]) => {
+      return group.length > 0 ? group : undefined;
+    };
+    await inParallel(nextGroup, parallel, async (group) => {
       await db.transaction().execute(async (trx) => {
         const changed: string[] = [];
-        for (const plan of group as TargetPlan[]) {
+        for (const plan of group) {
           for (const task of plan.tasks) await insertTask(trx, task);
           for (const review of plan.reviews) await insertReview(trx, review);
           // Reputation v2 weighs each review by evidence about its reviewer, read as the server reads it.
@@ -223,14 +229,14 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     });
     const reviewsSeconds = (performance.now() - reviewStart) / 1000;
     log(
-      `seeded ${reviewCount} reviews (${verifiedCount} verified) of ${plans.length} agents in ${reviewsSeconds.toFixed(1)} s`,
+      `seeded ${reviewCount} reviews (${verifiedCount} verified) of ${reviewedAgents} agents in ${reviewsSeconds.toFixed(1)} s`,
     );
-    await analyze(db, handle.dialect);
+    await foldWal(db, handle.dialect);
     return {
       dids,
       reviews: reviewCount,
       verifiedReviews: verifiedCount,
-      reviewedAgents: plans.length,
+      reviewedAgents,
       agentsSeconds,
       reviewsSeconds,
     };
@@ -239,33 +245,27 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
   }
 }
 
-/** Runs `work` on consecutive chunks, at most `parallel` at a time. */
-async function inBatches<T>(
-  items: readonly T[],
-  size: number,
+/**
+ * Runs `work` on each chunk `next` makes until it makes none, at most `parallel` at a time. A lane asks
+ * for its next chunk only when it is free, and `next` runs to completion before any other lane's, so
+ * the chunks are made in order whatever `parallel` is.
+ */
+async function inParallel<T>(
+  next: () => T | undefined,
   parallel: number,
-  work: (chunk: T[]) => Promise<void>,
+  work: (chunk: T) => Promise<void>,
 ): Promise<void> {
-  let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
-      const start = next;
-      next += size;
-      await work(items.slice(start, start + size));
-    }
+    for (let chunk = next(); chunk !== undefined; chunk = next()) await work(chunk);
   };
   await Promise.all(Array.from({ length: parallel }, lane));
 }
 
-/** Leaves the database as a running registry would have it. */
-async function analyze(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
+/** Folds SQLite's WAL back into the file; PostgreSQL is vacuumed and analyzed by the runner (seeded-database.ts). */
+async function foldWal(db: Db, dialect: 'sqlite' | 'postgres'): Promise<void> {
+  if (dialect !== 'sqlite') return;
   const { sql } = await import('kysely');
-  if (dialect === 'sqlite') {
-    // The registry never runs ANALYZE on SQLite, so neither does the seed: the planner sees what it
-    // sees in production. Only fold the WAL back so the server starts from a compact file.
-    await sql`pragma wal_checkpoint(truncate)`.execute(db);
-  } else {
-    // PostgreSQL's autovacuum analyzes a table after bulk inserts anyway; do it now rather than mid-run.
-    await sql`analyze`.execute(db);
-  }
+  // The registry never runs ANALYZE on SQLite, so neither does the seed: the planner sees what it
+  // sees in production. Only fold the WAL back so the server starts from a compact file.
+  await sql`pragma wal_checkpoint(truncate)`.execute(db);
 }

@@ -1,8 +1,9 @@
 import { CAPABILITY_TYPES, SEARCH_QUERIES, TAGS, WORDS } from '../corpus.js';
 import { call } from '../client.js';
-import { cycling, measure, type Row } from '../measure.js';
+import { cycling, type Row } from '../measure.js';
 import type { Options } from '../options.js';
 import { log } from '../processes.js';
+import { atConnections, measureRegistry, type ScenarioContext } from './context.js';
 
 /**
  * Every search shape of issue 16 (no filter, capability, tags, min_reputation, q, q + capability,
@@ -98,35 +99,28 @@ async function cursorPaths(base: string, broadest: string): Promise<string[]> {
   return paths;
 }
 
-export async function searchScenarios(context: {
-  base: string;
-  pid: number;
-  options: Options;
-  wanted: (name: string) => boolean;
-}): Promise<Row[]> {
-  const { base, pid, options, wanted } = context;
+export async function searchScenarios(context: ScenarioContext): Promise<Row[]> {
+  const { base, options, wanted } = context;
   const rows: Row[] = [];
   const broadest = await broadestWord(base);
   log(`broadest one-word query: "${broadest.word}" (${broadest.total} agents)`);
   const shapes = searchShapes(broadest.word, true);
   const cursor = shapes.find((shape) => shape.name === 'search-cursor');
   if (cursor !== undefined) cursor.paths = await cursorPaths(base, broadest.word);
+  // Two rows a shape: each runs for --search-duration after a warm-up of at most a second.
+  const searchOptions = { ...options, duration: options.searchDuration, warmup: Math.min(options.warmup, 1) };
   for (const shape of shapes) {
     if (!wanted('search') && !wanted(shape.name)) continue;
     if (shape.paths.length === 0) continue;
     for (const connections of [1, options.connections]) {
       rows.push(
-        await measure(
-          base,
-          pid,
-          'registry',
+        await measureRegistry(
+          context,
           {
-            name: connections === 1 ? `${shape.name}-1` : shape.name,
-            label: `${shape.label}${connections === 1 ? ' (1 connection)' : ''}`,
-            connections,
+            ...atConnections(shape.name, shape.label, connections),
             load: { requests: cycling(shape.paths) },
           },
-          { ...options, duration: options.searchDuration, warmup: Math.min(options.warmup, 1) },
+          searchOptions,
         ),
       );
     }
