@@ -4,7 +4,7 @@ import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertIndexedAgentIn } from '../db/stores/agent-index.js';
+import { insertAgentIn } from '../db/stores/agent-writes.js';
 import type { NewAgentRow } from '../db/stores/agents.js';
 import type { TransactionRunner } from '../db/group-commit.js';
 import { recordReferral } from './identity-links.js';
@@ -121,7 +121,7 @@ export class RegistrationService {
       deactivated_at: null,
     };
     try {
-      await this.deps.writes.run((trx) => insertIndexedAgentIn(trx, row));
+      await this.deps.writes.run((trx) => insertAgentIn(trx, row));
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(
