@@ -17,7 +17,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { openDatabase } from '../packages/server/src/db/connect.js';
 import { transactionRunner } from '../packages/server/src/db/group-commit.js';
 import { insertAgentIn as insertRegisteredAgent } from '../packages/server/src/db/stores/agent-writes.js';
-import type { NewAgentRow } from '../packages/server/src/db/stores/agents.js';
+import type { RegisteredAgentRow } from '../packages/server/src/db/stores/agents.js';
 import { webDid } from '@agent-registry/protocol';
 import { prng, registrationProfile } from './corpus.js';
 import { seedRegistry } from './seed.js';
@@ -61,7 +61,7 @@ function timeStatements(): void {
   }
 }
 
-function agentRow(random: () => number, n: number, now: number): NewAgentRow {
+function agentRow(random: () => number, n: number, now: number): RegisteredAgentRow {
   const profile = registrationProfile(random, n);
   const publicKey = crypto.randomBytes(32).toString('hex');
   return {

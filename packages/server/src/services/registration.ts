@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { insertAgentIn } from '../db/stores/agent-writes.js';
-import type { NewAgentRow } from '../db/stores/agents.js';
+import type { RegisteredAgentRow } from '../db/stores/agents.js';
 import type { TransactionRunner } from '../db/group-commit.js';
 import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../errors.js';
@@ -95,7 +95,7 @@ export class RegistrationService {
         ? pkhDid(chainId, key.address)
         : webDid(this.deps.didWebDomain, randomBytes(16).toString('hex'));
     const { profile } = command;
-    const row: NewAgentRow = {
+    const row: RegisteredAgentRow = {
       did,
       key_type: keyType,
       public_key: key.hex,

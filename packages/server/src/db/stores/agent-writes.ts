@@ -1,6 +1,12 @@
 import type { Db } from '../connect.js';
-import { insertAgent, updateActiveAgent, type AgentPatch, type NewAgentRow } from './agents.js';
-import { stampAgentChange } from './change-feed.js';
+import { sqlDialect } from '../dialect.js';
+import {
+  insertRegisteredAgent,
+  updateActiveAgent,
+  type AgentPatch,
+  type RegisteredAgentRow,
+} from './agents.js';
+import { advanceChangeHead, stampAgentChange } from './change-feed.js';
 
 /**
  * Writes that change what an agent's profile shows, each with the agent's place in the change feed in
@@ -8,9 +14,19 @@ import { stampAgentChange } from './change-feed.js';
  * write is in the next search everywhere.
  */
 
-/** Inserts an agent, inside a transaction (or savepoint) the caller holds; a unique violation propagates. */
-export async function insertAgentIn(trx: Db, row: NewAgentRow): Promise<void> {
-  await insertAgent(trx, row);
+/**
+ * Inserts a registered agent with its change-feed number, inside a transaction (or savepoint) the
+ * caller holds; a unique violation propagates and leaves nothing. SQLite: the row takes its number in
+ * the insert itself and the head moves after it (two statements). PostgreSQL: the stamp is a statement
+ * of its own, after the insert, so the head's lock is taken last.
+ */
+export async function insertAgentIn(trx: Db, row: RegisteredAgentRow): Promise<void> {
+  if (sqlDialect(trx) === 'sqlite') {
+    await insertRegisteredAgent(trx, row, true);
+    await advanceChangeHead(trx);
+    return;
+  }
+  await insertRegisteredAgent(trx, row, false);
   await stampAgentChange(trx, row.did);
 }
 
