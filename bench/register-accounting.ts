@@ -249,6 +249,8 @@ async function main(): Promise<void> {
   const pid = plain.pid as number;
   await waitFor(`${base}/healthz`);
   await register(base, bodies, warmup);
+  // A failed run (say, signed timestamps gone stale on a slow machine) must not leave it on the port.
+  process.once('exit', () => plain.kill('SIGKILL'));
   const measured: { rps: number; cpuUs: number; mainUs: number }[] = [];
   for (let round = 0; round < rounds; round++) {
     const cpuBefore = cpuMs(pid);
@@ -269,6 +271,7 @@ async function main(): Promise<void> {
     // Pass 2, profiled: the main thread's time by part, scaled to pass 1's main-thread CPU.
     const profileDir = path.join(dir, 'profile');
     const profiled = spawnRegistry(env, profileDir);
+    process.once('exit', () => profiled.kill('SIGKILL'));
     await waitFor(`${base}/healthz`);
     await register(base, bodies, warmup);
     await register(base, bodies, registrations);
