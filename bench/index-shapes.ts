@@ -8,8 +8,7 @@
 import { prng, syntheticProfile } from './corpus.js';
 import { searchShapes } from './scenarios/search.js';
 import { SearchIndex } from '../packages/server/src/search-index/search-index.js';
-import { fullTextTerms } from '../packages/server/src/db/full-text.js';
-import { searchKey } from '../packages/server/src/db/stores/agent-index.js';
+import { fullTextTerms, searchKey } from '../packages/server/src/search-index/text.js';
 const N = Number(process.argv[2] ?? 100000);
 const random = prng(20261122);
 const index = new SearchIndex();

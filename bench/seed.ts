@@ -7,7 +7,6 @@ import crypto from 'node:crypto';
 import type { Config } from '../packages/server/src/config.js';
 import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
 import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
-import { writeAgentIndex } from '../packages/server/src/db/stores/agent-index.js';
 import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
 import { stampAgentChange } from '../packages/server/src/db/stores/change-feed.js';
 import {
@@ -121,10 +120,7 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
 
     await inParallel(nextAgents, parallel, async (chunk) => {
       await db.transaction().execute(async (trx) => {
-        for (const row of chunk) {
-          await insertAgent(trx, row);
-          await writeAgentIndex(trx, row);
-        }
+        for (const row of chunk) await insertAgent(trx, row);
         // As registration does: each agent's place in the change feed, which search indexes follow;
         // last in the transaction, so parallel batches wait for the feed's lock only at their end.
         for (const row of chunk) await stampAgentChange(trx, row.did);

@@ -6,6 +6,7 @@ export {
   authenticationMessage,
   registrationMessage,
   registrationMessages,
+  registrationMessageCandidates,
   type AuthenticationMessageInput,
   type RegistrationMessageInput,
 } from './messages.js';

@@ -92,11 +92,25 @@ export function registrationMessage(keyType: KeyType, input: RegistrationMessage
 
 /** The texts a valid registration signature may cover, most likely first; usually one or two. */
 export function registrationMessages(keyType: KeyType, input: RegistrationMessageInput): string[] {
-  const candidates =
-    keyType === 'ed25519'
-      ? [ed25519RegistrationMessage(input, 'explicit'), ed25519RegistrationMessage(input, 'omitted')]
-      : [secp256k1RegistrationMessage(input, 'omitted'), secp256k1RegistrationMessage(input, 'explicit')];
-  return [...new Set(candidates)];
+  return [...registrationMessageCandidates(keyType, input)];
+}
+
+/**
+ * registrationMessages one at a time, each built only when asked for: a verifier that stops at the
+ * first text the signature covers serialises the message once (canonical JSON is a visible part of a
+ * registration's cost).
+ */
+export function* registrationMessageCandidates(
+  keyType: KeyType,
+  input: RegistrationMessageInput,
+): Generator<string, void, undefined> {
+  const [first, second]: readonly [AbsentStyle, AbsentStyle] =
+    keyType === 'ed25519' ? ['explicit', 'omitted'] : ['omitted', 'explicit'];
+  const build = keyType === 'ed25519' ? ed25519RegistrationMessage : secp256k1RegistrationMessage;
+  const text = build(input, first);
+  yield text;
+  const other = build(input, second);
+  if (other !== text) yield other;
 }
 
 export interface AuthenticationMessageInput {

@@ -4,7 +4,6 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
-import { sweepInactiveFromIndex } from './db/stores/agent-index.js';
 import { AgentService } from './services/agents.js';
 import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
@@ -101,8 +100,6 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   try {
     await waitForDatabase(database, config, log);
     await migrateToLatest(database.db);
-    const swept = await sweepInactiveFromIndex(database.db);
-    if (swept > 0) log.warn({ agents: swept }, 'took deactivated agents out of the search index');
     const privateKey = await loadSigningKey(database.db, clock, config.tokenSigningKey);
     const tokens = await TokenService.create({
       privateKey,

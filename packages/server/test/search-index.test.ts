@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agentIndexEntries } from '../src/db/stores/agent-index.js';
+import { agentIndexEntries } from '../src/search-index/agent-entries.js';
 import {
   SearchIndex,
   type IndexedAgent,
@@ -226,6 +226,46 @@ describe('search index (against a brute-force reference)', () => {
     }
     assert.equal(index.size, reference.agents.size);
     for (const query of everySearch()) assertSameAsReference(index, reference, query);
+  });
+
+  test('the index part of service-record searches: counts, matching subsets in either order, first by DID', () => {
+    const { index, reference, next } = buildCorpus(3000, 19);
+    const all = [...reference.agents.keys()];
+    // A record held by some agents (as the database would name them), plus DIDs the index never saw.
+    const measured = [...all.filter(() => next() < 0.2), 'did:web:example.com:agent:unknown'];
+    for (const base of QUERIES) {
+      const label = JSON.stringify(base);
+      const expected = reference.search({ ...base, sort: 'reputation', order: 'desc', limit: 1, offset: 0 });
+      assert.equal(index.count(base), expected.total, `count of ${label}`);
+      const matching = new Set(expected.dids);
+      assert.deepEqual(
+        index.keepMatching(base, measured),
+        measured.filter((did) => matching.has(did)),
+        `kept in the given order: ${label}`,
+      );
+      const sorts: IndexQuery['sort'][] =
+        base.terms === undefined ? ['reputation', 'created_at'] : ['relevance', 'reputation', 'created_at'];
+      for (const sort of sorts) {
+        for (const order of ['desc', 'asc'] as const) {
+          const full = reference.search({ ...base, sort, order, limit: 1, offset: 0 }).dids;
+          const inMeasured = new Set(measured);
+          assert.deepEqual(
+            index.keepMatching(base, measured, { sort, order }),
+            full.filter((did) => inMeasured.has(did)),
+            `kept in ${sort} ${order}: ${label}`,
+          );
+        }
+      }
+      const except = new Set(measured);
+      const byDid = expected.dids.filter((did) => !except.has(did)).sort();
+      for (const count of [1, 25, 4000]) {
+        assert.deepEqual(
+          index.firstMatchingByDid(base, count, except),
+          byDid.slice(0, count),
+          `first ${count} by DID: ${label}`,
+        );
+      }
+    }
   });
 
   test('a cursor keeps its place while agents are inserted before and after it', () => {

@@ -4,7 +4,7 @@ export type SqlDialect = 'sqlite' | 'postgres';
 
 /**
  * Which SQL dialect a Kysely instance speaks, read from its adapter, so migrations and the few
- * dialect-specific stores (full-text search) need no extra parameter.
+ * dialect-specific stores (the change-feed stamp) need no extra parameter.
  */
 export function sqlDialect(db: { getExecutor(): { readonly adapter: DialectAdapter } }): SqlDialect {
   const { adapter } = db.getExecutor();

@@ -1,4 +1,4 @@
-import { agentIndexEntries } from '../db/stores/agent-index.js';
+import { agentIndexEntries } from './agent-entries.js';
 import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
 import { SortedOrder } from './sorted-order.js';
@@ -44,6 +44,17 @@ export interface IndexQuery {
   offset: number;
   /** Keyset paging: start after this agent (offset is then 0). */
   after?: RankKey;
+}
+
+/** The filters of a search that the index holds: what matches, without an order or a page. */
+export type IndexFilters = Pick<IndexQuery, 'terms' | 'capability' | 'tags' | 'minReputation'>;
+
+/** The matches of a search's filters, as the index computes them (bitmaps live until the search ends). */
+interface Matches {
+  /** Every live agent when undefined (no filter but the minimum reputation). */
+  matches: Bitmap | undefined;
+  /** Per query word, per field: the agents holding the word there (for relevance). */
+  fieldHits: Bitmap[][];
 }
 
 export interface IndexPage {
@@ -172,32 +183,112 @@ export class SearchIndex {
   }
 
   search(query: IndexQuery): IndexPage {
+    return this.withMatches(query, (scope, { matches, fieldHits }) => {
+      if (query.sort !== 'relevance' || matches === undefined || fieldHits.length === 0)
+        return this.sortedPage(query, matches);
+      return this.relevancePage(scope, query, matches, fieldHits);
+    });
+  }
+
+  // --- the index's part of searches the database completes (the service record) ---------------
+
+  /** How many agents match the filters. */
+  count(filters: IndexFilters): number {
+    return this.withMatches(filters, (_, { matches }) => this.countAtLeast(matches, filters.minReputation));
+  }
+
+  /**
+   * Those of `dids` that match the filters: in the order given, or, with `sort`, in that order of the
+   * index (the same order `search` pages through).
+   */
+  keepMatching(
+    filters: IndexFilters,
+    dids: readonly string[],
+    sort?: { sort: IndexSort; order: 'asc' | 'desc' },
+  ): string[] {
+    return this.withMatches(filters, (_, { matches, fieldHits }) => {
+      const kept: number[] = [];
+      for (const did of dids) {
+        const slot = this.slotOf.get(did);
+        if (slot === undefined || (matches !== undefined && !matches.has(slot))) continue;
+        if (filters.minReputation !== undefined && (this.reputation[slot] as number) < filters.minReputation)
+          continue;
+        kept.push(slot);
+      }
+      if (sort !== undefined) kept.sort(this.comparator(sort.sort, sort.order, fieldHits, kept));
+      return kept.map((slot) => this.dids[slot] as string);
+    });
+  }
+
+  /** The first `count` agents that match the filters, in ascending DID order, leaving out `except`. */
+  firstMatchingByDid(filters: IndexFilters, count: number, except: ReadonlySet<string>): string[] {
+    return this.withMatches(filters, (_, { matches }) => {
+      const minimum = filters.minReputation;
+      const eligible = keepWhere(
+        (matches ?? this.live).toUint32Array(this.candidatesBuffer),
+        (slot) =>
+          !except.has(this.dids[slot] as string) &&
+          (minimum === undefined || (this.reputation[slot] as number) >= minimum),
+      );
+      return topK(eligible, count, (a, b) => compareText(this.dids[a] as string, this.dids[b] as string)).map(
+        (slot) => this.dids[slot] as string,
+      );
+    });
+  }
+
+  /** The order `search` pages in, for a few slots: relevance is scored for each of them alone. */
+  private comparator(
+    sort: IndexSort,
+    order: 'asc' | 'desc',
+    fieldHits: Bitmap[][],
+    slots: readonly number[],
+  ): (a: number, b: number) => number {
+    const direction = order === 'asc' ? -1 : 1;
+    if (sort === 'created_at') return (a, b) => direction * this.byCreation.compareSlots(a, b);
+    if (sort === 'reputation' || fieldHits.length === 0)
+      return (a, b) => direction * this.byReputation.compareSlots(a, b);
+    const scores = new Map<number, number>();
+    for (const slot of slots) {
+      let score = 0;
+      for (const hits of fieldHits) {
+        hits.forEach((hit, field) => {
+          if (hit.has(slot)) score += FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]];
+        });
+      }
+      scores.set(slot, score);
+    }
+    // As in relevancePage: ties go to the better reputation in either direction.
+    return (a, b) =>
+      direction * ((scores.get(b) as number) - (scores.get(a) as number)) ||
+      this.byReputation.compareSlots(a, b);
+  }
+
+  /** Runs `use` with the filters' matches; the bitmaps it computed are freed when it returns. */
+  private withMatches<T>(filters: IndexFilters, use: (scope: BitmapScope, matches: Matches) => T): T {
     const scope = new BitmapScope();
     try {
-      return this.searchIn(scope, query);
+      return use(scope, this.matchesIn(scope, filters));
     } finally {
       scope.dispose();
     }
   }
 
-  private searchIn(scope: BitmapScope, query: IndexQuery): IndexPage {
-    const words = query.terms?.map(stemWord);
-    const filters: Bitmap[] = [];
-    if (query.capability !== undefined)
-      filters.push(this.postings.get(scope, CAPABILITY_SPACE, query.capability));
-    if (query.tags !== undefined) {
-      filters.push(this.postings.union(scope, TAG_SPACE, query.tags));
+  private matchesIn(scope: BitmapScope, filters: IndexFilters): Matches {
+    const words = filters.terms?.map(stemWord);
+    const sets: Bitmap[] = [];
+    if (filters.capability !== undefined)
+      sets.push(this.postings.get(scope, CAPABILITY_SPACE, filters.capability));
+    if (filters.tags !== undefined) {
+      sets.push(this.postings.union(scope, TAG_SPACE, filters.tags));
     }
     if (words === undefined || words.length === 0) {
-      const matches = filters.length === 0 ? undefined : scope.intersectAll(filters);
-      return this.sortedPage(query, matches);
+      return { matches: sets.length === 0 ? undefined : scope.intersectAll(sets), fieldHits: [] };
     }
     const fieldHits = words.map((word, index) =>
       index === words.length - 1 ? this.prefixFieldHits(scope, word) : this.wordFieldHits(scope, word),
     );
-    const matches = scope.intersectAll([...fieldHits.map((hits) => scope.orMany(hits)), ...filters]);
-    if (query.sort !== 'relevance') return this.sortedPage(query, matches);
-    return this.relevancePage(scope, query, matches, fieldHits);
+    const matches = scope.intersectAll([...fieldHits.map((hits) => scope.orMany(hits)), ...sets]);
+    return { matches, fieldHits };
   }
 
   // --- pages ---------------------------------------------------------------------------------

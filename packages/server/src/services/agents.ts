@@ -2,7 +2,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { deactivateIndexedAgent, updateIndexedAgent } from '../db/stores/agent-index.js';
+import { updateAgentAndStamp } from '../db/stores/agent-writes.js';
 import { findActiveAgent, findAgentProfile, type AgentPatch, type AgentRow } from '../db/stores/agents.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../errors.js';
 import type { Capability, DeliveryMode } from '../identity/types.js';
@@ -91,7 +91,7 @@ export class AgentService {
     if (update.capabilities != null)
       patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
     if (update.tags != null) patch.tags = JSON.stringify(update.tags);
-    if (!(await updateIndexedAgent(this.deps.db, did, patch))) throw agentNotFound(did);
+    if (!(await updateAgentAndStamp(this.deps.db, did, patch))) throw agentNotFound(did);
     return this.getProfile(did);
   }
 
@@ -101,7 +101,7 @@ export class AgentService {
   ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     const now = this.deps.clock.now();
-    const changed = await deactivateIndexedAgent(this.deps.db, did, {
+    const changed = await updateAgentAndStamp(this.deps.db, did, {
       status: 'deactivated',
       deactivated_at: now,
       updated_at: now,
@@ -151,7 +151,7 @@ export class AgentService {
         webhookSecret = generatedSecret;
       }
     }
-    const saved = await updateIndexedAgent(this.deps.db, did, {
+    const saved = await updateAgentAndStamp(this.deps.db, did, {
       invocation_enabled: update.enabled ? 1 : 0,
       delivery_mode: update.delivery_mode,
       webhook_url: webhookUrl,

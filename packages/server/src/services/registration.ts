@@ -1,19 +1,19 @@
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { randomBytes } from 'node:crypto';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { insertIndexedAgentIn } from '../db/stores/agent-index.js';
-import type { NewAgentRow } from '../db/stores/agents.js';
+import { insertAgentIn } from '../db/stores/agent-writes.js';
+import type { RegisteredAgentRow } from '../db/stores/agents.js';
 import type { TransactionRunner } from '../db/group-commit.js';
 import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '../identity/chains.js';
+import { randomAgentId } from '../identity/agent-id.js';
 import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '../identity/keys.js';
 import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
-import { registrationMessages } from '@agent-registry/protocol';
+import { registrationMessageCandidates } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertProfileRules, normaliseCapability } from './profile-rules.js';
@@ -71,7 +71,7 @@ export class RegistrationService {
     try {
       assertFreshTimestamp(command.timestamp, now);
       this.checkAudience(command.audience ?? null);
-      const messages = registrationMessages(keyType, { ...command, chain_id: chainId });
+      const messages = registrationMessageCandidates(keyType, { ...command, chain_id: chainId });
       if (!signatureCoversAny(key, messages, command.signature)) {
         throw invalidSignature(
           keyType === 'ed25519'
@@ -93,9 +93,9 @@ export class RegistrationService {
     const did =
       key.address !== null && chainId !== null
         ? pkhDid(chainId, key.address)
-        : webDid(this.deps.didWebDomain, randomBytes(16).toString('hex'));
+        : webDid(this.deps.didWebDomain, randomAgentId());
     const { profile } = command;
-    const row: NewAgentRow = {
+    const row: RegisteredAgentRow = {
       did,
       key_type: keyType,
       public_key: key.hex,
@@ -121,7 +121,7 @@ export class RegistrationService {
       deactivated_at: null,
     };
     try {
-      await this.deps.writes.run((trx) => insertIndexedAgentIn(trx, row));
+      await this.deps.writes.run((trx) => insertAgentIn(trx, row));
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(

@@ -1,15 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { fullTextTerms } from '../db/full-text.js';
-import { searchKey } from '../db/stores/agent-index.js';
 import {
   readSearchRows,
-  searchAgents,
-  type AgentSearchFilter,
   type AgentSearchRow,
   type SearchOrder,
   type SearchSort,
 } from '../db/stores/agent-search.js';
+import { fullTextTerms, searchKey } from '../search-index/text.js';
 import type { SearchIndexFollower } from '../search-index/follower.js';
 import {
   decodeSearchCursor,
@@ -22,6 +19,22 @@ import type { Capability } from '../identity/types.js';
 import { SEARCH_RULES } from './discovery-rules.js';
 import { LIMITS } from './limits.js';
 import { DAY_MS } from './service-record-model.js';
+import { searchServiceRecord } from './service-record-search.js';
+
+/** A search as the service runs it: query words parsed, keys normalised, defaults applied. */
+interface SearchFilter {
+  terms?: string[];
+  capability?: string;
+  tags?: string[];
+  minReputation?: number;
+  minSuccessRate?: number;
+  /** Epoch ms, from active_within_days. */
+  activeSince?: number;
+  sort: SearchSort;
+  order: SearchOrder;
+  limit: number;
+  offset: number;
+}
 
 /** GET /api/agents/search query; the route schema has already checked types and ranges. */
 export interface SearchRequest {
@@ -72,8 +85,8 @@ export interface SearchServiceDeps {
   db: Db;
   clock: Clock;
   searches: SearchCounter;
-  /** The node's in-memory search index; searches it cannot serve (or all, when absent) run in SQL. */
-  index?: SearchIndexFollower;
+  /** The node's in-memory search index: every search starts there. */
+  index: SearchIndexFollower;
 }
 
 export class SearchService {
@@ -86,7 +99,7 @@ export class SearchService {
     const limit = request.limit ?? SEARCH_RULES.limitDefault;
     // Relevance orders full-text results unless the caller asks for another sort.
     const sort: SearchSort = request.sort ?? (terms === undefined ? 'reputation' : 'relevance');
-    const filter: AgentSearchFilter = {
+    const filter: SearchFilter = {
       terms,
       capability,
       tags,
@@ -122,11 +135,9 @@ export class SearchService {
       }
       position = decodeSearchCursor(request.cursor, digest);
     }
-    const index = this.deps.index;
-    const result =
-      index !== undefined && servedByIndex(filter)
-        ? await this.searchIndex(index, filter, position, digest)
-        : await this.searchDatabase(filter, position, digest);
+    const result = servedByIndex(filter)
+      ? await this.searchIndex(filter, position, digest)
+      : await this.searchServiceRecord(filter, position, digest);
     this.deps.searches.recordSearch();
     return {
       agents: result.agents,
@@ -138,11 +149,11 @@ export class SearchService {
   }
 
   private async searchIndex(
-    follower: SearchIndexFollower,
-    filter: AgentSearchFilter,
+    filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
   ): Promise<Omit<SearchResponse, 'limit'>> {
+    const follower = this.deps.index;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
     const page = follower.index.search({
@@ -168,9 +179,9 @@ export class SearchService {
     };
   }
 
-  /** Service-record sorts and filters (and registries without an index): SQL, paged by position. */
-  private async searchDatabase(
-    filter: AgentSearchFilter,
+  /** Service-record sorts and filters: the index and the database together, paged by position. */
+  private async searchServiceRecord(
+    filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
   ): Promise<Omit<SearchResponse, 'limit'>> {
@@ -180,8 +191,24 @@ export class SearchService {
         'cursor belongs to a different search: start again without cursor',
       );
     }
+    const follower = this.deps.index;
+    await follower.catchUp();
     const offset = position?.offset ?? filter.offset;
-    const { rows, total } = await searchAgents(this.deps.db, { ...filter, offset });
+    const { dids, total } = await searchServiceRecord(this.deps.db, follower.index, {
+      filters: {
+        terms: filter.terms,
+        capability: filter.capability,
+        tags: filter.tags,
+        minReputation: filter.minReputation,
+      },
+      minSuccessRate: filter.minSuccessRate,
+      activeSince: filter.activeSince,
+      sort: filter.sort,
+      order: filter.order,
+      limit: filter.limit,
+      offset,
+    });
+    const rows = await readSearchRows(this.deps.db, dids);
     const next = offset + filter.limit;
     return {
       agents: rows.map(toSummary),
@@ -193,7 +220,7 @@ export class SearchService {
 }
 
 /** The index serves every search but those on the measured service record, which it does not hold. */
-function servedByIndex(filter: AgentSearchFilter): boolean {
+function servedByIndex(filter: SearchFilter): boolean {
   return (
     filter.minSuccessRate === undefined &&
     filter.activeSince === undefined &&

@@ -38,12 +38,22 @@ export const SIGNING_DOC = {
   authentication: 'docs/signing.md, section "Authentication (POST /api/auth/token)"',
 } as const;
 
-/** True when the signature by this key covers one of the candidate messages. */
-export function signatureCoversAny(key: ParsedPublicKey, messages: string[], signature: string): boolean {
-  if (key.keyType === 'ed25519')
-    return messages.some((message) => verifyEd25519(message, signature, key.hex));
-  const expected = key.keyId.slice('secp256k1:'.length);
-  return messages.some((message) => recoverEip191Signer(message, signature) === expected);
+/** True when the signature by this key covers one of the candidate messages (tried in order, lazily). */
+export function signatureCoversAny(
+  key: ParsedPublicKey,
+  messages: Iterable<string>,
+  signature: string,
+): boolean {
+  const expected = key.keyType === 'ed25519' ? undefined : key.keyId.slice('secp256k1:'.length);
+  for (const message of messages) {
+    if (
+      expected === undefined
+        ? verifyEd25519(message, signature, key.hex)
+        : recoverEip191Signer(message, signature) === expected
+    )
+      return true;
+  }
+  return false;
 }
 
 export function invalidSignature(details: string): BadRequestError {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
-import { countActiveAgents } from '../db/stores/agent-index.js';
+import { countActiveAgents } from '../db/stores/agent-writes.js';
 import { addToCounter, readCounter } from '../db/stores/counters.js';
 import { countReviews } from '../db/stores/reviews.js';
 import { STATS_RULES } from './discovery-rules.js';

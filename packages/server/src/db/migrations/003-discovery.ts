@@ -1,7 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Db } from '../connect.js';
 import { sqlDialect } from '../dialect.js';
-import { writeAgentIndex } from '../stores/agent-index.js';
 
 // Search side tables, reviews and counters in portable types; only the full-text index is per dialect.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -96,10 +94,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`create index agents_fts_document_idx on agents_fts using gin (document)`.execute(db);
   }
 
-  // Agents registered before this migration get their index now.
-  const agents = await (db as unknown as Db)
-    .selectFrom('agents')
-    .select(['did', 'name', 'description', 'capabilities', 'tags'])
-    .execute();
-  for (const agent of agents) await writeAgentIndex(db as unknown as Db, agent);
+  // Agents registered before this migration were indexed here until migration 009 dropped the SQL
+  // search structures: a database migrating now reaches 009 in the same run, so nothing is filled.
 }

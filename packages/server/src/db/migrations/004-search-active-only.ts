@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Db } from '../connect.js';
-import { sweepInactiveFromIndex } from '../stores/agent-index.js';
 
-// The search index now holds active agents only (docs/decisions.md, "Search"): take out the agents
-// deactivated before this migration. New deactivations remove their agent in the same transaction.
-export async function up(db: Kysely<unknown>): Promise<void> {
-  await sweepInactiveFromIndex(db as unknown as Db, { stamp: false });
+// Took deactivated agents out of the SQL search tables until migration 009 dropped them: a database
+// migrating now reaches 009 in the same run, so there is nothing to do.
+export async function up(_db: Kysely<unknown>): Promise<void> {
+  // Kept in the list so that databases that ran it and those that did not agree on the history.
 }

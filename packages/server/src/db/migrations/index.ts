@@ -8,6 +8,7 @@ import * as usedSignatures from './005-used-signatures.js';
 import * as invocationIdempotency from './006-invocation-idempotency.js';
 import * as trust from './007-trust.js';
 import * as changeFeed from './008-change-feed.js';
+import * as searchInMemory from './009-search-in-memory.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '006-invocation-idempotency': invocationIdempotency,
   '007-trust': trust,
   '008-change-feed': changeFeed,
+  '009-search-in-memory': searchInMemory,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

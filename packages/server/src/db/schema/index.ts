@@ -1,7 +1,6 @@
 import type { AgentsPartial } from './agents.js';
 import type { RegistrySettingsPartial } from './registry-settings.js';
 import type { TasksPartial } from './tasks.js';
-import type { AgentIndexPartial } from './agent-index.js';
 import type { RegistryCountersPartial } from './registry-counters.js';
 import type { ReviewsPartial } from './reviews.js';
 import type { UsedSignaturesPartial } from './used-signatures.js';
@@ -9,7 +8,7 @@ import type { ServiceRecordPartial } from './service-record.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 import type { ChangeFeedPartial } from './change-feed.js';
 
-type DiscoveryPartial = AgentIndexPartial & ReviewsPartial & RegistryCountersPartial;
+type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
 
 export type DatabaseSchema = AgentsPartial &
@@ -24,7 +23,6 @@ export type DatabaseSchema = AgentsPartial &
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
 export type { TaskDelivery, TaskErrorCode, TaskStatus, TasksTable } from './tasks.js';
-export type { AgentCapabilitiesTable, AgentTagsTable } from './agent-index.js';
 export type { RegistryCountersTable } from './registry-counters.js';
 export type { ReviewsTable } from './reviews.js';
 export type { UsedSignaturesTable } from './used-signatures.js';

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { AgentsTable } from '../schema/index.js';
@@ -9,6 +9,72 @@ export type AgentPatch = Updateable<AgentsTable>;
 
 export async function insertAgent(db: Db, row: NewAgentRow): Promise<void> {
   await db.insertInto('agents').values(row).execute();
+}
+
+/** Every column a registration writes, in the order of the compiled insert's parameters. */
+const REGISTERED_COLUMNS = [
+  'did',
+  'key_type',
+  'public_key',
+  'key_id',
+  'chain_id',
+  'name',
+  'description',
+  'avatar',
+  'website',
+  'capabilities',
+  'tags',
+  'status',
+  'invocation_enabled',
+  'delivery_mode',
+  'webhook_url',
+  'webhook_secret',
+  'referrer',
+  'average_rating',
+  'reputation_score',
+  'total_reviews',
+  'created_at',
+  'updated_at',
+  'deactivated_at',
+] as const satisfies readonly (keyof NewAgentRow)[];
+
+/** A new agent as registration stores it: every column it writes, none left to a default. */
+export type RegisteredAgentRow = {
+  [K in (typeof REGISTERED_COLUMNS)[number]]-?: Exclude<NewAgentRow[K], undefined>;
+};
+
+/** One placeholder per column, so that the compiled insert's parameters can be checked against them. */
+const REGISTERED_PLACEHOLDERS: unknown[] = REGISTERED_COLUMNS.map((column) => `\u0000${column}`);
+
+/**
+ * The registration insert, compiled once per database handle (Kysely's builder and compiler cost more
+ * than SQLite's insert; issue 18). With `feedSeq`, the row takes the change feed's next number in the
+ * same statement (SQLite: one writer, so the transaction's order is the commit order); the caller
+ * moves the head after it.
+ */
+const insertRegistered = (feedSeq: boolean) =>
+  compiledOnce(
+    (db, ...placeholders: unknown[]) =>
+      db.insertInto('agents').values({
+        // The placeholders stand for values of every column's type; Kysely only carries them.
+        ...(Object.fromEntries(
+          REGISTERED_COLUMNS.map((column, index) => [column, placeholders[index]]),
+        ) as RegisteredAgentRow),
+        ...(feedSeq ? { change_seq: sql<number>`(select seq + 1 from change_feed_head where id = 1)` } : {}),
+      }),
+    REGISTERED_PLACEHOLDERS,
+  );
+const insertRegisteredRow = insertRegistered(false);
+const insertRegisteredRowWithFeedSeq = insertRegistered(true);
+
+/** Inserts a registered agent; `withFeedSeq`: also its change feed number (see insertRegistered). */
+export async function insertRegisteredAgent(
+  db: Db,
+  row: RegisteredAgentRow,
+  withFeedSeq: boolean,
+): Promise<void> {
+  const values = REGISTERED_COLUMNS.map((column) => row[column]);
+  await (withFeedSeq ? insertRegisteredRowWithFeedSeq : insertRegisteredRow)(db, ...values);
 }
 
 const agentByDid = compiledOnce(

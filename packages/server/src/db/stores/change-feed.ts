@@ -1,18 +1,52 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
+import { sqlDialect } from '../dialect.js';
 import type { AgentRow } from './agents.js';
+
+/** Moves the head one number on; the row stays locked (PostgreSQL) or written (SQLite) until commit. */
+const ADVANCE_HEAD = CompiledQuery.raw('update change_feed_head set seq = seq + 1 where id = 1');
 
 /**
  * Gives the agent the next change sequence number. Call it as the last statement of the transaction
  * that changed the agent: the head row stays locked until commit, so numbers commit in order.
+ * PostgreSQL: one statement that moves the head and stamps the agent, taking the head's lock last.
+ * SQLite (one writer: a transaction's order is its commit order): the agent takes the head's next
+ * number, then the head moves, with no value carried back through JavaScript.
  */
-export async function stampAgentChange(db: Db, did: string): Promise<number> {
-  const { rows } = await sql<{ seq: number | string }>`update change_feed_head set seq = seq + 1
-    where id = 1 returning seq`.execute(db);
-  const seq = Number(rows[0]?.seq);
-  if (!Number.isSafeInteger(seq)) throw new Error('change_feed_head row is missing (migration 008)');
-  await db.updateTable('agents').set({ change_seq: seq }).where('did', '=', did).execute();
-  return seq;
+export async function stampAgentChange(db: Db, did: string): Promise<void> {
+  if (sqlDialect(db) === 'postgres') {
+    const { rows } = await db.executeQuery(
+      CompiledQuery.raw(
+        `with head as (update change_feed_head set seq = seq + 1 where id = 1 returning seq)
+          update agents set change_seq = head.seq from head where agents.did = $1 returning agents.did`,
+        [did],
+      ),
+    );
+    if (rows.length === 0) throw new Error(`no change_feed_head row (migration 008) or no agent ${did}`);
+    return;
+  }
+  await stampFromHead(db, did);
+  await advanceChangeHead(db);
+}
+
+const stampFromHead = compiledOnce(
+  (db, did: string) =>
+    db
+      .updateTable('agents')
+      .set({ change_seq: sql<number>`(select seq + 1 from change_feed_head where id = 1)` })
+      .where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/**
+ * The second half of a SQLite stamp, for a row that took `seq + 1` of the head in its own insert or
+ * update (insertRegisteredAgent): moves the head past it. Without the row, the number is skipped.
+ */
+export async function advanceChangeHead(db: Db): Promise<void> {
+  if (!(await db.executeQuery(ADVANCE_HEAD)).numAffectedRows) {
+    throw new Error('change_feed_head row is missing (migration 008)');
+  }
 }
 
 /** The last change sequence number committed: every change up to it is readable. */
