@@ -20,10 +20,13 @@ export type AgentSearchRow = Pick<
   | 'status'
 >;
 
-/** The search rows of these agents, in the given order; agents no longer active are left out. */
-export async function readSearchRows(db: Db, dids: readonly string[]): Promise<AgentSearchRow[]> {
-  if (dids.length === 0) return [];
-  const rows = await db
+/**
+ * The rows a search page shows, by DID. No `status` condition in SQL: with one, SQLite's planner (the
+ * registry never runs ANALYZE) preferred the (status, created_at) index over the DID index for `in`, and
+ * every page scanned all active agents (160 ms at 100,000 agents).
+ */
+export function searchRowsQuery(db: Db, dids: readonly string[]) {
+  return db
     .selectFrom('agents')
     .select([
       'did',
@@ -37,10 +40,15 @@ export async function readSearchRows(db: Db, dids: readonly string[]): Promise<A
       'created_at',
       'status',
     ])
-    .where('did', 'in', dids)
-    .where('status', '=', 'active')
-    .execute();
-  const byDid = new Map(rows.map((row) => [row.did, row]));
+    .where('did', 'in', dids);
+}
+
+/** The search rows of these agents, in the given order; agents no longer active are left out. */
+export async function readSearchRows(db: Db, dids: readonly string[]): Promise<AgentSearchRow[]> {
+  if (dids.length === 0) return [];
+  const rows = await searchRowsQuery(db, dids).execute();
+  const byDid = new Map<string, AgentSearchRow>();
+  for (const row of rows) if (row.status === 'active') byDid.set(row.did, row);
   return dids.flatMap((did) => byDid.get(did) ?? []);
 }
 

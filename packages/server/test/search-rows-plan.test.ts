@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { openDatabase } from '../src/db/connect.js';
+import { migrateToLatest } from '../src/db/migrations/index.js';
+import { readSearchRows, searchRowsQuery } from '../src/db/stores/agent-search.js';
+import { createTestDatabase, testDatabase } from './helpers.js';
+
+const agentRow = (did: string, status: 'active' | 'deactivated') => ({
+  did,
+  name: did.slice(-4),
+  public_key: did,
+  key_id: `ed25519:${did}`,
+  key_type: 'ed25519' as const,
+  capabilities: '[]',
+  status,
+  invocation_enabled: 0,
+  delivery_mode: 'none' as const,
+  average_rating: 0,
+  reputation_score: 0,
+  total_reviews: 0,
+  tags: '[]',
+  created_at: 1,
+  updated_at: 1,
+});
+
+// A search page reads its rows by DID. SQLite's planner once took the (status, created_at) index for
+// `did in (...) and status = 'active'` and scanned every active agent per page (bench/RESULTS.md).
+test('a search page reads its rows through the DID index, and leaves inactive agents out', async () => {
+  const database = await createTestDatabase();
+  const handle = openDatabase(
+    testDatabase === 'sqlite'
+      ? { kind: 'sqlite', path: database.file as string }
+      : {
+          kind: 'postgres',
+          url: database.url,
+          poolSize: 2,
+          statementTimeoutMs: 10_000,
+          connectTimeoutMs: 3_000,
+        },
+  );
+  try {
+    await migrateToLatest(handle.db);
+    const dids = Array.from(
+      { length: 400 },
+      (_, index) => `did:web:x:agent:${String(index).padStart(4, '0')}`,
+    );
+    await handle.db
+      .insertInto('agents')
+      .values(dids.map((did, index) => agentRow(did, index % 7 === 0 ? 'deactivated' : 'active')))
+      .execute();
+    const page = [dids[5], dids[7], dids[3], dids[14], dids[2]] as string[];
+    const rows = await readSearchRows(handle.db, page);
+    assert.deepEqual(
+      rows.map((row) => row.did),
+      [dids[5], dids[3], dids[2]],
+      'the page keeps its order and drops the deactivated agents (7 and 14)',
+    );
+
+    if (testDatabase === 'sqlite') {
+      const compiled = searchRowsQuery(handle.db, page).compile();
+      const { rows: steps } = await handle.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      );
+      const plan = steps.map((step) => step.detail).join('\n');
+      assert.match(plan, /USING (COVERING )?INDEX sqlite_autoindex_agents_\d \(did=\?\)/, plan);
+      assert.doesNotMatch(plan, /agents_status/, plan);
+    }
+  } finally {
+    await handle.close();
+    await database.drop();
+  }
+});
