@@ -43,6 +43,8 @@ export interface Config {
   requireRegistrationAudience: boolean;
   /** How often each node times out expired open tasks and forgets expired idempotency keys. */
   taskSweepSeconds: number;
+  /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
+  profileCacheBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsToken: read('METRICS_TOKEN'),
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
+    profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');

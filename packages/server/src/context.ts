@@ -32,6 +32,7 @@ import { ChangeFeedService } from './services/change-feed.js';
 import { SearchIndex } from './search-index/search-index.js';
 import { SearchIndexFollower } from './search-index/follower.js';
 import { ServiceRecordService } from './services/service-record.js';
+import { ProfileCache } from './services/profile-cache.js';
 import { StatsService } from './services/stats.js';
 import { ActivityService } from './services/activity.js';
 import { waitForDatabase } from './startup.js';
@@ -97,6 +98,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     log.warn({ err: error }, 'database background error (idle connection lost or WAL checkpoint failed)');
   });
   if (database.pool !== undefined) metrics.watchPool(database.pool);
+  const profileCache = new ProfileCache(config.profileCacheBytes);
+  metrics.watchProfileCache(profileCache);
   try {
     await waitForDatabase(database, config, log);
     await migrateToLatest(database.db);
@@ -211,6 +214,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         webhookPolicy,
         schemas: capabilitySchemas,
         serviceRecord,
+        profileCache,
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),

@@ -1,6 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { linearRegExp } from '../services/linear-regexp.js';
-import { ByteBoundedCache } from './schema-cache.js';
+import { ByteBoundedCache } from '../byte-bounded-cache.js';
 
 /** Schema JSON held compiled at once; a compiled validator keeps about 30 times its schema's JSON live. */
 export const COMPILED_SCHEMA_CACHE_MAX_BYTES = 4 * 1024 * 1024;

@@ -3,12 +3,19 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import { updateAgentAndStamp } from '../db/stores/agent-writes.js';
-import { findActiveAgent, findAgentProfile, type AgentPatch, type AgentRow } from '../db/stores/agents.js';
+import {
+  findActiveAgent,
+  findAgentProfile,
+  findAgentVersion,
+  type AgentPatch,
+  type AgentRow,
+} from '../db/stores/agents.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../errors.js';
 import type { Capability, DeliveryMode } from '../identity/types.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../invocation/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
 import type { ServiceRecordService } from './service-record.js';
+import type { ProfileCache } from './profile-cache.js';
 import { recordWebhookHost } from './identity-links.js';
 import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
@@ -59,6 +66,7 @@ export interface AgentServiceDeps {
   webhookPolicy: WebhookNetworkPolicy;
   serviceRecord: ServiceRecordService;
   schemas: CapabilitySchemas;
+  profileCache: ProfileCache;
 }
 
 export class AgentService {
@@ -67,12 +75,47 @@ export class AgentService {
   /** Profiles of deactivated agents stay readable (soft delete keeps the data) with status "deactivated". */
   async getProfile(rawDid: string | undefined): Promise<AgentProfile> {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    return (await this.readProfile(did)).profile;
+  }
+
+  /**
+   * The profile serialised by `serialize`, from the profile cache when the agent's change number in the
+   * database is the one it was cached at (one two-column read instead of the profile's row, its mapping
+   * and its serialisation). Agents with a service record are read afresh: their record moves with every
+   * call and with the clock, without a new change number.
+   */
+  async getProfileBody(
+    rawDid: string | undefined,
+    serialize: (profile: AgentProfile) => string,
+  ): Promise<string> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const cache = this.deps.profileCache;
+    const version = await findAgentVersion(this.deps.db, did);
+    if (version === undefined) throw agentNotFound(did);
+    if (!version.has_service_record && version.change_seq !== null) {
+      const cached = cache.get(did, Number(version.change_seq));
+      if (cached !== undefined) return cached;
+    }
+    const { profile, changeSeq, hasServiceRecord } = await this.readProfile(did);
+    const body = serialize(profile);
+    // Cached at the number read with the row itself, so the body and its number always agree.
+    if (!hasServiceRecord && changeSeq !== null) cache.set(did, changeSeq, body);
+    return body;
+  }
+
+  private async readProfile(
+    did: string,
+  ): Promise<{ profile: AgentProfile; changeSeq: number | null; hasServiceRecord: boolean }> {
     const row = await findAgentProfile(this.deps.db, did);
     if (row === undefined) throw agentNotFound(did);
     const record = row.has_service_record
       ? await this.deps.serviceRecord.get(this.deps.db, did)
       : this.deps.serviceRecord.none();
-    return toAgentProfile(row, this.deps.publicUrl, record);
+    return {
+      profile: toAgentProfile(row, this.deps.publicUrl, record),
+      changeSeq: row.change_seq === null ? null : Number(row.change_seq),
+      hasServiceRecord: row.has_service_record,
+    };
   }
 
   async updateProfile(

@@ -19,7 +19,16 @@ export interface RegistryMetrics {
   telemetry(log: Logger): Telemetry;
   /** Pool gauges for PostgreSQL (connections in use, idle, waiting), read at each scrape. */
   watchPool(pool: Pool): void;
+  /** Profile cache counters and size (services/profile-cache.ts), read at each scrape. */
+  watchProfileCache(cache: ProfileCacheReadings): void;
   render(): Promise<string>;
+}
+
+export interface ProfileCacheReadings {
+  readonly hits: number;
+  readonly misses: number;
+  readonly bytes: number;
+  readonly size: number;
 }
 
 /**
@@ -153,6 +162,44 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
         () => pool.waitingCount,
       );
       gauge('registry_db_pool_max', 'Largest pool size (DATABASE_POOL_SIZE)', () => pool.options.max ?? 0);
+    },
+    watchProfileCache: (cache) => {
+      const counter = (name: string, help: string, read: () => number) =>
+        new client.Counter({
+          name,
+          help,
+          registers: [registry],
+          collect() {
+            this.reset();
+            this.inc(read());
+          },
+        });
+      counter(
+        'registry_profile_cache_hits_total',
+        'GET profile answers served from the profile cache (the agent unchanged since it was cached)',
+        () => cache.hits,
+      );
+      counter(
+        'registry_profile_cache_misses_total',
+        'GET profile reads of agents without a service record that read and serialised the profile',
+        () => cache.misses,
+      );
+      new client.Gauge({
+        name: 'registry_profile_cache_bytes',
+        help: 'Memory the profile cache holds (PROFILE_CACHE_MB bounds it)',
+        registers: [registry],
+        collect() {
+          this.set(cache.bytes);
+        },
+      });
+      new client.Gauge({
+        name: 'registry_profile_cache_entries',
+        help: 'Agents whose serialised profile the cache holds',
+        registers: [registry],
+        collect() {
+          this.set(cache.size);
+        },
+      });
     },
     render: () => registry.metrics(),
   };

@@ -1,7 +1,7 @@
-import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
 import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
-import type { AgentsTable } from '../schema/index.js';
+import type { AgentsTable, DatabaseSchema } from '../schema/index.js';
 
 export type AgentRow = Selectable<AgentsTable>;
 export type NewAgentRow = Insertable<AgentsTable>;
@@ -110,32 +110,52 @@ export const PROFILE_COLUMNS = [
 
 export type AgentProfileRow = Pick<AgentRow, (typeof PROFILE_COLUMNS)[number]>;
 
+const serviceRecordExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
+  eb
+    .exists(eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'))
+    .as('has_service_record');
+
 const profileByDid = compiledOnce(
   (db, did: string) =>
     db
       .selectFrom('agents')
       .select(PROFILE_COLUMNS)
-      .select((eb) =>
-        eb
-          .exists(
-            eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'),
-          )
-          .as('has_service_record'),
-      )
+      .select('change_seq')
+      .select(serviceRecordExists)
       .where('did', '=', did),
   ['\u0000did'] as const,
 );
 
+/** A profile row, its change number (every write to a profile column takes a new one) and whether it has a service record. */
+export type VersionedProfileRow = AgentProfileRow & {
+  change_seq: number | null;
+  has_service_record: boolean;
+};
+
 /** The agent, and whether it has any service record (most agents have none: no second read for them). */
-export async function findAgentProfile(
-  db: Db,
-  did: string,
-): Promise<(AgentProfileRow & { has_service_record: boolean }) | undefined> {
+export async function findAgentProfile(db: Db, did: string): Promise<VersionedProfileRow | undefined> {
   const row = (await profileByDid(db, did))[0];
   if (row === undefined) return undefined;
-  // SQLite answers 0 or 1, PostgreSQL a boolean; the row is ours to change (a fresh object per read).
+  // SQLite answers 0 or 1, PostgreSQL a boolean; int8 arrives as a number (db/connect.ts); the row is
+  // ours to change (a fresh object per read).
   row.has_service_record = Boolean(row.has_service_record);
-  return row as AgentProfileRow & { has_service_record: boolean };
+  return row as VersionedProfileRow;
+}
+
+const versionByDid = compiledOnce(
+  (db, did: string) =>
+    db.selectFrom('agents').select('change_seq').select(serviceRecordExists).where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/** What a cached profile is checked against: two columns of the agent's row instead of the profile's eighteen. */
+export async function findAgentVersion(
+  db: Db,
+  did: string,
+): Promise<{ change_seq: number | null; has_service_record: boolean } | undefined> {
+  const row = (await versionByDid(db, did))[0];
+  if (row === undefined) return undefined;
+  return { change_seq: row.change_seq, has_service_record: Boolean(row.has_service_record) };
 }
 
 export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | undefined> {

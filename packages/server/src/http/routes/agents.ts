@@ -62,7 +62,16 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         response: { 200: ref(AgentProfile), ...errors(400, 404) },
       },
     },
-    async (request) => ctx.agents.getProfile(request.params.did),
+    // The body comes serialised by the route's own response serializer, from the profile cache when the
+    // agent has not changed; Fastify sends a string with a JSON content type as it is (the type provider
+    // only knows the object form, hence the cast).
+    async (request, reply) => {
+      const body = await ctx.agents.getProfileBody(
+        request.params.did,
+        (profile) => reply.serialize(profile) as string,
+      );
+      return reply.type('application/json; charset=utf-8').send(body as never);
+    },
   );
 
   app.put(
