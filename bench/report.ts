@@ -125,6 +125,17 @@ export function budgets(rows: Row[], context: ReportContext): string[] {
       ratio >= 80,
     );
   }
+  const floor = find('floor-get');
+  if (get !== undefined && floor !== undefined) {
+    // Issue 18: the registry against the least bare Fastify does for the same read, measured beside it.
+    const ratio = (get.load.rps / floor.load.rps) * 100;
+    line(
+      'get-profile-vs-floor',
+      `${ratio.toFixed(1)}% of the bare-Fastify floor's req/s (${get.load.rps.toFixed(0)} vs ${floor.load.rps.toFixed(0)}; server CPU ${(get.cpuPerRequest * 1000).toFixed(0)} vs ${(floor.cpuPerRequest * 1000).toFixed(0)} µs per request)`,
+      '>= 90%',
+      ratio >= 90,
+    );
+  }
   const auth = find('auth-get');
   if (auth !== undefined && get !== undefined) {
     const ratio = (auth.load.rps / get.load.rps) * 100;
