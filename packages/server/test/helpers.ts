@@ -93,7 +93,7 @@ export async function startRegistry(
   const config = loadConfig({
     DATABASE_URL: database.url,
     PUBLIC_URL: TEST_PUBLIC_URL,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
   const clock = new TestClock();

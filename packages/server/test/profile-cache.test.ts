@@ -91,7 +91,9 @@ test('a cached profile follows every write to the agent, made on this node or an
 test('unknown and malformed DIDs answer as before, and are not cached', async () => {
   const registry = await startRegistry();
   try {
-    const unknown = await registry.app.inject({ url: agentPath(`did:web:localhost%3A8080:agent:${'0'.repeat(32)}`) });
+    const unknown = await registry.app.inject({
+      url: agentPath(`did:web:localhost%3A8080:agent:${'0'.repeat(32)}`),
+    });
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().code, 'AGENT_NOT_FOUND');
     const malformed = await registry.app.inject({ url: agentPath('not-a-did') });

@@ -160,6 +160,17 @@ const invoke = (
 const getTask = (registry: TestRegistry, caller: Registered, taskId: string): Promise<InjectResponse> =>
   registry.app.inject({ method: 'GET', url: `/api/tasks/${taskId}`, headers: bearer(caller.token) });
 
+/** Waits until the registry has recorded the webhook's 202 (accepts are not announced to waiters). */
+async function untilProcessing(registry: TestRegistry, caller: Registered, taskId: string): Promise<void> {
+  for (;;) {
+    const task = await getTask(registry, caller, taskId);
+    const status = task.json().status;
+    if (status === 'processing') return;
+    assert.equal(status, 'pending', task.body);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const report = (
   registry: TestRegistry,
   agent: Registered,
@@ -351,16 +362,12 @@ describe('webhook delivery', () => {
       let reportAck: Promise<InjectResponse> | undefined;
       const hook = await startHook((request, res) => {
         const { task_id: taskId } = JSON.parse(request.raw) as { task_id: string };
-        // Report only once the registry has recorded the 202 (pending -> processing).
-        const stop = registry.ctx.events.onTaskChanged(taskId, () => {
-          stop();
-          reportAck = (async () => {
-            const task = await getTask(registry, caller, taskId);
-            assert.equal(task.json().status, 'processing', task.body);
-            return report(registry, target, taskId, 'result', { output: { translated: 'bonjour' } });
-          })();
-        });
         res.writeHead(202).end();
+        // Report only once the registry has recorded the 202 (pending -> processing).
+        reportAck = (async () => {
+          await untilProcessing(registry, caller, taskId);
+          return report(registry, target, taskId, 'result', { output: { translated: 'bonjour' } });
+        })();
       });
       t.after(() => hook.close());
       const target = await webhookAgent(registry, hook.url());
@@ -390,11 +397,11 @@ describe('webhook delivery', () => {
       let reportAck: Promise<InjectResponse> | undefined;
       const hook = await startHook((request, res) => {
         const { task_id: taskId } = JSON.parse(request.raw) as { task_id: string };
-        const stop = registry.ctx.events.onTaskChanged(taskId, () => {
-          stop();
-          reportAck = report(registry, target, taskId, 'fail', { error: 'dictionary unavailable' });
-        });
         res.writeHead(202).end();
+        reportAck = (async () => {
+          await untilProcessing(registry, caller, taskId);
+          return report(registry, target, taskId, 'fail', { error: 'dictionary unavailable' });
+        })();
       });
       t.after(() => hook.close());
       const target = await webhookAgent(registry, hook.url());

@@ -1,6 +1,34 @@
-import type { Compilable, CompiledQuery } from 'kysely';
+import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { Db } from './connect.js';
 import { directReaderOf } from './direct-reads.js';
+import { prepareOnce } from './prepared-statements.js';
+
+/**
+ * Builds and compiles a query once per database handle (and its transactions). Keyed by the handle's
+ * dialect adapter, which its transactions share: a transaction is a new Kysely object each time.
+ */
+function compiler<Row, Args extends readonly unknown[]>(
+  build: (db: Db, ...placeholders: Args) => Compilable<Row>,
+  placeholders: Args,
+): (db: Db) => CompiledQuery<Row> {
+  const compiled = new WeakMap<object, CompiledQuery<Row>>();
+  return (db) => {
+    const adapter = db.getExecutor().adapter;
+    const known = compiled.get(adapter);
+    if (known !== undefined) return known;
+    const query = build(db, ...placeholders).compile();
+    // The parameters must be exactly the placeholders, in order, or the values would land elsewhere.
+    if (
+      query.parameters.length !== placeholders.length ||
+      query.parameters.some((value, index) => value !== placeholders[index])
+    ) {
+      throw new Error(`compiledOnce: the query's parameters are not its placeholders (${query.sql})`);
+    }
+    prepareOnce(query.sql);
+    compiled.set(adapter, query);
+    return query;
+  };
+}
 
 /**
  * A hot query built and compiled once per database handle (and its transactions), then run with new
@@ -13,25 +41,26 @@ export function compiledOnce<Row, Args extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Args) => Compilable<Row>,
   placeholders: Args,
 ): (db: Db, ...parameters: Args) => Promise<Row[]> {
-  // Keyed by the handle's dialect adapter, which its transactions share: a query compiled once per
-  // database handle serves every transaction on it too (a transaction is a new Kysely object each time).
-  const compiled = new WeakMap<object, CompiledQuery<Row>>();
-  const compile = (db: Db): CompiledQuery<Row> => {
-    const query = build(db, ...placeholders).compile();
-    // The parameters must be exactly the placeholders, in order, or the values would land elsewhere.
-    if (
-      query.parameters.length !== placeholders.length ||
-      query.parameters.some((value, index) => value !== placeholders[index])
-    ) {
-      throw new Error(`compiledOnce: the query's parameters are not its placeholders (${query.sql})`);
-    }
-    compiled.set(db.getExecutor().adapter, query);
-    return query;
-  };
+  const compile = compiler(build, placeholders);
   return async (db, ...parameters) => {
-    const query = compiled.get(db.getExecutor().adapter) ?? compile(db);
+    const query = compile(db);
     const direct = directReaderOf(db)?.read<Row>(query.sql, parameters);
     if (direct !== undefined) return direct;
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
 }
+
+/** compiledOnce for a write (no RETURNING): answers how many rows it changed. */
+export function compiledWrite<Args extends readonly unknown[]>(
+  build: (db: Db, ...placeholders: Args) => Compilable<unknown>,
+  placeholders: Args,
+): (db: Db, ...parameters: Args) => Promise<number> {
+  const compile = compiler(build, placeholders);
+  return async (db, ...parameters) => {
+    const result: QueryResult<unknown> = await db.executeQuery({ ...compile(db), parameters });
+    return Number(result.numAffectedRows ?? 0n);
+  };
+}
+
+/** Placeholders for `compiledOnce`/`compiledWrite`: one distinct marker per named parameter. */
+export const placeholdersFor = (names: readonly string[]): unknown[] => names.map((name) => `\u0000${name}`);

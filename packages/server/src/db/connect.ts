@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
 import { registerDirectReader } from './direct-reads.js';
+import { preparingPool } from './prepared-statements.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import {
   classifyingDialect,
@@ -141,7 +142,7 @@ function openPostgres(
     client.on('error', (error) => onPoolError(error));
   });
   const db = new Kysely<DatabaseSchema>({
-    dialect: classifyingDialect(new PostgresDialect({ pool }), isPostgresUnavailable),
+    dialect: classifyingDialect(new PostgresDialect({ pool: preparingPool(pool) }), isPostgresUnavailable),
   });
   return {
     db,

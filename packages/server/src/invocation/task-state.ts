@@ -9,7 +9,9 @@ import type { TaskEvents } from './events.js';
  *   pending -> processing (accept, before the deadline)
  *   pending | processing -> completed (result) | failed (fail, webhook failure) | timeout (deadline)
  * Each move is one conditional UPDATE, so two workers never both win and a late result never
- * overwrites a timeout. Every move that happened is announced, waking the invoker on any node.
+ * overwrites a timeout. Every move to a final status is announced, waking the invoker on any node;
+ * moves to processing are not (an invoker waits for the end, and a wake-up costs it a read, and on
+ * PostgreSQL a NOTIFY).
  */
 export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'processing'];
 export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'timeout'];
@@ -78,7 +80,7 @@ export class TaskStateMachine {
             if (won) await onFinished(trx, id);
             return won;
           });
-    if (moved) await this.events.taskChanged(id);
+    if (moved && FINAL_STATUSES.includes(patch.status)) await this.events.taskChanged(id);
     return moved;
   }
 }

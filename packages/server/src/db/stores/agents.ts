@@ -158,13 +158,14 @@ export async function findAgentVersion(
   return { change_seq: row.change_seq, has_service_record: Boolean(row.has_service_record) };
 }
 
+const activeAgentByDid = compiledOnce(
+  (db, did: string) =>
+    db.selectFrom('agents').selectAll().where('did', '=', did).where('status', '=', sql.lit('active')),
+  ['\u0000did'] as const,
+);
+
 export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | undefined> {
-  return db
-    .selectFrom('agents')
-    .selectAll()
-    .where('did', '=', did)
-    .where('status', '=', 'active')
-    .executeTakeFirst();
+  return (await activeAgentByDid(db, did))[0];
 }
 
 const statusByDid = compiledOnce(

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { compiledOnce } from '../compiled.js';
 import type { Db } from '../connect.js';
 
 /** Records a piece of operator evidence for an agent; the same evidence on two agents links them. */
@@ -9,18 +11,22 @@ export async function addIdentityEvidence(db: Db, did: string, evidence: string,
     .execute();
 }
 
+const sharedEvidence = compiledOnce(
+  (db, a: string, b: string) =>
+    db
+      .selectFrom('identity_evidence as mine')
+      .innerJoin('identity_evidence as theirs', 'theirs.evidence', 'mine.evidence')
+      .select('mine.did')
+      .where('mine.did', '=', a)
+      .where('theirs.did', '=', b)
+      .limit(sql.lit(1)),
+  ['\u0000a', '\u0000b'] as const,
+);
+
 /** Whether the two agents share any operator evidence. */
 export async function areLinked(db: Db, a: string, b: string): Promise<boolean> {
   if (a === b) return true;
-  const row = await db
-    .selectFrom('identity_evidence as mine')
-    .innerJoin('identity_evidence as theirs', 'theirs.evidence', 'mine.evidence')
-    .select('mine.did')
-    .where('mine.did', '=', a)
-    .where('theirs.did', '=', b)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+  return (await sharedEvidence(db, a, b)).length > 0;
 }
 
 /** The agents linked to `did` (not itself). */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledOnce, compiledWrite, placeholdersFor } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { ServiceDailyTable, TaskStatus } from '../schema/index.js';
 import { LATENCY_BUCKET_COUNT, type DailyRollup } from '../../services/service-record-model.js';
@@ -17,87 +18,106 @@ export interface FinishedCall {
   latencyBucket: number | null;
 }
 
+const latestOf = (table: string) =>
+  sql<
+    number | null
+  >`case when ${sql.ref(`${table}.last_completed_at`)} is null or ${sql.ref(`${table}.last_completed_at`)} < excluded.last_completed_at then excluded.last_completed_at else ${sql.ref(`${table}.last_completed_at`)} end`;
+const add = (table: string, column: string) =>
+  sql<number>`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
+
+// The statements of a finished call, each built and compiled once per database handle (issue 18:
+// Kysely's builder cost more than these upserts on the terminal transaction of every invocation).
+const DAILY_COLUMNS = [
+  'did',
+  'capability',
+  'day',
+  'completed',
+  'failed',
+  'timeout',
+  'last_completed_at',
+  ...latencyColumns,
+] as const;
+const upsertDaily = compiledWrite(
+  (db, ...values: unknown[]) =>
+    db
+      .insertInto('service_daily')
+      .values(Object.fromEntries(DAILY_COLUMNS.map((column, index) => [column, values[index]])) as never)
+      .onConflict((oc) =>
+        oc.columns(['did', 'day', 'capability']).doUpdateSet({
+          completed: add('service_daily', 'completed'),
+          failed: add('service_daily', 'failed'),
+          timeout: add('service_daily', 'timeout'),
+          last_completed_at: latestOf('service_daily'),
+          ...(Object.fromEntries(
+            latencyColumns.map((column) => [column, add('service_daily', column)]),
+          ) as Record<LatencyColumn, ReturnType<typeof add>>),
+        }),
+      ),
+  placeholdersFor(DAILY_COLUMNS),
+);
+
+const TOTALS_COLUMNS = ['did', 'capability', 'completed', 'failed', 'timeout', 'last_completed_at'] as const;
+const upsertTotals = compiledWrite(
+  (db, ...values: unknown[]) =>
+    db
+      .insertInto('service_totals')
+      .values(Object.fromEntries(TOTALS_COLUMNS.map((column, index) => [column, values[index]])) as never)
+      .onConflict((oc) =>
+        oc.columns(['did', 'capability']).doUpdateSet({
+          completed: add('service_totals', 'completed'),
+          failed: add('service_totals', 'failed'),
+          timeout: add('service_totals', 'timeout'),
+          last_completed_at: latestOf('service_totals'),
+        }),
+      ),
+  placeholdersFor(TOTALS_COLUMNS),
+);
+
+const insertCaller = compiledWrite(
+  (db, did: string, day: number, capability: string, callerDid: string) =>
+    db
+      .insertInto('service_callers')
+      .values({ did, day, capability, caller_did: callerDid })
+      .onConflict((oc) => oc.doNothing()),
+  ['\u0000did', '\u0000day' as unknown as number, '\u0000capability', '\u0000caller_did'] as const,
+);
+
+const upsertPartners = compiledWrite(
+  (db, callerDid: string, targetDid: string, firstCompletedAt: number) =>
+    db
+      .insertInto('call_partners')
+      .values({
+        caller_did: callerDid,
+        target_did: targetDid,
+        completed: sql.lit(1),
+        first_completed_at: firstCompletedAt,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['caller_did', 'target_did'])
+          .doUpdateSet({ completed: add('call_partners', 'completed') }),
+      ),
+  ['\u0000caller_did', '\u0000target_did', '\u0000first_completed_at' as unknown as number] as const,
+);
+
 /** Adds one finished call to the daily rollup, the distinct callers, the totals and the call pairs. */
 export async function addFinishedCall(db: Db, call: FinishedCall): Promise<void> {
   const completed = call.status === 'completed' ? 1 : 0;
   const failed = call.status === 'failed' ? 1 : 0;
   const timeout = call.status === 'timeout' ? 1 : 0;
   const last = completed === 1 ? call.completedAt : null;
-  const latency = Object.fromEntries(
-    latencyColumns.map((column, index) => [column, index === call.latencyBucket ? 1 : 0]),
-  ) as Record<LatencyColumn, number>;
-  const latestOf = (table: string) =>
-    sql<
-      number | null
-    >`case when ${sql.ref(`${table}.last_completed_at`)} is null or ${sql.ref(`${table}.last_completed_at`)} < excluded.last_completed_at then excluded.last_completed_at else ${sql.ref(`${table}.last_completed_at`)} end`;
-  const add = (table: string, column: string) =>
-    sql<number>`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
-
-  await db
-    .insertInto('service_daily')
-    .values({
-      did: call.did,
-      capability: call.capability,
-      day: call.day,
-      completed,
-      failed,
-      timeout,
-      last_completed_at: last,
-      ...latency,
-    })
-    .onConflict((oc) =>
-      oc.columns(['did', 'day', 'capability']).doUpdateSet({
-        completed: add('service_daily', 'completed'),
-        failed: add('service_daily', 'failed'),
-        timeout: add('service_daily', 'timeout'),
-        last_completed_at: latestOf('service_daily'),
-        ...(Object.fromEntries(
-          latencyColumns.map((column) => [column, add('service_daily', column)]),
-        ) as Record<LatencyColumn, ReturnType<typeof add>>),
-      }),
-    )
-    .execute();
-  await db
-    .insertInto('service_totals')
-    .values({
-      did: call.did,
-      capability: call.capability,
-      completed,
-      failed,
-      timeout,
-      last_completed_at: last,
-    })
-    .onConflict((oc) =>
-      oc.columns(['did', 'capability']).doUpdateSet({
-        completed: add('service_totals', 'completed'),
-        failed: add('service_totals', 'failed'),
-        timeout: add('service_totals', 'timeout'),
-        last_completed_at: latestOf('service_totals'),
-      }),
-    )
-    .execute();
-  await db
-    .insertInto('service_callers')
-    .values({ did: call.did, day: call.day, capability: call.capability, caller_did: call.callerDid })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
-  if (completed === 1) {
-    await db
-      .insertInto('call_partners')
-      .values({
-        caller_did: call.callerDid,
-        target_did: call.did,
-        completed: 1,
-        first_completed_at: call.completedAt,
-      })
-      .onConflict((oc) =>
-        oc
-          .columns(['caller_did', 'target_did'])
-          .doUpdateSet({ completed: add('call_partners', 'completed') }),
-      )
-      .execute();
-  }
+  const latency = latencyColumns.map((_, index) => (index === call.latencyBucket ? 1 : 0));
+  await upsertDaily(db, call.did, call.capability, call.day, completed, failed, timeout, last, ...latency);
+  await upsertTotals(db, call.did, call.capability, completed, failed, timeout, last);
+  await insertCaller(db, call.did, call.day, call.capability, call.callerDid);
+  if (completed === 1) await upsertPartners(db, call.callerDid, call.did, call.completedAt);
 }
+
+const rollupsSince = compiledOnce(
+  (db, did: string, fromDay: number) =>
+    db.selectFrom('service_daily').selectAll().where('did', '=', did).where('day', '>=', fromDay),
+  ['\u0000did', '\u0000from_day' as unknown as number] as const,
+);
 
 /** The agent's daily rollups from `fromDay` on, every capability. */
 export async function dailyRollups(
@@ -105,12 +125,7 @@ export async function dailyRollups(
   did: string,
   fromDay: number,
 ): Promise<(DailyRollup & { capability: string })[]> {
-  const rows = await db
-    .selectFrom('service_daily')
-    .selectAll()
-    .where('did', '=', did)
-    .where('day', '>=', fromDay)
-    .execute();
+  const rows = await rollupsSince(db, did, fromDay);
   return rows.map((row) => ({
     capability: row.capability,
     day: Number(row.day),
@@ -142,8 +157,13 @@ export async function distinctCallers(db: Db, did: string, fromDay: number): Pro
   return counts;
 }
 
+const totalsOf = compiledOnce(
+  (db, did: string) => db.selectFrom('service_totals').selectAll().where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
 export async function serviceTotals(db: Db, did: string) {
-  const rows = await db.selectFrom('service_totals').selectAll().where('did', '=', did).execute();
+  const rows = await totalsOf(db, did);
   return rows.map((row) => ({
     capability: row.capability,
     completed: Number(row.completed),
@@ -160,12 +180,39 @@ export interface ServiceSummaryColumns {
   service_last_completed_at: number | null;
 }
 
+const updateSummary = compiledWrite(
+  (db, ...values: unknown[]) =>
+    db
+      .updateTable('agents')
+      .set({
+        service_success_rate: values[0] as number | null,
+        service_latency_p50_ms: values[1] as number | null,
+        service_calls_30d: values[2] as number,
+        service_last_completed_at: values[3] as number | null,
+      })
+      .where('did', '=', values[4] as string),
+  placeholdersFor([
+    'service_success_rate',
+    'service_latency_p50_ms',
+    'service_calls_30d',
+    'service_last_completed_at',
+    'did',
+  ]),
+);
+
 export async function writeServiceSummary(
   db: Db,
   did: string,
   summary: ServiceSummaryColumns,
 ): Promise<void> {
-  await db.updateTable('agents').set(summary).where('did', '=', did).execute();
+  await updateSummary(
+    db,
+    summary.service_success_rate,
+    summary.service_latency_p50_ms,
+    summary.service_calls_30d,
+    summary.service_last_completed_at,
+    did,
+  );
 }
 
 /** Agents with a 30-day summary, in DID order after `afterDid`, for the periodic refresh. */
@@ -191,10 +238,15 @@ export async function pruneServiceRows(
 }
 
 /** The columns of a task the record needs (not its input or output, which may be large). */
+const finishedTaskById = compiledOnce(
+  (db, id: string) =>
+    db
+      .selectFrom('tasks')
+      .select(['caller_did', 'target_did', 'capability', 'status', 'created_at', 'completed_at'])
+      .where('id', '=', id),
+  ['\u0000id'] as const,
+);
+
 export async function finishedTask(db: Db, id: string) {
-  return db
-    .selectFrom('tasks')
-    .select(['caller_did', 'target_did', 'capability', 'status', 'created_at', 'completed_at'])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return (await finishedTaskById(db, id))[0];
 }

@@ -1,16 +1,64 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import { compiledOnce, compiledWrite, placeholdersFor } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { TaskErrorCode, TaskStatus, TasksTable } from '../schema/index.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
-export async function insertTask(db: Db, row: Insertable<TasksTable>): Promise<void> {
-  await db.insertInto('tasks').values(row).execute();
+/** Every column of a task, in the order the compiled insert takes their values. */
+const TASK_COLUMNS = [
+  'id',
+  'caller_did',
+  'target_did',
+  'capability',
+  'input',
+  'status',
+  'delivery_mode',
+  'output',
+  'error',
+  'error_code',
+  'created_at',
+  'deadline_at',
+  'accepted_at',
+  'completed_at',
+] as const satisfies readonly (keyof TasksTable)[];
+
+const insertTaskRow = compiledWrite(
+  (db, ...values: unknown[]) =>
+    db
+      .insertInto('tasks')
+      // The placeholders stand for values of every column's type; Kysely only carries them.
+      .values(Object.fromEntries(TASK_COLUMNS.map((column, index) => [column, values[index]])) as TaskRow),
+  placeholdersFor(TASK_COLUMNS),
+);
+
+/** Inserts a task with every column given (the compiled insert takes them all). */
+export async function insertTask(db: Db, row: TaskRow): Promise<void> {
+  await insertTaskRow(db, ...TASK_COLUMNS.map((column) => row[column]));
 }
 
+const taskById = compiledOnce((db, id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id), [
+  '\u0000id',
+] as const);
+
 export async function findTask(db: Db, id: string): Promise<TaskRow | undefined> {
-  return db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await taskById(db, id))[0];
 }
+
+const pendingForTarget = compiledOnce(
+  (db, targetDid: string, now: number, limit: number) =>
+    db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('target_did', '=', targetDid)
+      .where('status', '=', sql.lit('pending'))
+      .where('delivery_mode', '=', sql.lit('queue'))
+      .where('deadline_at', '>', now)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(limit),
+  ['\u0000target_did', '\u0000now' as unknown as number, '\u0000limit' as unknown as number] as const,
+);
 
 /** Queue tasks waiting for this agent, oldest first; expired ones are left out. */
 export async function listPendingTasks(
@@ -19,17 +67,7 @@ export async function listPendingTasks(
   now: number,
   limit: number,
 ): Promise<TaskRow[]> {
-  return db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('target_did', '=', targetDid)
-    .where('status', '=', 'pending')
-    .where('delivery_mode', '=', 'queue')
-    .where('deadline_at', '>', now)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  return pendingForTarget(db, targetDid, now, limit);
 }
 
 export interface TransitionPatch {
@@ -52,11 +90,59 @@ export async function transitionTask(
   patch: TransitionPatch,
   options: { targetDid?: string; notExpiredAt?: number } = {},
 ): Promise<boolean> {
-  let query = db.updateTable('tasks').set(patch).where('id', '=', id).where('status', 'in', from);
-  if (options.targetDid !== undefined) query = query.where('target_did', '=', options.targetDid);
-  if (options.notExpiredAt !== undefined) query = query.where('deadline_at', '>', options.notExpiredAt);
-  const result = await query.executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  const columns = Object.keys(patch) as (keyof TransitionPatch)[];
+  const shape = `${from.join(',')}|${columns.join(',')}|${options.targetDid !== undefined}|${options.notExpiredAt !== undefined}`;
+  let run = transitions.get(shape);
+  if (run === undefined) {
+    run = compiledTransition(
+      from,
+      columns,
+      options.targetDid !== undefined,
+      options.notExpiredAt !== undefined,
+    );
+    transitions.set(shape, run);
+  }
+  const values: unknown[] = columns.map((column) => patch[column]);
+  values.push(id);
+  if (options.targetDid !== undefined) values.push(options.targetDid);
+  if (options.notExpiredAt !== undefined) values.push(options.notExpiredAt);
+  return (await run(db, ...values)) > 0;
+}
+
+/** The few shapes of a transition (the state machine's moves), each compiled once per database handle. */
+const transitions = new Map<string, (db: Db, ...values: unknown[]) => Promise<number>>();
+
+function compiledTransition(
+  from: readonly TaskStatus[],
+  columns: readonly (keyof TransitionPatch)[],
+  byTarget: boolean,
+  beforeDeadline: boolean,
+) {
+  const names = [
+    ...columns,
+    'id',
+    ...(byTarget ? ['target_did'] : []),
+    ...(beforeDeadline ? ['deadline_at'] : []),
+  ];
+  return compiledWrite((db, ...values: unknown[]) => {
+    const patch = Object.fromEntries(
+      columns.map((column, index) => [column, values[index]]),
+    ) as unknown as TransitionPatch;
+    let next = columns.length;
+    // `from` is part of the shape: its statuses are literals of the statement, not parameters.
+    let query = db
+      .updateTable('tasks')
+      .set(patch)
+      .where('id', '=', values[next++] as string)
+      .where(
+        'status',
+        'in',
+        from.map((status) => sql.lit(status)),
+      );
+    if (byTarget) query = query.where('target_did', '=', values[next++] as string);
+    if (beforeDeadline) query = query.where('deadline_at', '>', values[next++] as number);
+    return query;
+  }, placeholdersFor(names));
 }
 
 /**
