@@ -40,15 +40,22 @@ function compiler<Row, Args extends readonly unknown[]>(
 export function compiledOnce<Row, Args extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Args) => Compilable<Row>,
   placeholders: Args,
-): (db: Db, ...parameters: Args) => Promise<Row[]> {
+): CompiledRead<Row, Args> {
   const compile = compiler(build, placeholders);
-  return async (db, ...parameters) => {
+  const run = async (db: Db, ...parameters: Args): Promise<Row[]> => {
     const query = compile(db);
     const direct = directReaderOf(db)?.read<Row>(query.sql, parameters);
     if (direct !== undefined) return direct;
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
+  return Object.assign(run, { sqlFor: (db: Db) => compile(db).sql });
 }
+
+/** A compiled read; `sqlFor` gives its statement's text (for query-plan tests). */
+export type CompiledRead<Row, Args extends readonly unknown[]> = ((
+  db: Db,
+  ...parameters: Args
+) => Promise<Row[]>) & { sqlFor(db: Db): string };
 
 /** compiledOnce for a write (no RETURNING): answers how many rows it changed. */
 export function compiledWrite<Args extends readonly unknown[]>(

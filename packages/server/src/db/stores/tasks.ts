@@ -53,12 +53,17 @@ const pendingForTarget = compiledOnce(
       .where('target_did', '=', targetDid)
       .where('status', '=', sql.lit('pending'))
       .where('delivery_mode', '=', sql.lit('queue'))
-      .where('deadline_at', '>', now)
+      // `+deadline_at`: no index on this term, so SQLite's planner (no ANALYZE) takes the
+      // (target_did, status, created_at) index instead of scanning every agent's pending tasks by deadline.
+      .where(sql<number>`+${sql.ref('deadline_at')}`, '>', now)
       .orderBy('created_at')
       .orderBy('id')
       .limit(limit),
   ['\u0000target_did', '\u0000now' as unknown as number, '\u0000limit' as unknown as number] as const,
 );
+
+/** The text of the pending-tasks read, for its query-plan test. */
+export const pendingTasksSql = (db: Db): string => pendingForTarget.sqlFor(db);
 
 /** Queue tasks waiting for this agent, oldest first; expired ones are left out. */
 export async function listPendingTasks(

@@ -4,6 +4,7 @@ import { CompiledQuery } from 'kysely';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
 import { readSearchRows, searchRowsQuery } from '../src/db/stores/agent-search.js';
+import { listPendingTasks, pendingTasksSql } from '../src/db/stores/tasks.js';
 import { createTestDatabase, testDatabase } from './helpers.js';
 
 const agentRow = (did: string, status: 'active' | 'deactivated') => ({
@@ -65,6 +66,67 @@ test('a search page reads its rows through the DID index, and leaves inactive ag
       const plan = steps.map((step) => step.detail).join('\n');
       assert.match(plan, /USING (COVERING )?INDEX sqlite_autoindex_agents_\d \(did=\?\)/, plan);
       assert.doesNotMatch(plan, /agents_status/, plan);
+    }
+  } finally {
+    await handle.close();
+    await database.drop();
+  }
+});
+
+// A worker's poll reads its own pending tasks. Without statistics SQLite's planner took the
+// (status, deadline_at) index and read every agent's pending tasks: one agent's backlog slowed all polls.
+test("a worker's poll reads its own pending tasks through the (target_did, status, created_at) index", async () => {
+  const database = await createTestDatabase();
+  const handle = openDatabase(
+    testDatabase === 'sqlite'
+      ? { kind: 'sqlite', path: database.file as string }
+      : {
+          kind: 'postgres',
+          url: database.url,
+          poolSize: 2,
+          statementTimeoutMs: 10_000,
+          connectTimeoutMs: 3_000,
+        },
+  );
+  try {
+    await migrateToLatest(handle.db);
+    await handle.db
+      .insertInto('agents')
+      .values([agentRow('did:web:x:agent:a', 'active'), agentRow('did:web:x:agent:b', 'active')])
+      .execute();
+    const task = (id: string, target: string, createdAt: number, deadlineAt: number) => ({
+      id,
+      caller_did: 'did:web:x:agent:a',
+      target_did: target,
+      capability: 'general',
+      input: '{}',
+      status: 'pending' as const,
+      delivery_mode: 'queue' as const,
+      created_at: createdAt,
+      deadline_at: deadlineAt,
+    });
+    await handle.db
+      .insertInto('tasks')
+      .values([
+        task('t1', 'did:web:x:agent:b', 3, 100),
+        task('t2', 'did:web:x:agent:b', 1, 100),
+        task('t3', 'did:web:x:agent:b', 2, 5),
+        task('t4', 'did:web:x:agent:a', 1, 100),
+      ])
+      .execute();
+    const pending = await listPendingTasks(handle.db, 'did:web:x:agent:b', 10, 10);
+    assert.deepEqual(
+      pending.map((row) => row.id),
+      ['t2', 't1'],
+      "oldest first, this agent's only, the expired one (t3) left out",
+    );
+    if (testDatabase === 'sqlite') {
+      const text = pendingTasksSql(handle.db);
+      const { rows: steps } = await handle.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${text}`, ['did:web:x:agent:b', 10, 10]),
+      );
+      const plan = steps.map((step) => step.detail).join('\n');
+      assert.match(plan, /USING INDEX tasks_target_status_created_idx \(target_did=\? AND status=\?\)/, plan);
     }
   } finally {
     await handle.close();
