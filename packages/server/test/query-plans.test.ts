@@ -3,7 +3,12 @@ import { test } from 'node:test';
 import { CompiledQuery } from 'kysely';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
-import { readSearchRows, searchRowsQuery } from '../src/db/stores/agent-search.js';
+import {
+  agentsByServiceRecordQuery,
+  readSearchRows,
+  searchRowsQuery,
+} from '../src/db/stores/agent-search.js';
+import { changedAfterQuery } from '../src/search-index/follower.js';
 import { listPendingTasks, pendingTasksSql } from '../src/db/stores/tasks.js';
 import { createTestDatabase, testDatabase } from './helpers.js';
 
@@ -131,5 +136,40 @@ test("a worker's poll reads its own pending tasks through the (target_did, statu
   } finally {
     await handle.close();
     await database.drop();
+  }
+});
+
+// Loading the search index and the service-record searches read agents by change number and through
+// the partial indexes. With `status = 'active'` in SQL, SQLite's planner took the (status, created_at)
+// index: the index load sorted every active agent per batch (minutes at 1,000,000 agents).
+test('the index load and the service-record searches use their own indexes, not the status index', async (t) => {
+  if (testDatabase !== 'sqlite') {
+    t.skip('query plans are checked on SQLite, the planner without statistics');
+    return;
+  }
+  const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });
+  try {
+    await migrateToLatest(handle.db);
+    const planOf = async (query: { compile(): { sql: string; parameters: readonly unknown[] } }) => {
+      const compiled = query.compile();
+      const { rows: steps } = await handle.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      );
+      return steps.map((step) => step.detail).join('\n');
+    };
+    const load = await planOf(changedAfterQuery(handle.db, 0));
+    assert.match(load, /USING INDEX agents_change_seq_idx \(change_seq>\?\)/, load);
+    assert.doesNotMatch(load, /TEMP B-TREE/, load);
+    for (const filter of [
+      {},
+      { minSuccessRate: 0.5 },
+      { activeSince: 1 },
+      { sort: { sort: 'latency' as const, order: 'asc' as const } },
+    ]) {
+      const plan = await planOf(agentsByServiceRecordQuery(handle.db, filter));
+      assert.match(plan, /USING INDEX agents_service_(calls|last_completed)_idx/, plan);
+    }
+  } finally {
+    await handle.close();
   }
 });
