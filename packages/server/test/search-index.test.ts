@@ -143,6 +143,8 @@ const QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'>[] = [
   { capability: 'translation' },
   { tags: ['fr', 'beta'] },
   { minReputation: 30 },
+  // Few qualify: pages of another order take the reputation order's head out instead of walking.
+  { minReputation: 50 },
   { terms: ['data'], capability: 'data_analysis' },
   { terms: ['data'], tags: ['python'] },
   { terms: ['data'], minReputation: 40 },
