@@ -20,6 +20,11 @@ export class ByteBoundedCache<V> {
     return this.entries.size;
   }
 
+  /** Whether the key is cached, without marking it used. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;

@@ -90,11 +90,16 @@ export class AgentService {
   ): Promise<string> {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     const cache = this.deps.profileCache;
-    const version = await findAgentVersion(this.deps.db, did);
-    if (version === undefined) throw agentNotFound(did);
-    if (!version.has_service_record && version.change_seq !== null) {
-      const cached = cache.get(did, Number(version.change_seq));
-      if (cached !== undefined) return cached;
+    // Only an agent the cache holds is checked first: for any other, the check would be a read more.
+    if (cache.holds(did)) {
+      const version = await findAgentVersion(this.deps.db, did);
+      if (version === undefined) throw agentNotFound(did);
+      if (!version.has_service_record && version.change_seq !== null) {
+        const cached = cache.get(did, Number(version.change_seq));
+        if (cached !== undefined) return cached;
+      }
+    } else {
+      cache.misses++;
     }
     const { profile, changeSeq, hasServiceRecord } = await this.readProfile(did);
     const body = serialize(profile);

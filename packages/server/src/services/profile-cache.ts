@@ -26,6 +26,11 @@ export class ProfileCache {
     this.entries = new ByteBoundedCache(maxBytes);
   }
 
+  /** Whether any body of this agent is cached (at whatever change number). */
+  holds(did: string): boolean {
+    return this.entries.has(did);
+  }
+
   /** The body cached for this agent at exactly this change number. */
   get(did: string, changeSeq: number): string | undefined {
     const entry = this.entries.get(did);

@@ -181,7 +181,7 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
       );
       counter(
         'registry_profile_cache_misses_total',
-        'GET profile reads of agents without a service record that read and serialised the profile',
+        'GET profile reads not answered from the profile cache (read, mapped and serialised)',
         () => cache.misses,
       );
       new client.Gauge({
