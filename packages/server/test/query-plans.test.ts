@@ -30,9 +30,8 @@ const agentRow = (did: string, status: 'active' | 'deactivated') => ({
   updated_at: 1,
 });
 
-// A search page reads its rows by DID. SQLite's planner once took the (status, created_at) index for
-// `did in (...) and status = 'active'` and scanned every active agent per page (bench/RESULTS.md).
-test('a search page reads its rows through the DID index, and leaves inactive agents out', async () => {
+/** A fresh database of the kind under test, migrated; close the handle and drop the database after. */
+async function migratedDatabase() {
   const database = await createTestDatabase();
   const handle = openDatabase(
     testDatabase === 'sqlite'
@@ -45,8 +44,15 @@ test('a search page reads its rows through the DID index, and leaves inactive ag
           connectTimeoutMs: 3_000,
         },
   );
+  await migrateToLatest(handle.db);
+  return { handle, database };
+}
+
+// A search page reads its rows by DID. SQLite's planner once took the (status, created_at) index for
+// `did in (...) and status = 'active'` and scanned every active agent per page (bench/RESULTS.md).
+test('a search page reads its rows through the DID index, and leaves inactive agents out', async () => {
+  const { handle, database } = await migratedDatabase();
   try {
-    await migrateToLatest(handle.db);
     const dids = Array.from(
       { length: 400 },
       (_, index) => `did:web:x:agent:${String(index).padStart(4, '0')}`,
@@ -81,20 +87,8 @@ test('a search page reads its rows through the DID index, and leaves inactive ag
 // A worker's poll reads its own pending tasks. Without statistics SQLite's planner took the
 // (status, deadline_at) index and read every agent's pending tasks: one agent's backlog slowed all polls.
 test("a worker's poll reads its own pending tasks through the (target_did, status, created_at) index", async () => {
-  const database = await createTestDatabase();
-  const handle = openDatabase(
-    testDatabase === 'sqlite'
-      ? { kind: 'sqlite', path: database.file as string }
-      : {
-          kind: 'postgres',
-          url: database.url,
-          poolSize: 2,
-          statementTimeoutMs: 10_000,
-          connectTimeoutMs: 3_000,
-        },
-  );
+  const { handle, database } = await migratedDatabase();
   try {
-    await migrateToLatest(handle.db);
     await handle.db
       .insertInto('agents')
       .values([agentRow('did:web:x:agent:a', 'active'), agentRow('did:web:x:agent:b', 'active')])
