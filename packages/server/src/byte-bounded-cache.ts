@@ -25,6 +25,15 @@ export class ByteBoundedCache<V> {
     return this.entries.has(key);
   }
 
+  /** Drops the key, if cached (its value goes to `onEvict`). */
+  delete(key: string): void {
+    const existing = this.entries.get(key);
+    if (existing === undefined) return;
+    this.entries.delete(key);
+    this.used -= existing.bytes;
+    this.onEvict(existing.value);
+  }
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;

@@ -72,6 +72,11 @@ test('a cached profile follows every write to the agent, made on this node or an
       .execute();
     const measured = (await profile(nodeA, agent.did)).service_record as { all_time: { completed: number } };
     assert.equal(measured.all_time.completed, 3);
+    assert.equal(
+      await metric(nodeA, 'registry_profile_cache_entries'),
+      0,
+      'an agent with a service record leaves the cache',
+    );
     assert.deepEqual(await profile(nodeA, agent.did), await profile(nodeB, agent.did));
 
     const deactivated = await nodeB.app.inject({

@@ -94,17 +94,16 @@ export class AgentService {
     if (cache.holds(did)) {
       const version = await findAgentVersion(this.deps.db, did);
       if (version === undefined) throw agentNotFound(did);
-      if (!version.has_service_record && version.change_seq !== null) {
-        const cached = cache.get(did, Number(version.change_seq));
-        if (cached !== undefined) return cached;
-      }
+      const cached = cache.get(did, version.has_service_record ? null : version.change_seq);
+      if (cached !== undefined) return cached;
     } else {
-      cache.misses++;
+      cache.recordMiss();
     }
     const { profile, changeSeq, hasServiceRecord } = await this.readProfile(did);
     const body = serialize(profile);
-    // Cached at the number read with the row itself, so the body and its number always agree.
-    if (!hasServiceRecord && changeSeq !== null) cache.set(did, changeSeq, body);
+    // Kept at the number read with the row itself, so the body and its number always agree; an agent
+    // that now has a service record leaves the cache (else each of its reads would pay the check).
+    cache.keep(did, hasServiceRecord ? null : changeSeq, body);
     return body;
   }
 

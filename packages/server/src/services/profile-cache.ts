@@ -19,8 +19,8 @@ const entryBytes = (did: string, body: string): number =>
  */
 export class ProfileCache {
   private readonly entries: ByteBoundedCache<CachedProfile>;
-  hits = 0;
-  misses = 0;
+  private hitCount = 0;
+  private missCount = 0;
 
   constructor(maxBytes: number) {
     this.entries = new ByteBoundedCache(maxBytes);
@@ -31,20 +31,37 @@ export class ProfileCache {
     return this.entries.has(did);
   }
 
-  /** The body cached for this agent at exactly this change number. */
-  get(did: string, changeSeq: number): string | undefined {
-    const entry = this.entries.get(did);
+  /**
+   * The body cached for this agent at exactly this change number; `null` (the agent cannot be cached
+   * now: it has a service record) is a miss, like a different number.
+   */
+  get(did: string, changeSeq: number | null): string | undefined {
+    const entry = changeSeq === null ? undefined : this.entries.get(did);
     if (entry !== undefined && entry.changeSeq === changeSeq) {
-      this.hits++;
+      this.hitCount++;
       return entry.body;
     }
-    this.misses++;
+    this.missCount++;
     return undefined;
   }
 
-  set(did: string, changeSeq: number, body: string): void {
-    if (this.entries.maxBytes === 0) return;
-    this.entries.set(did, { changeSeq, body }, entryBytes(did, body));
+  /** A read of an agent the cache does not hold (no check was made). */
+  recordMiss(): void {
+    this.missCount++;
+  }
+
+  /** Keeps the body at its change number; `null` (not cacheable) drops what the cache held for the agent. */
+  keep(did: string, changeSeq: number | null, body: string): void {
+    if (changeSeq === null) this.entries.delete(did);
+    else if (this.entries.maxBytes > 0) this.entries.set(did, { changeSeq, body }, entryBytes(did, body));
+  }
+
+  get hits(): number {
+    return this.hitCount;
+  }
+
+  get misses(): number {
+    return this.missCount;
   }
 
   get bytes(): number {
