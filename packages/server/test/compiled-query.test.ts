@@ -3,24 +3,9 @@ import { test } from 'node:test';
 import { compiledOnce } from '../src/db/compiled.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
+import { agentTableRow } from './helpers.js';
 
-const agentRow = (did: string, name: string) => ({
-  did,
-  name,
-  public_key: did,
-  key_id: `ed25519:${did}`,
-  key_type: 'ed25519' as const,
-  capabilities: '[]',
-  status: 'active' as const,
-  invocation_enabled: 0,
-  delivery_mode: 'none' as const,
-  average_rating: 0,
-  reputation_score: 0,
-  total_reviews: 0,
-  tags: '[]',
-  created_at: 1,
-  updated_at: 1,
-});
+const agentRow = (did: string, name: string) => agentTableRow(did, { name });
 
 test('a compiled read never sees the rows of a transaction still open on the SQLite connection', async () => {
   const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });

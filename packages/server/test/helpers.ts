@@ -1,3 +1,4 @@
+import type { NewAgentRow } from '../src/db/stores/agents.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -282,3 +283,23 @@ export async function register(
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 export const agentPath = (did: string, suffix = ''): string =>
   `/api/agents/${encodeURIComponent(did)}${suffix}`;
+
+/** A row of the agents table for tests that write the database directly (every required column). */
+export const agentTableRow = (did: string, overrides: Partial<NewAgentRow> = {}): NewAgentRow => ({
+  did,
+  name: did.slice(-4),
+  public_key: did,
+  key_id: `ed25519:${did}`,
+  key_type: 'ed25519',
+  capabilities: '[]',
+  status: 'active',
+  invocation_enabled: 0,
+  delivery_mode: 'none',
+  average_rating: 0,
+  reputation_score: 0,
+  total_reviews: 0,
+  tags: '[]',
+  created_at: 1,
+  updated_at: 1,
+  ...overrides,
+});
