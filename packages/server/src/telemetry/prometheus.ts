@@ -107,6 +107,27 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
     registers: [registry],
   });
 
+  // Series read from their source at each scrape, not updated on the hot path.
+  const gauge = (name: string, help: string, read: () => number) =>
+    new client.Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  const counter = (name: string, help: string, read: () => number) =>
+    new client.Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(read());
+      },
+    });
+
   const observeRequest: RequestObserver = (method, route, status, seconds) =>
     requestStats.observe(METHODS.has(method) ? method : 'OTHER', route, status, seconds);
 
@@ -141,15 +162,6 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
       databaseError: () => databaseErrors.inc(),
     }),
     watchPool: (pool) => {
-      const gauge = (name: string, help: string, read: () => number) =>
-        new client.Gauge({
-          name,
-          help,
-          registers: [registry],
-          collect() {
-            this.set(read());
-          },
-        });
       gauge('registry_db_pool_connections', 'PostgreSQL connections open in the pool', () => pool.totalCount);
       gauge(
         'registry_db_pool_in_use',
@@ -164,16 +176,6 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
       gauge('registry_db_pool_max', 'Largest pool size (DATABASE_POOL_SIZE)', () => pool.options.max ?? 0);
     },
     watchProfileCache: (cache) => {
-      const counter = (name: string, help: string, read: () => number) =>
-        new client.Counter({
-          name,
-          help,
-          registers: [registry],
-          collect() {
-            this.reset();
-            this.inc(read());
-          },
-        });
       counter(
         'registry_profile_cache_hits_total',
         'GET profile answers served from the profile cache (the agent unchanged since it was cached)',
@@ -184,22 +186,16 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
         'GET profile reads not answered from the profile cache (read, mapped and serialised)',
         () => cache.misses,
       );
-      new client.Gauge({
-        name: 'registry_profile_cache_bytes',
-        help: 'Memory the profile cache holds (PROFILE_CACHE_MB bounds it)',
-        registers: [registry],
-        collect() {
-          this.set(cache.bytes);
-        },
-      });
-      new client.Gauge({
-        name: 'registry_profile_cache_entries',
-        help: 'Agents whose serialised profile the cache holds',
-        registers: [registry],
-        collect() {
-          this.set(cache.size);
-        },
-      });
+      gauge(
+        'registry_profile_cache_bytes',
+        'Memory the profile cache holds (PROFILE_CACHE_MB bounds it)',
+        () => cache.bytes,
+      );
+      gauge(
+        'registry_profile_cache_entries',
+        'Agents whose serialised profile the cache holds',
+        () => cache.size,
+      );
     },
     render: () => registry.metrics(),
   };
