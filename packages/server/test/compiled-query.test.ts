@@ -51,26 +51,7 @@ test('a query compiled once runs with each call’s own values, and refuses a pa
       ['\u0000did'] as const,
     );
     assert.deepEqual(await nameOf(handle.db, 'did:web:nowhere:agent:0'), []);
-    await handle.db
-      .insertInto('agents')
-      .values({
-        did: 'did:web:x:agent:1',
-        name: 'One',
-        public_key: 'aa',
-        key_id: 'ed25519:aa',
-        key_type: 'ed25519',
-        capabilities: '[]',
-        status: 'active',
-        invocation_enabled: 0,
-        delivery_mode: 'none',
-        average_rating: 0,
-        reputation_score: 0,
-        total_reviews: 0,
-        tags: '[]',
-        created_at: 1,
-        updated_at: 1,
-      })
-      .execute();
+    await handle.db.insertInto('agents').values(agentRow('did:web:x:agent:1', 'One')).execute();
     assert.deepEqual(await nameOf(handle.db, 'did:web:x:agent:1'), [{ name: 'One' }]);
     assert.deepEqual(await nameOf(handle.db, 'did:web:x:agent:2'), []);
 
