@@ -13,7 +13,7 @@ import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from '../src/search-index
  * The index against a brute-force reference that scores and sorts every agent: same matches, same
  * exact totals, same pages by offset and by cursor, through inserts, updates and removals. The corpus
  * is large enough (6,000 agents, one word in nearly all) to take every path: level-by-level relevance,
- * scoring every match, walking an order and taking matches out of a bitmap.
+ * bit-sliced relevance for several words, scoring every match, walking an order and taking matches out of a bitmap.
  */
 
 const WORDS = [
@@ -140,6 +140,9 @@ const QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'>[] = [
   { terms: ['translations'] },
   { terms: ['python', 'data'] },
   { terms: ['data', 'agent'] },
+  // Several words with many matches: relevance summed as bitmaps (bit-sliced scores).
+  { terms: ['data', 'd'] },
+  { terms: ['data', 'a'] },
   { capability: 'translation' },
   { tags: ['fr', 'beta'] },
   { minReputation: 30 },
@@ -202,6 +205,10 @@ describe('search index (against a brute-force reference)', () => {
     assert.ok(
       reference.search({ terms: ['data'], sort: 'relevance', order: 'desc', limit: 1, offset: 0 }).total >
         4096,
+    );
+    assert.ok(
+      reference.search({ terms: ['data', 'd'], sort: 'relevance', order: 'desc', limit: 1, offset: 0 })
+        .total > 4096,
     );
     for (const query of everySearch()) assertSameAsReference(index, reference, query);
   });

@@ -22,6 +22,10 @@ export class BitmapScope {
     return this.track(Bitmap.andNot(a, b));
   }
 
+  xor(a: Bitmap, b: Bitmap): Bitmap {
+    return this.track(Bitmap.xor(a, b));
+  }
+
   orMany(bitmaps: readonly Bitmap[]): Bitmap {
     return this.track(Bitmap.orMany(bitmaps));
   }

@@ -1,4 +1,5 @@
 import { agentIndexEntries } from './agent-entries.js';
+import { BitSlicedScores } from './bit-sliced-scores.js';
 import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
 import { SortedOrder } from './sorted-order.js';
@@ -325,6 +326,9 @@ export class SearchIndex {
     if (single !== undefined && matches.size > SCORE_EVERY_MATCH_MAX) {
       return this.levelledRelevancePage(scope, query, matches, single, total, skip, take);
     }
+    if (matches.size > SCORE_EVERY_MATCH_MAX && query.minReputation === undefined) {
+      return this.bitSlicedRelevancePage(scope, query, matches, fieldHits, total, skip, take);
+    }
     // Score every match: each field's weight goes to the matches that hold the word there. A field
     // most matches hold is counted the other way round (every match starts with its weight, those
     // without it lose it again), so no list walked is longer than half the matches.
@@ -381,6 +385,77 @@ export class SearchIndex {
     );
     const taken = topK(contenders, wanted, compare).slice(skip);
     return this.page(taken, query, total, (slot) => scores[slot] as number);
+  }
+
+  /**
+   * Several words, many matches: the scores are summed as bitmaps (bit-sliced, see
+   * BitSlicedScores), and the page is cut from the top score down: the few matches that score better
+   * than the page's last are sorted, the tier that shares its score is taken in reputation order.
+   * A cursor first finishes its own tier (after its agent), then continues below (or above) it.
+   */
+  private bitSlicedRelevancePage(
+    scope: BitmapScope,
+    query: IndexQuery,
+    matches: Bitmap,
+    fieldHits: Bitmap[][],
+    total: number,
+    skip: number,
+    take: number,
+  ): IndexPage {
+    const scores = new BitSlicedScores(scope);
+    for (const hits of fieldHits) {
+      hits.forEach((hit, field) => {
+        scores.add(scope.and(hit, matches), FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]]);
+      });
+    }
+    const lowestFirst = query.order === 'asc';
+    const inReputationOrder = (members: Bitmap, from: number, count: number, after?: number) =>
+      this.pick({
+        matches: members,
+        order: this.byReputation,
+        compare: (a, b) => this.byReputation.label(a) - this.byReputation.label(b),
+        reverse: false,
+        skip: from,
+        take: count,
+        after,
+        minReputation: undefined,
+        stopBelowMinimum: true,
+      });
+    const taken: { slot: number; score: number }[] = [];
+    let rest = matches;
+    const cursor = query.after;
+    if (cursor !== undefined) {
+      const probe = this.placeProbe(cursor, cursor.score);
+      const score = this.scores[PROBE] as number;
+      const { below, equal, above } = scores.split(matches, score);
+      for (const slot of inReputationOrder(equal, 0, take, probe)) taken.push({ slot, score });
+      rest = lowestFirst ? above : below;
+    }
+    const need = take - taken.length;
+    if (need > 0 && !rest.isEmpty) {
+      const { better, tier, score } = scores.best(rest, skip + need, lowestFirst);
+      scores.writeScores(better, this.scores);
+      const direction = lowestFirst ? -1 : 1;
+      const sorted = Array.from(better.toUint32Array()).sort(
+        (a, b) =>
+          direction * ((this.scores[b] as number) - (this.scores[a] as number)) ||
+          this.byReputation.label(a) - this.byReputation.label(b),
+      );
+      for (const slot of sorted.slice(skip, skip + need))
+        taken.push({ slot, score: this.scores[slot] as number });
+      const fromTier = need - Math.max(0, Math.min(need, sorted.length - skip));
+      if (fromTier > 0) {
+        for (const slot of inReputationOrder(tier, Math.max(0, skip - sorted.length), fromTier))
+          taken.push({ slot, score });
+      }
+    }
+    const scoreOf = new Map(taken.map((entry) => [entry.slot, entry.score]));
+    return this.page(
+      taken.map((entry) => entry.slot),
+      query,
+      total,
+      (slot) => scoreOf.get(slot) ?? 0,
+    );
   }
 
   /**
