@@ -9,6 +9,7 @@ import * as invocationIdempotency from './006-invocation-idempotency.js';
 import * as trust from './007-trust.js';
 import * as changeFeed from './008-change-feed.js';
 import * as searchInMemory from './009-search-in-memory.js';
+import * as pendingTasksIndex from './010-pending-tasks-index.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '007-trust': trust,
   '008-change-feed': changeFeed,
   '009-search-in-memory': searchInMemory,
+  '010-pending-tasks-index': pendingTasksIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
