@@ -16,11 +16,15 @@ test('bit-sliced scores: sums, cuts at a score and the k best agree with plain a
     const members = scope.of(Array.from({ length: universe }, (_, slot) => slot).filter(() => next() < 0.9));
     const expected = new Map<number, number>(members.toArray().map((slot) => [slot, 0]));
     const scores = new BitSlicedScores(scope);
+    const inputs: { hit: InstanceType<typeof Bitmap>; slots: number[] }[] = [];
     for (const weight of [10, 2, 5, 5, 10, 2, 5, 5, 1, 0, 37]) {
       const hit = scope.and(members, scope.of(members.toArray().filter(() => next() < 0.4)));
       scores.add(hit, weight);
+      inputs.push({ hit, slots: hit.toArray() });
       for (const slot of hit.toArray()) expected.set(slot, (expected.get(slot) as number) + weight);
     }
+    // Slices it made are changed in place; the sets it was given never are (they may be the index's own).
+    for (const { hit, slots } of inputs) assert.deepEqual(hit.toArray(), slots);
     for (const [slot, score] of expected) assert.equal(scores.scoreOf(slot), score);
     const written = new Int32Array(universe);
     scores.writeScores(members, written);

@@ -25,6 +25,8 @@ export interface BestOf {
  */
 export class BitSlicedScores {
   private readonly slices: Bitmap[] = [];
+  /** Whether each slice is a bitmap this object made (in the scope), which it may change in place. */
+  private readonly owned: boolean[] = [];
 
   constructor(private readonly scope: BitmapScope) {}
 
@@ -103,15 +105,27 @@ export class BitSlicedScores {
 
   private addAtBit(members: Bitmap, lowestBit: number): void {
     let carry = members;
+    let carryOwned = false;
     for (let bit = lowestBit; !carry.isEmpty; bit += 1) {
-      while (this.slices.length <= bit) this.slices.push(EMPTY);
+      while (this.slices.length <= bit) {
+        this.slices.push(EMPTY);
+        this.owned.push(false);
+      }
       const slice = this.slices[bit] as Bitmap;
       if (slice.isEmpty) {
         this.slices[bit] = carry;
+        this.owned[bit] = carryOwned;
         return;
       }
-      this.slices[bit] = this.scope.xor(slice, carry);
-      carry = this.scope.and(slice, carry);
+      const nextCarry = this.scope.and(slice, carry);
+      // A slice this object made is changed in place (no new bitmap); an input is never changed.
+      if (this.owned[bit] === true) slice.xorInPlace(carry);
+      else {
+        this.slices[bit] = this.scope.xor(slice, carry);
+        this.owned[bit] = true;
+      }
+      carry = nextCarry;
+      carryOwned = true;
     }
   }
 }

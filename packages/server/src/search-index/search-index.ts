@@ -403,9 +403,12 @@ export class SearchIndex {
     take: number,
   ): IndexPage {
     const scores = new BitSlicedScores(scope);
+    // Agents outside the matches may carry scores too (every read below starts from the matches), so
+    // a list is cut down to the matches only when that makes it much smaller: each cut is an operation.
     for (const hits of fieldHits) {
       hits.forEach((hit, field) => {
-        scores.add(scope.and(hit, matches), FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]]);
+        const members = hit.size > matches.size * 2 ? scope.and(hit, matches) : hit;
+        scores.add(members, FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]]);
       });
     }
     const lowestFirst = query.order === 'asc';
