@@ -4,7 +4,7 @@ import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
 import { SortedOrder } from './sorted-order.js';
 import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
-import { topK } from './top-k.js';
+import { topK, topKByKey } from './top-k.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -301,7 +301,6 @@ export class SearchIndex {
     const taken = this.pick({
       matches,
       order,
-      compare: (a, b) => (query.order === 'asc' ? -1 : 1) * (order.label(a) - order.label(b)),
       reverse: query.order === 'asc',
       skip: query.after === undefined ? query.offset : 0,
       take: query.limit + 1,
@@ -416,7 +415,6 @@ export class SearchIndex {
       this.pick({
         matches: members,
         order: this.byReputation,
-        compare: (a, b) => this.byReputation.label(a) - this.byReputation.label(b),
         reverse: false,
         skip: from,
         take: count,
@@ -504,7 +502,6 @@ export class SearchIndex {
       const picked = this.pick({
         matches: level,
         order: this.byReputation,
-        compare: (a, b) => this.byReputation.label(a) - this.byReputation.label(b),
         reverse: false,
         skip: remainingSkip,
         take: take - taken.length,
@@ -554,13 +551,12 @@ export class SearchIndex {
   }
 
   /**
-   * Up to `take` matches in `compare` order after skipping `skip` (and after `after`, a probe slot):
+   * Up to `take` matches in `order` (from its end when `reverse`) after skipping `skip` (and after `after`, a probe slot):
    * walks `order` testing membership when matches are dense, else takes them out and keeps the best.
    */
   private pick(options: {
     matches: Bitmap | undefined;
     order: SortedOrder;
-    compare: (a: number, b: number) => number;
     reverse: boolean;
     skip: number;
     take: number;
@@ -569,7 +565,7 @@ export class SearchIndex {
     /** `order` is the reputation order: agents below the minimum are its tail, never walked. */
     stopBelowMinimum: boolean;
   }): number[] {
-    const { matches, order, compare, reverse, skip, take, after, minReputation } = options;
+    const { matches, order, reverse, skip, take, after, minReputation } = options;
     // Only a minimum and another order (creation): the qualifying agents are the head of the
     // reputation order. When they are few, walking the other order would pass over many others to find
     // each one (at 1,000,000 agents a high minimum made this shape the slowest): take them out instead.
@@ -613,6 +609,10 @@ export class SearchIndex {
       }
       return taken;
     }
+    // Taken out: the best by the order's labels (read in the reverse direction when `reverse`).
+    const labels = order.labelsBySlot();
+    const direction = reverse ? -1 : 1;
+    const afterLabel = after === undefined ? 0 : (labels[after] as number);
     const candidates =
       matches !== undefined ? matches.toUint32Array(this.candidatesBuffer) : this.reputationHead(count);
     const eligible =
@@ -622,9 +622,9 @@ export class SearchIndex {
             candidates,
             (slot) =>
               (minReputation === undefined || (this.reputation[slot] as number) >= minReputation) &&
-              (after === undefined || compare(slot, after) > 0),
+              (after === undefined || direction * (labels[slot] as number) > direction * afterLabel),
           );
-    return topK(eligible, wanted, compare).slice(skip);
+    return topKByKey(eligible, wanted, labels, direction).slice(skip);
   }
 
   /** The first `count` agents of the reputation order (the best), in the candidates buffer. */

@@ -37,6 +37,11 @@ export class SortedOrder {
     return this.labels[slot] as number;
   }
 
+  /** Every slot's label, indexed by slot: the array `label` reads, for loops over many slots. */
+  labelsBySlot(): Float64Array {
+    return this.labels;
+  }
+
   /**
    * Labels a slot that is not in the order (a cursor's keys) as if it were: the label of an equal
    * slot, else a number strictly between its neighbours' labels.
