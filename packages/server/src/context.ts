@@ -127,8 +127,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         ? new InProcessTaskEvents()
         : await PostgresTaskEvents.start(
             database.postgresUrl,
-            async (payload) => {
-              await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(db);
+            async (payload, within) => {
+              await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(within ?? db);
             },
             log,
           );

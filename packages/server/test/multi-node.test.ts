@@ -76,27 +76,34 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
     );
   });
 
-  test('an invocation blocked on node A completes when the worker reports through node B', async () => {
-    const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const invocation = call(a, 'POST', '/api/invoke', caller.token, {
-      target_did: worker.did,
-      capability: 'echo',
-      input: { n: 1 },
-      timeout_ms: 20_000,
-    });
-    const tasks = (await poll).body.tasks as { task_id: string }[];
-    assert.equal(tasks.length, 1, 'the long poll on B woke for the task created on A');
-    const id = tasks[0]!.task_id;
-    assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
-    assert.equal(
-      (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { via: 'B' } })).status,
-      200,
-    );
-    const response = await invocation;
-    assert.equal(response.status, 200, JSON.stringify(response.body));
-    assert.deepEqual(response.body.output, { via: 'B' });
-  });
+  // The invocation's deadline is far beyond the test's own time limit: only node B's announcement
+  // of the result can end it in time (a deadline would also end it, and with the same 200).
+  test(
+    'an invocation blocked on node A completes when the worker reports through node B',
+    { timeout: 60_000 },
+    async () => {
+      const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const invocation = call(a, 'POST', '/api/invoke', caller.token, {
+        target_did: worker.did,
+        capability: 'echo',
+        input: { n: 1 },
+        timeout_ms: 300_000,
+      });
+      const tasks = (await poll).body.tasks as { task_id: string }[];
+      assert.equal(tasks.length, 1, 'the long poll on B woke for the task created on A');
+      const id = tasks[0]!.task_id;
+      assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
+      assert.equal(
+        (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { via: 'B' } }))
+          .status,
+        200,
+      );
+      const response = await invocation;
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      assert.deepEqual(response.body.output, { via: 'B' });
+    },
+  );
 
   test('an MCP invoke_agent on node A completes when the worker reports through node B', async () => {
     const client = new Client({ name: 'cross-node', version: '1.0.0' });

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { Db } from '../db/connect.js';
 
 export type Unsubscribe = () => void;
 
@@ -8,7 +9,17 @@ export type Unsubscribe = () => void;
  * LISTEN/NOTIFY behind the same interface so a waiter on one node wakes for a change on another.
  */
 export interface TaskEvents {
-  taskChanged(taskId: string): Promise<void>;
+  /**
+   * "Task T changed", once the change has committed. `announced`: the other nodes were already told
+   * inside the writing transaction (`announceTaskChange`), so only this node's waiters are woken.
+   */
+  taskChanged(taskId: string, options?: { announced?: boolean }): Promise<void>;
+  /**
+   * Inside the transaction that changes task T: tells the other nodes when, and only if, it commits.
+   * PostgreSQL's NOTIFY is transactional, so this costs the change no commit of its own. In process
+   * there is nobody else to tell.
+   */
+  announceTaskChange(trx: Db, taskId: string): Promise<void>;
   workAvailable(agentDid: string): Promise<void>;
   onTaskChanged(taskId: string, listener: () => void): Unsubscribe;
   onWorkAvailable(agentDid: string, listener: () => void): Unsubscribe;
@@ -21,6 +32,8 @@ export class InProcessTaskEvents implements TaskEvents {
   async taskChanged(taskId: string): Promise<void> {
     this.emitter.emit(`task:${taskId}`);
   }
+
+  async announceTaskChange(): Promise<void> {}
 
   async workAvailable(agentDid: string): Promise<void> {
     this.emitter.emit(`work:${agentDid}`);

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
+import type { Db } from '../db/connect.js';
 import type { TaskEvents, Unsubscribe } from './events.js';
 
 const CHANNEL = 'agent_registry_events';
@@ -21,13 +22,13 @@ export class PostgresTaskEvents implements TaskEvents {
 
   private constructor(
     private readonly connectionString: string,
-    private readonly notify: (payload: string) => Promise<void>,
+    private readonly notify: (payload: string, within?: Db) => Promise<void>,
     private readonly log: FastifyBaseLogger,
   ) {}
 
   static async start(
     connectionString: string,
-    notify: (payload: string) => Promise<void>,
+    notify: (payload: string, within?: Db) => Promise<void>,
     log: FastifyBaseLogger,
   ): Promise<PostgresTaskEvents> {
     const events = new PostgresTaskEvents(connectionString, notify, log);
@@ -35,8 +36,14 @@ export class PostgresTaskEvents implements TaskEvents {
     return events;
   }
 
-  taskChanged(taskId: string): Promise<void> {
-    return this.publish(`t:${taskId}`);
+  async taskChanged(taskId: string, options: { announced?: boolean } = {}): Promise<void> {
+    if (options.announced === true) this.emitter.emit(`t:${taskId}`);
+    else await this.publish(`t:${taskId}`);
+  }
+
+  /** A failure here fails the transaction: the change and its announcement commit together or not at all. */
+  announceTaskChange(trx: Db, taskId: string): Promise<void> {
+    return this.notify(`t:${taskId}`, trx);
   }
 
   workAvailable(agentDid: string): Promise<void> {

@@ -9,7 +9,8 @@ import type { TaskEvents } from './events.js';
  *   pending -> processing (accept, before the deadline)
  *   pending | processing -> completed (result) | failed (fail, webhook failure) | timeout (deadline)
  * Each move is one conditional UPDATE, so two workers never both win and a late result never
- * overwrites a timeout. Every move to a final status is announced, waking the invoker on any node;
+ * overwrites a timeout. Every move to a final status is announced inside its own transaction (on
+ * PostgreSQL a NOTIFY, delivered at commit), waking the invoker on any node;
  * moves to processing are not (an invoker waits for the end, and a wake-up costs it a read, and on
  * PostgreSQL a NOTIFY).
  */
@@ -71,16 +72,17 @@ export class TaskStateMachine {
     patch: Parameters<typeof transitionTask>[3],
     options: { targetDid?: string; notExpiredAt?: number } = {},
   ): Promise<boolean> {
-    const onFinished = FINAL_STATUSES.includes(patch.status) ? this.onFinished : undefined;
-    const moved =
-      onFinished === undefined
-        ? await transitionTask(this.db, id, from, patch, options)
-        : await this.db.transaction().execute(async (trx) => {
-            const won = await transitionTask(trx, id, from, patch, options);
-            if (won) await onFinished(trx, id);
-            return won;
-          });
-    if (moved && FINAL_STATUSES.includes(patch.status)) await this.events.taskChanged(id);
+    if (!FINAL_STATUSES.includes(patch.status)) return transitionTask(this.db, id, from, patch, options);
+    // A final move, its service record and its announcement to other nodes commit together.
+    const moved = await this.db.transaction().execute(async (trx) => {
+      const won = await transitionTask(trx, id, from, patch, options);
+      if (won) {
+        await this.onFinished?.(trx, id);
+        await this.events.announceTaskChange(trx, id);
+      }
+      return won;
+    });
+    if (moved) await this.events.taskChanged(id, { announced: true });
     return moved;
   }
 }
