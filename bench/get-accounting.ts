@@ -23,6 +23,7 @@ import type autocannon from 'autocannon';
 import { runLoad } from './load.js';
 import { cpuMs, ticksPerSecond } from './proc.js';
 import { seedRegistry } from './seed.js';
+import { scriptArgs } from './script-args.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,16 +38,14 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(name);
-  return index === -1 ? fallback : Number(args[index + 1]);
-};
+const args = scriptArgs();
+const option = args.number;
 const agents = option('--agents', 20_000);
 const requests = option('--requests', 60_000);
 const warmup = Math.round(requests / 3);
-const profiling = !args.includes('--no-prof');
-const only = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1]?.split(',')) : undefined;
+const profiling = !args.has('--no-prof');
+const onlyList = args.text('--only');
+const only = onlyList === undefined ? undefined : new Set(onlyList.split(','));
 
 /** A stack's layer: the innermost frame that belongs to a known package or to the registry's code. */
 function layerOf(stack: ProfileNode[]): string {
@@ -277,7 +276,7 @@ async function main(): Promise<void> {
   row('main thread (/proc)', (result) => result.mainUs);
   row('other threads (GC helpers, WAL checkpointer, libuv pool)', (result) => result.cpuUs - result.mainUs);
   row('**whole process (/proc)**', (result) => result.cpuUs);
-  if (args.includes('--keep')) console.log(`profiles kept in ${dir}`);
+  if (args.has('--keep')) console.log(`profiles kept in ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -14,12 +14,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { seedRegistry } from './seed.js';
+import { scriptArgs } from './script-args.js';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(name);
-  return index === -1 ? fallback : Number(args[index + 1]);
-};
+const args = scriptArgs();
+const option = args.number;
 const agents = option('--agents', 20_000);
 const invocations = option('--invocations', 3000);
 const rounds = option('--rounds', 2);

@@ -22,6 +22,7 @@ import { runLoad } from './load.js';
 import { cpuMs, ticksPerSecond } from './proc.js';
 import { ROOT, buildIfNeeded } from './processes.js';
 import { seedRegistry } from './seed.js';
+import { scriptArgs } from './script-args.js';
 
 interface ProfileNode {
   id: number;
@@ -34,16 +35,13 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(name);
-  return index === -1 ? fallback : Number(args[index + 1]);
-};
+const args = scriptArgs();
+const option = args.number;
 const agents = option('--agents', 20_000);
 const registrations = option('--registrations', 6_000);
 const rounds = option('--rounds', 2);
 const warmup = Math.max(500, Math.round(registrations / 4));
-const profiling = !args.includes('--no-prof');
+const profiling = !args.has('--no-prof');
 const CONNECTIONS = 10;
 
 /** Registry code by file (dist path without .js), for the parts below. */
@@ -285,7 +283,7 @@ async function main(): Promise<void> {
     for (const [part, us] of [...parts].sort((a, b) => b[1] - a[1])) {
       if (scaled(us) >= 0.5) console.log(`| ${part} | ${scaled(us).toFixed(1)} |`);
     }
-    if (args.includes('--detail')) {
+    if (args.has('--detail')) {
       console.log('\nHeaviest lines (part | leaf | first frame with a file), µs per registration:');
       for (const [line, us] of [...lines].sort((a, b) => b[1] - a[1]).slice(0, 60))
         console.log(`${scaled(us).toFixed(1).padStart(7)}  ${line}`);
@@ -296,7 +294,7 @@ async function main(): Promise<void> {
     `| other threads (WAL checkpointer, GC helpers, libuv pool) | ${(cpuUs - mainUs).toFixed(1)} |`,
   );
   console.log(`| **whole process (/proc)** | ${cpuUs.toFixed(1)} |`);
-  if (args.includes('--keep')) console.log(`database and profile kept in ${dir}`);
+  if (args.has('--keep')) console.log(`database and profile kept in ${dir}`);
   else fs.rmSync(dir, { recursive: true, force: true });
 }
 

@@ -21,12 +21,10 @@ import type { RegisteredAgentRow } from '../packages/server/src/db/stores/agents
 import { webDid } from '@agent-registry/protocol';
 import { prng, registrationProfile } from './corpus.js';
 import { seedRegistry } from './seed.js';
+import { scriptArgs } from './script-args.js';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const index = args.indexOf(name);
-  return index === -1 ? fallback : Number(args[index + 1]);
-};
+const args = scriptArgs();
+const option = args.number;
 const agents = option('--agents', 20_000);
 const registrations = option('--registrations', 3_000);
 const rounds = option('--rounds', 3);

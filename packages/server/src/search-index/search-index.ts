@@ -450,13 +450,7 @@ export class SearchIndex {
           taken.push({ slot, score });
       }
     }
-    const scoreOf = new Map(taken.map((entry) => [entry.slot, entry.score]));
-    return this.page(
-      taken.map((entry) => entry.slot),
-      query,
-      total,
-      (slot) => scoreOf.get(slot) ?? 0,
-    );
+    return this.scoredPage(taken, query, total);
   }
 
   /**
@@ -516,6 +510,11 @@ export class SearchIndex {
       remainingSkip = 0;
       for (const slot of picked) taken.push({ slot, score });
     }
+    return this.scoredPage(taken, query, total);
+  }
+
+  /** A relevance page: the agents taken with their scores (the last one's goes into its cursor). */
+  private scoredPage(taken: { slot: number; score: number }[], query: IndexQuery, total: number): IndexPage {
     const scoreOf = new Map(taken.map((entry) => [entry.slot, entry.score]));
     return this.page(
       taken.map((entry) => entry.slot),
