@@ -550,8 +550,9 @@ export class SearchIndex {
   }
 
   /**
-   * Up to `take` matches in `order` (from its end when `reverse`) after skipping `skip` (and after `after`, a probe slot):
-   * walks `order` testing membership when matches are dense, else takes them out and keeps the best.
+   * Up to `take` matches in `order` (from its end when `reverse`) after skipping `skip` (and after
+   * `after`, a probe slot): walks `order` testing membership when matches are dense, else takes them
+   * out and keeps the best.
    */
   private pick(options: {
     matches: Bitmap | undefined;
