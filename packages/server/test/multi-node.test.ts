@@ -76,71 +76,88 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
     );
   });
 
-  // The long poll's wait and the invocation's deadline are far beyond the test's own time limit: only
+  // The long poll's wait and the invocation's deadline are far beyond the tests' own time limit: only
   // the nodes' announcements (the new task from A, the result from B) can end them in time. A wait or
-  // a deadline running out would end them too, with the same answers, and the test would still pass.
+  // a deadline running out would end them too, with the same answers, and the tests would still pass.
+  const CROSS_NODE_TEST = { timeout: 30_000 };
+
+  /** Starts `invoke` (through node A) while the worker long-polls node B; the task B's poll got. */
+  async function taskSeenOnB<T>(
+    invoke: () => Promise<T>,
+  ): Promise<{ task: { task_id: string; input: unknown }; invocation: Promise<T> }> {
+    const poll = call(b, 'GET', '/api/agent/tasks?wait=60', worker.token);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const invocation = invoke();
+    const tasks = (await poll).body.tasks as { task_id: string; input: unknown }[];
+    assert.equal(tasks.length, 1, 'the long poll on B woke for the task created on A');
+    return { task: tasks[0]!, invocation };
+  }
+
+  /** The worker accepts the task and reports `output`, both through node B. */
+  async function finishOnB(taskId: string, output: Record<string, unknown>): Promise<void> {
+    assert.equal((await call(b, 'POST', `/api/agent/tasks/${taskId}/accept`, worker.token)).status, 200);
+    assert.equal(
+      (await call(b, 'POST', `/api/agent/tasks/${taskId}/result`, worker.token, { output })).status,
+      200,
+    );
+  }
+
   test(
     'an invocation blocked on node A completes when the worker reports through node B',
-    { timeout: 30_000 },
+    CROSS_NODE_TEST,
     async () => {
-      const poll = call(b, 'GET', '/api/agent/tasks?wait=60', worker.token);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const invocation = call(a, 'POST', '/api/invoke', caller.token, {
-        target_did: worker.did,
-        capability: 'echo',
-        input: { n: 1 },
-        timeout_ms: 300_000,
-      });
-      const tasks = (await poll).body.tasks as { task_id: string }[];
-      assert.equal(tasks.length, 1, 'the long poll on B woke for the task created on A');
-      const id = tasks[0]!.task_id;
-      assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
-      assert.equal(
-        (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { via: 'B' } }))
-          .status,
-        200,
+      const { task, invocation } = await taskSeenOnB(() =>
+        call(a, 'POST', '/api/invoke', caller.token, {
+          target_did: worker.did,
+          capability: 'echo',
+          input: { n: 1 },
+          timeout_ms: 300_000,
+        }),
       );
+      await finishOnB(task.task_id, { via: 'B' });
       const response = await invocation;
       assert.equal(response.status, 200, JSON.stringify(response.body));
       assert.deepEqual(response.body.output, { via: 'B' });
     },
   );
 
-  test('an MCP invoke_agent on node A completes when the worker reports through node B', async () => {
-    const client = new Client({ name: 'cross-node', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${caller.token}` } },
-      }),
-    );
-    try {
-      const poll = call(b, 'GET', '/api/agent/tasks?wait=20', worker.token);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const invocation = client.callTool({
-        name: 'invoke_agent',
-        arguments: { target_did: worker.did, capability: 'echo', input: { via: 'mcp' }, timeout_ms: 20_000 },
-      });
-      const tasks = (await poll).body.tasks as { task_id: string; input: unknown }[];
-      assert.equal(tasks.length, 1, 'the long poll on B woke for the task the MCP call created on A');
-      assert.deepEqual(tasks[0]!.input, { via: 'mcp' });
-      const id = tasks[0]!.task_id;
-      assert.equal((await call(b, 'POST', `/api/agent/tasks/${id}/accept`, worker.token)).status, 200);
-      assert.equal(
-        (await call(b, 'POST', `/api/agent/tasks/${id}/result`, worker.token, { output: { echoed: 'B' } }))
-          .status,
-        200,
+  test(
+    'an MCP invoke_agent on node A completes when the worker reports through node B',
+    CROSS_NODE_TEST,
+    async () => {
+      const client = new Client({ name: 'cross-node', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${caller.token}` } },
+        }),
       );
-      const result = await invocation;
-      assert.equal(result.isError, undefined, JSON.stringify(result.content));
-      assert.deepEqual(result.structuredContent, {
-        task_id: id,
-        status: 'completed',
-        output: { echoed: 'B' },
-      });
-    } finally {
-      await client.close();
-    }
-  });
+      try {
+        const { task, invocation } = await taskSeenOnB(() =>
+          client.callTool({
+            name: 'invoke_agent',
+            arguments: {
+              target_did: worker.did,
+              capability: 'echo',
+              input: { via: 'mcp' },
+              timeout_ms: 300_000,
+            },
+          }),
+        );
+        assert.deepEqual(task.input, { via: 'mcp' });
+        const id = task.task_id;
+        await finishOnB(id, { echoed: 'B' });
+        const result = await invocation;
+        assert.equal(result.isError, undefined, JSON.stringify(result.content));
+        assert.deepEqual(result.structuredContent, {
+          task_id: id,
+          status: 'completed',
+          output: { echoed: 'B' },
+        });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   test('A2A: a message sent through node A is answered via node B and read back with GetTask on B', async () => {
     const path = `/a2a/${encodeURIComponent(worker.did)}/`;
