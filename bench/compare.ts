@@ -5,18 +5,7 @@
  *   npx tsx bench/compare.ts bench/out/sqlite-BEFORE.json bench/out/sqlite-AFTER.json
  */
 import fs from 'node:fs';
-
-interface RawRow {
-  name: string;
-  label: string;
-  connections: number;
-  load: { rps: number; p50: number; p99: number };
-  cpuPerRequest: number;
-}
-interface RawRun {
-  options: { agents: number; db: string };
-  rows: RawRow[];
-}
+import type { RawRun } from './raw-run.js';
 
 const [beforeFile, afterFile] = process.argv.slice(2);
 if (beforeFile === undefined || afterFile === undefined) {

@@ -5,21 +5,7 @@
  *   npx tsx bench/growth.ts bench/out/sqlite-A.json bench/out/sqlite-B.json bench/out/sqlite-C.json
  */
 import fs from 'node:fs';
-
-interface RawRow {
-  name: string;
-  label: string;
-  connections: number;
-  load: { rps: number; p99: number; p50: number };
-  cpuPerRequest: number;
-}
-interface RawRun {
-  options: { agents: number; db: string };
-  seedSeconds: number;
-  peakRssKb: number;
-  databaseBytes?: number;
-  rows: RawRow[];
-}
+import type { RawRun } from './raw-run.js';
 
 const runs = process.argv
   .slice(2)
