@@ -7,6 +7,7 @@ import type { DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
 import { registerDirectReader } from './direct-reads.js';
+import { LiteralLimits } from './literal-limits.js';
 import { preparingPool } from './prepared-statements.js';
 import { DatabaseUnavailableError } from '../errors.js';
 import {
@@ -64,6 +65,7 @@ function openSqlite(
       isSqliteUnavailable,
       connections,
     ),
+    plugins: [new LiteralLimits()],
   });
   registerDirectReader(db, {
     read: <Row>(text: string, parameters: readonly unknown[]): Row[] | undefined => {
