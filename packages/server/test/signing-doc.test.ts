@@ -205,7 +205,7 @@ describe('docs/signing.md: every worked example recomputes and is accepted by th
       if (keyType === 'ed25519') {
         // A did:web's id is chosen by the registry, so the document's DID exists on no registry:
         // check the signature the way the registry does.
-        assert.ok(verifyEd25519(message, body.signature, ed25519PublicKey));
+        assert.ok(await verifyEd25519(message, body.signature, ed25519PublicKey));
         return;
       }
       at(bound, body.timestamp);

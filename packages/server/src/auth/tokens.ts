@@ -84,7 +84,12 @@ export class TokenService {
       jti: uuidv7(),
     };
     const signingInput = `${this.encodedHeader}.${base64url(JSON.stringify(claims))}`;
-    const signature = crypto.sign(null, Buffer.from(signingInput, 'utf8'), this.options.privateKey);
+    // Signed on libuv's thread pool, like the registration's signature check, off the event loop.
+    const signature = await new Promise<Buffer>((resolve, reject) =>
+      crypto.sign(null, Buffer.from(signingInput, 'utf8'), this.options.privateKey, (error, signed) =>
+        error === null ? resolve(signed) : reject(error),
+      ),
+    );
     return { token: `${signingInput}.${signature.toString('base64url')}`, expiresAt: exp * 1000 };
   }
 

@@ -9,6 +9,7 @@ import { UnauthorizedError, agentNotFound } from '../errors.js';
 import { parseDid } from '../identity/did.js';
 import { requireDid } from './did-param.js';
 import { parsePublicKey } from '../identity/keys.js';
+import { parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { SIGNING_DOC, assertAuthenticationTimestamp, signatureCoversAny } from './signature-proof.js';
 
 export interface AuthenticatedAgent {
@@ -94,14 +95,18 @@ export class AuthenticationService {
     assertAuthenticationTimestamp(request.timestamp, now);
     const agent = await findActiveAgent(this.deps.db, did);
     if (agent === undefined) throw agentNotFound(did);
-    const key = parsePublicKey(agent.key_type, agent.public_key);
+    // The stored key passed every check, on-curve included, when it registered.
+    const key =
+      agent.key_type === 'ed25519'
+        ? parseEd25519KeyQuickly(agent.public_key)
+        : parsePublicKey(agent.key_type, agent.public_key);
     // The agent signs the DID exactly as it sent it, so verify over that spelling.
     const message = authenticationMessage(agent.key_type, {
       did: request.did,
       audience,
       timestamp: request.timestamp,
     });
-    if (!signatureCoversAny(key, [message], request.signature)) {
+    if (!(await signatureCoversAny(key, [message], request.signature))) {
       throw new UnauthorizedError(
         'INVALID_SIGNATURE',
         `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, audience:"${audience}", timestamp}; the exact text is in ${SIGNING_DOC.authentication}`,

@@ -72,7 +72,7 @@ export class RegistrationService {
       assertFreshTimestamp(command.timestamp, now);
       this.checkAudience(command.audience ?? null);
       const messages = registrationMessageCandidates(keyType, { ...command, chain_id: chainId });
-      if (!signatureCoversAny(key, messages, command.signature)) {
+      if (!(await signatureCoversAny(key, messages, command.signature))) {
         throw invalidSignature(
           keyType === 'ed25519'
             ? `signature is not a valid Ed25519 signature by public_key over the canonical registration message; the exact bytes are in ${SIGNING_DOC.ed25519Registration}`

@@ -39,16 +39,16 @@ export const SIGNING_DOC = {
 } as const;
 
 /** True when the signature by this key covers one of the candidate messages (tried in order, lazily). */
-export function signatureCoversAny(
+export async function signatureCoversAny(
   key: ParsedPublicKey,
   messages: Iterable<string>,
   signature: string,
-): boolean {
+): Promise<boolean> {
   const expected = key.keyType === 'ed25519' ? undefined : key.keyId.slice('secp256k1:'.length);
   for (const message of messages) {
     if (
       expected === undefined
-        ? verifyEd25519(message, signature, key.hex)
+        ? await verifyEd25519(message, signature, key.hex)
         : recoverEip191Signer(message, signature) === expected
     )
       return true;
