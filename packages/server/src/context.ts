@@ -18,6 +18,7 @@ import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './invoc
 import { TaskStateMachine } from './invocation/task-state.js';
 import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './invocation/compiled-schemas.js';
 import { ValidatorPool } from './invocation/validator-pool.js';
+import { InlineValidator } from './invocation/inline-validator.js';
 import { LIMITS } from './services/limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -121,7 +122,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
       maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
     });
-    const capabilitySchemas = new CapabilitySchemas(validators, LIMITS.inputValidationTimeoutMs);
+    const capabilitySchemas = new CapabilitySchemas(
+      validators,
+      LIMITS.inputValidationTimeoutMs,
+      new InlineValidator(),
+    );
     const events: TaskEvents =
       database.postgresUrl === undefined
         ? new InProcessTaskEvents()

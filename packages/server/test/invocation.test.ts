@@ -387,6 +387,63 @@ describe('invocation through a queue', () => {
     });
   });
 
+  describe('small inputs against small schemas are checked on the event loop, others in a worker', () => {
+    const schema = {
+      type: 'object',
+      properties: { text: { type: 'string' }, count: { type: 'integer' }, padding: { type: 'string' } },
+      required: ['text'],
+      additionalProperties: false,
+    };
+    const padding = 'p'.repeat(5000);
+
+    test('both paths give the same verdicts and the same error text', async () => {
+      const worker = await queueWorker([{ type: 'echo', input_schema: schema }]);
+      const schemas = registry.ctx.capabilitySchemas;
+      const cases: { input: Record<string, unknown>; details: RegExp }[] = [
+        { input: { text: 5 }, details: /input\/text must be string/ },
+        { input: { text: 'ok', extra: true }, details: /must NOT have additional properties/ },
+        { input: {}, details: /must have required property 'text'/ },
+        { input: { text: 'ok', count: 1.5 }, details: /input\/count must be integer/ },
+      ];
+      for (const { input, details } of cases) {
+        const before = schemas.inlineValidations;
+        const small = await invoke(worker.did, { input });
+        assert.equal(schemas.inlineValidations, before + 1, 'a small input is checked inline');
+        // The same mistake with a padded input (over 4,096 characters of JSON) goes to a worker.
+        const large = await invoke(worker.did, { input: { ...input, padding } });
+        assert.equal(schemas.inlineValidations, before + 1, 'a large input is checked in a worker');
+        for (const response of [small, large]) {
+          assert.equal(response.statusCode, 400);
+          assert.equal(response.json().code, 'INPUT_SCHEMA_MISMATCH');
+          assert.match(response.json().details, details);
+        }
+        assert.equal(large.json().details, small.json().details);
+      }
+      const pending = invoke(worker.did, { input: { text: 'ok', count: 2 } });
+      const task = await worker.nextTask();
+      assert.ok(task);
+      await inject('POST', `/api/agent/tasks/${task.task_id}/result`, worker.token, { output: {} });
+      assert.equal((await pending).statusCode, 200);
+    });
+
+    test('a schema with a reference goes to a worker whatever the input size', async () => {
+      const worker = await queueWorker([
+        {
+          type: 'echo',
+          input_schema: {
+            $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
+            $ref: '#/$defs/node',
+          },
+        },
+      ]);
+      const before = registry.ctx.capabilitySchemas.inlineValidations;
+      const response = await invoke(worker.did, { input: { child: { child: 5 } } });
+      assert.equal(response.statusCode, 400);
+      assert.match(response.json().details, /input\/child\/child must be object/);
+      assert.equal(registry.ctx.capabilitySchemas.inlineValidations, before);
+    });
+  });
+
   test('GET /api/tasks/{id} expires a task whose invoker went away', async () => {
     const worker = await queueWorker();
     const response = await invoke(worker.did, { timeout_ms: 100 });

@@ -6,6 +6,7 @@ import {
   ValidationUnavailableError,
   type InputVerdict,
 } from '../invocation/validator-pool.js';
+import { INLINE_VALIDATION, validatesInBoundedTime } from './inline-validation.js';
 import { assertSchemaBudget } from './schema-limits.js';
 
 /** Where invocation input is checked against a schema (worker threads with a time limit in production). */
@@ -15,21 +16,34 @@ export interface InputValidator {
   check(schemaJson: string): Promise<void>;
 }
 
+/** Checks input on the calling thread; only given schema and input pairs of bounded cost. */
+export interface BoundedInputValidator {
+  validate(schemaJson: string, input: unknown): InputVerdict;
+}
+
 /**
  * Agents' capability JSON Schemas: checked when published (size and complexity first, then the
  * meta-schema and a compile), and invocation input checked against them off the event loop.
  */
 export class CapabilitySchemas {
   private compileCount = 0;
+  private inlineCount = 0;
 
   constructor(
     private readonly inputs: InputValidator,
     private readonly validationTimeoutMs: number,
+    /** Small inputs against small schemas, checked without a thread hand-off (services/inline-validation.ts). */
+    private readonly inline?: BoundedInputValidator,
   ) {}
 
   /** How many schemas were sent to be compiled for a publish check (a compile is the expensive step). */
   get compilations(): number {
     return this.compileCount;
+  }
+
+  /** How many inputs were checked on the event loop rather than in a validation worker. */
+  get inlineValidations(): number {
+    return this.inlineCount;
   }
 
   /**
@@ -62,12 +76,23 @@ export class CapabilitySchemas {
     }
   }
 
-  /** A 400 naming the first mismatch when the input does not match the capability's input_schema. */
-  async assertInputMatches(capability: Capability, inputJson: string): Promise<void> {
-    if (capability.input_schema == null) return;
+  /** A 400 naming the first mismatch when the input (`inputJson` is its JSON text) does not match the capability's input_schema. */
+  async assertInputMatches(capability: Capability, input: unknown, inputJson: string): Promise<void> {
+    const schema = capability.input_schema;
+    if (schema == null) return;
+    const schemaJson = JSON.stringify(schema);
     let verdict: InputVerdict;
     try {
-      verdict = await this.inputs.validate(JSON.stringify(capability.input_schema), inputJson);
+      if (
+        this.inline !== undefined &&
+        inputJson.length <= INLINE_VALIDATION.inputMaxChars &&
+        validatesInBoundedTime(schema)
+      ) {
+        this.inlineCount++;
+        verdict = this.inline.validate(schemaJson, input);
+      } else {
+        verdict = await this.inputs.validate(schemaJson, inputJson);
+      }
     } catch (error) {
       throw this.validationError(capability, error);
     }

@@ -99,7 +99,7 @@ export class InvocationService {
     }
     const target = await this.requireInvocableTarget(request.target_did);
     const capability = this.requireCapability(target, request.capability);
-    await this.deps.schemas.assertInputMatches(capability, inputJson);
+    await this.deps.schemas.assertInputMatches(capability, request.input, inputJson);
 
     const { db, clock } = this.deps;
     const now = clock.now();
