@@ -16,6 +16,8 @@ export interface Options {
    * copy there, later ones start from a copy of it (bench/seeded-database.ts).
    */
   keepDatabase: string | undefined;
+  /** Node.js flags for the registry process only (e.g. `--max-semi-space-size=64`), not the load generator. */
+  registryNodeFlags: string[];
 }
 
 export function parseOptions(argv: string[]): Options {
@@ -29,6 +31,7 @@ export function parseOptions(argv: string[]): Options {
     warmup: 2,
     searchDuration: 4,
     keepDatabase: undefined,
+    registryNodeFlags: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -47,6 +50,7 @@ export function parseOptions(argv: string[]): Options {
     else if (arg === '--warmup') options.warmup = Number(value());
     else if (arg === '--search-duration') options.searchDuration = Number(value());
     else if (arg === '--keep-database') options.keepDatabase = path.resolve(value());
+    else if (arg === '--registry-node-flags') options.registryNodeFlags = value().split(' ').filter(Boolean);
     else if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--only') options.only = new Set(value().split(','));
     else throw new Error(`unknown option ${arg}`);

@@ -36,6 +36,8 @@ export function renderReport(rows: Row[], context: ReportContext): string {
   lines.push(
     `Machine: ${box.cpu}, ${box.cores} cores, ${box.memoryGiB} GiB, Node ${box.node}, Linux ${box.kernel}.`,
   );
+  if (options.registryNodeFlags.length > 0)
+    lines.push(`Registry started with Node.js flags: ${options.registryNodeFlags.join(' ')}.`);
   lines.push(
     `Seed: ${options.agents.toLocaleString('en-US')} agents in ${seeded.agentsSeconds.toFixed(1)} s, ` +
       `${seeded.reviews.toLocaleString('en-US')} reviews (${seeded.verifiedReviews.toLocaleString('en-US')} verified) of ` +

@@ -1,6 +1,7 @@
 /**
  * npm run bench [-- --db postgres] [--agents 100000] [--duration 10] [--connections 10] [--cpu-prof]
  *                [--only get,search,...] [--search-duration 4] [--keep-database <dir>]
+ *                [--registry-node-flags "--max-semi-space-size=64"]
  *
  * `--only sybil` runs only the Sybil simulation of reputation v1 against v2 (bench/sybil.ts), in
  * process on SQLite; `--agents` then sets its honest agents (default 100).
@@ -77,7 +78,10 @@ async function main(): Promise<void> {
     `machine: ${box.cpu}, ${box.cores} cores, ${box.memoryGiB} GiB, node ${box.node}, kernel ${box.kernel}`,
   );
   log(
-    `database: ${options.db}, ${options.agents} agents, ${options.duration} s per run, ${options.connections} connections`,
+    `database: ${options.db}, ${options.agents} agents, ${options.duration} s per run, ${options.connections} connections` +
+      (options.registryNodeFlags.length > 0
+        ? `; registry started with ${options.registryNodeFlags.join(' ')}`
+        : ''),
   );
   const started = Date.now();
   buildIfNeeded();
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
         publicUrl,
         agents: options.agents,
         processLog,
+        nodeFlags: options.registryNodeFlags,
         ...(options.cpuProf ? { cpuProfileDir: profileDir } : {}),
       },
       children,

@@ -13,6 +13,8 @@ export interface RegistryLaunch {
   processLog: string;
   /** Where `--cpu-prof` writes the registry's V8 profile, if asked. */
   cpuProfileDir?: string;
+  /** Node.js flags for the registry process (`--registry-node-flags`). */
+  nodeFlags: string[];
 }
 
 /**
@@ -20,7 +22,7 @@ export interface RegistryLaunch {
  * process joins `children` before the wait, so that the runner stops it also when it never gets ready.
  */
 export async function startRegistry(launch: RegistryLaunch, children: ChildProcess[]): Promise<ChildProcess> {
-  const args = [path.join(ROOT, 'packages/server/dist/main.js')];
+  const args = [...launch.nodeFlags, path.join(ROOT, 'packages/server/dist/main.js')];
   if (launch.cpuProfileDir !== undefined)
     args.unshift('--cpu-prof', `--cpu-prof-dir=${launch.cpuProfileDir}`);
   const server = spawnNode(
