@@ -50,6 +50,14 @@ describe('invocation through a queue', () => {
       ...extra,
     });
 
+  /** The worker takes the next task and reports an empty result: the invocation answers 200. */
+  async function completeNext(worker: Worker, pending: ReturnType<typeof invoke>): Promise<void> {
+    const task = await worker.nextTask();
+    assert.ok(task);
+    await inject('POST', `/api/agent/tasks/${task.task_id}/result`, worker.token, { output: {} });
+    assert.equal((await pending).statusCode, 200);
+  }
+
   test('round trip: invoke blocks until the worker accepts and reports a result', async () => {
     const worker = await queueWorker();
     const pending = invoke(worker.did);
@@ -379,11 +387,7 @@ describe('invocation through a queue', () => {
       assert.match(extra.json().details, /additional properties/);
       const missing = await invoke(worker.did, { input: {} });
       assert.match(missing.json().details, /required property 'text'/);
-      const pending = invoke(worker.did, { input: { text: 'ok' } });
-      const task = await worker.nextTask();
-      assert.ok(task);
-      await inject('POST', `/api/agent/tasks/${task.task_id}/result`, worker.token, { output: {} });
-      assert.equal((await pending).statusCode, 200);
+      await completeNext(worker, invoke(worker.did, { input: { text: 'ok' } }));
     });
   });
 
@@ -419,11 +423,7 @@ describe('invocation through a queue', () => {
         }
         assert.equal(large.json().details, small.json().details);
       }
-      const pending = invoke(worker.did, { input: { text: 'ok', count: 2 } });
-      const task = await worker.nextTask();
-      assert.ok(task);
-      await inject('POST', `/api/agent/tasks/${task.task_id}/result`, worker.token, { output: {} });
-      assert.equal((await pending).statusCode, 200);
+      await completeNext(worker, invoke(worker.did, { input: { text: 'ok', count: 2 } }));
     });
 
     test('a schema with a reference goes to a worker whatever the input size', async () => {
