@@ -23,7 +23,8 @@ export interface BoundedInputValidator {
 
 /**
  * Agents' capability JSON Schemas: checked when published (size and complexity first, then the
- * meta-schema and a compile), and invocation input checked against them off the event loop.
+ * meta-schema and a compile), and invocation input checked against them off the event loop, except
+ * small inputs against small schemas, whose check is bounded work (services/inline-validation.ts).
  */
 export class CapabilitySchemas {
   private compileCount = 0;
