@@ -1,5 +1,6 @@
 import { agentIndexEntries } from './agent-entries.js';
 import { BitSlicedScores } from './bit-sliced-scores.js';
+import { DidTable, PROBE_SLOT } from './did-table.js';
 import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
 import { SortedOrder } from './sorted-order.js';
@@ -68,7 +69,7 @@ export interface IndexPage {
 }
 
 /** Slot 0 is never an agent: it holds a cursor's keys so that comparators can place the cursor. */
-const PROBE = 0;
+const PROBE = PROBE_SLOT;
 /** Above this many candidates, relevance is ranked level by level instead of scoring every match. */
 const SCORE_EVERY_MATCH_MAX = 4096;
 /** Relative cost of testing one slot during a walk against taking one candidate out of a bitmap. */
@@ -89,7 +90,7 @@ const WALK_STEP_COST = 4;
  */
 export class SearchIndex {
   private capacity = 1024;
-  private dids: string[] = [''];
+  private readonly dids = new DidTable();
   private reputation = new Float64Array(this.capacity);
   private createdAt = new Float64Array(this.capacity);
   private scores = new Int32Array(this.capacity);
@@ -97,7 +98,6 @@ export class SearchIndex {
   /** Reused for taking matches out of bitmaps, so a search allocates no large arrays. */
   private candidatesBuffer = new Uint32Array(1024);
   private hitsBuffer = new Uint32Array(1024);
-  private readonly slotOf = new Map<string, number>();
   private readonly free: number[] = [];
   private nextSlot = 1;
   private readonly live = new Bitmap();
@@ -112,12 +112,10 @@ export class SearchIndex {
     (a, b) =>
       (this.reputation[b] as number) - (this.reputation[a] as number) ||
       (this.createdAt[b] as number) - (this.createdAt[a] as number) ||
-      compareText(this.dids[b] as string, this.dids[a] as string),
+      this.dids.compare(b, a),
   );
   private readonly byCreation = new SortedOrder(
-    (a, b) =>
-      (this.createdAt[b] as number) - (this.createdAt[a] as number) ||
-      compareText(this.dids[b] as string, this.dids[a] as string),
+    (a, b) => (this.createdAt[b] as number) - (this.createdAt[a] as number) || this.dids.compare(b, a),
   );
 
   get size(): number {
@@ -126,7 +124,7 @@ export class SearchIndex {
 
   /** Adds, replaces or (when not active) removes an agent. */
   apply(agent: IndexedAgent): void {
-    const existing = this.slotOf.get(agent.did);
+    const existing = this.dids.slotOf(agent.did);
     if (existing !== undefined) this.removeSlot(existing);
     if (agent.status !== 'active') return;
     const slot = this.allocate(agent.did);
@@ -161,7 +159,7 @@ export class SearchIndex {
   loadBatch(agents: Iterable<IndexedAgent>): void {
     if (!this.loading) throw new Error('search index: loadBatch() outside beginLoad()/endLoad()');
     for (const agent of agents) {
-      if (agent.status !== 'active' || this.slotOf.has(agent.did)) continue;
+      if (agent.status !== 'active' || this.dids.has(agent.did)) continue;
       const slot = this.allocate(agent.did);
       this.reputation[slot] = agent.reputation_score;
       this.createdAt[slot] = Number(agent.created_at);
@@ -210,14 +208,14 @@ export class SearchIndex {
     return this.withMatches(filters, (_, { matches, fieldHits }) => {
       const kept: number[] = [];
       for (const did of dids) {
-        const slot = this.slotOf.get(did);
+        const slot = this.dids.slotOf(did);
         if (slot === undefined || (matches !== undefined && !matches.has(slot))) continue;
         if (filters.minReputation !== undefined && (this.reputation[slot] as number) < filters.minReputation)
           continue;
         kept.push(slot);
       }
       if (sort !== undefined) kept.sort(this.comparator(sort.sort, sort.order, fieldHits, kept));
-      return kept.map((slot) => this.dids[slot] as string);
+      return kept.map((slot) => this.dids.did(slot));
     });
   }
 
@@ -225,15 +223,16 @@ export class SearchIndex {
   firstMatchingByDid(filters: IndexFilters, count: number, except: ReadonlySet<string>): string[] {
     return this.withMatches(filters, (_, { matches }) => {
       const minimum = filters.minReputation;
+      const left = new Set<number>();
+      for (const did of except) {
+        const slot = this.dids.slotOf(did);
+        if (slot !== undefined) left.add(slot);
+      }
       const eligible = keepWhere(
         (matches ?? this.live).toUint32Array(this.candidatesBuffer),
-        (slot) =>
-          !except.has(this.dids[slot] as string) &&
-          (minimum === undefined || (this.reputation[slot] as number) >= minimum),
+        (slot) => !left.has(slot) && (minimum === undefined || (this.reputation[slot] as number) >= minimum),
       );
-      return topK(eligible, count, (a, b) => compareText(this.dids[a] as string, this.dids[b] as string)).map(
-        (slot) => this.dids[slot] as string,
-      );
+      return topK(eligible, count, (a, b) => this.dids.compare(a, b)).map((slot) => this.dids.did(slot));
     });
   }
 
@@ -534,14 +533,14 @@ export class SearchIndex {
     const slots = taken.slice(0, query.limit);
     const lastSlot = slots.at(-1);
     return {
-      dids: slots.map((slot) => this.dids[slot] as string),
+      dids: slots.map((slot) => this.dids.did(slot)),
       total,
       more,
       last:
         lastSlot === undefined
           ? undefined
           : {
-              did: this.dids[lastSlot] as string,
+              did: this.dids.did(lastSlot),
               reputation: this.reputation[lastSlot] as number,
               createdAt: this.createdAt[lastSlot] as number,
               score: scoreOf(lastSlot),
@@ -653,7 +652,7 @@ export class SearchIndex {
   }
 
   private placeProbe(key: RankKey, score: number): number {
-    this.dids[PROBE] = key.did;
+    this.dids.setProbe(key.did);
     this.reputation[PROBE] = key.reputation;
     this.createdAt[PROBE] = key.createdAt;
     // Scores are small integers; a cursor's is clamped so that an altered one cannot wrap around.
@@ -728,8 +727,7 @@ export class SearchIndex {
   private allocate(did: string): number {
     const slot = this.free.pop() ?? this.nextSlot++;
     if (slot >= this.capacity) this.grow();
-    this.dids[slot] = did;
-    this.slotOf.set(did, slot);
+    this.dids.set(slot, did);
     return slot;
   }
 
@@ -739,8 +737,7 @@ export class SearchIndex {
     for (const id of this.postingsOfSlot.get(slot)) this.postings.remove(id, slot);
     this.postingsOfSlot.clear(slot);
     this.live.remove(slot);
-    this.slotOf.delete(this.dids[slot] as string);
-    this.dids[slot] = '';
+    this.dids.delete(slot);
     this.free.push(slot);
   }
 

@@ -1,0 +1,201 @@
+/** Bucket value of a removed entry: probing goes on past it, an insert may take its place. */
+const REMOVED = -1;
+const EMPTY = 0;
+
+/**
+ * The index's DIDs, slot by slot, kept outside the JavaScript heap: their UTF-8 bytes in one buffer
+ * and a hash table (open addressing over a typed array) from DID to slot. At a million agents a
+ * string per agent and a Map entry per agent are a million more objects for every garbage
+ * collection to pass over, and a young-generation collection's pause grows with the size of the
+ * old generation they fill (bench/RESULTS.md, "Search at a million agents"); typed arrays are one
+ * object each whatever they hold.
+ *
+ * DIDs compare by their UTF-8 bytes, which is code point order (SQLite's and PostgreSQL's "C"
+ * order; for the ASCII that DIDs are written in, also JavaScript's).
+ */
+export class DidTable {
+  private bytes = Buffer.alloc(1 << 16);
+  private used = 0;
+  /** Bytes of DIDs no slot holds any more; reclaimed when the buffer is full. */
+  private garbage = 0;
+  private starts = new Int32Array(1024);
+  /** Byte length of each slot's DID; 0 when the slot holds none. */
+  private lengths = new Int32Array(1024);
+  /** Bytes reserved for each slot's DID: a slot given back to its agent reuses them. */
+  private capacities = new Int32Array(1024);
+  private hashes = new Int32Array(1024);
+  /** slot + 1 per bucket, EMPTY or REMOVED; a power of two long, at most half full. */
+  private buckets = new Int32Array(2048);
+  private entries = 0;
+  private removedBuckets = 0;
+  /** A DID being looked up, encoded. */
+  private scratch = Buffer.alloc(256);
+  private probe = Buffer.alloc(0);
+
+  /** Gives `slot` (which must hold none) the DID `did`. */
+  set(slot: number, did: string): void {
+    if (slot >= this.lengths.length) this.growSlots(slot + 1);
+    if (this.lengths[slot] !== 0) throw new Error(`did table: slot ${slot} already holds a DID`);
+    const length = this.encode(did);
+    if (length === 0) throw new Error('did table: a DID cannot be empty');
+    // A slot is usually given back to the agent it held (a profile update): its old bytes fit.
+    if ((this.capacities[slot] as number) >= length) {
+      this.garbage -= this.capacities[slot] as number;
+    } else {
+      if (this.used + length > this.bytes.length) this.makeRoom(length);
+      this.starts[slot] = this.used;
+      this.capacities[slot] = length;
+      this.used += length;
+    }
+    this.scratch.copy(this.bytes, this.starts[slot] as number, 0, length);
+    this.lengths[slot] = length;
+    const hash = hashBytes(this.scratch, length);
+    this.hashes[slot] = hash;
+    if ((this.entries + this.removedBuckets + 1) * 2 > this.buckets.length) this.rehash();
+    this.insertBucket(slot, hash);
+    this.entries += 1;
+  }
+
+  /** The slot holding `did`, or undefined. */
+  slotOf(did: string): number | undefined {
+    const length = this.encode(did);
+    const hash = hashBytes(this.scratch, length);
+    const mask = this.buckets.length - 1;
+    for (let bucket = hash & mask; ; bucket = (bucket + 1) & mask) {
+      const entry = this.buckets[bucket] as number;
+      if (entry === EMPTY) return undefined;
+      if (entry === REMOVED) continue;
+      const slot = entry - 1;
+      if (this.hashes[slot] === hash && this.holdsScratch(slot, length)) return slot;
+    }
+  }
+
+  has(did: string): boolean {
+    return this.slotOf(did) !== undefined;
+  }
+
+  /** The DID of `slot`, which must hold one. */
+  did(slot: number): string {
+    const start = this.starts[slot] as number;
+    return this.bytes.toString('utf8', start, start + (this.lengths[slot] as number));
+  }
+
+  /** Forgets the DID of `slot`. */
+  delete(slot: number): void {
+    const length = this.lengths[slot] as number;
+    if (length === 0) return;
+    const hash = this.hashes[slot] as number;
+    const mask = this.buckets.length - 1;
+    for (let bucket = hash & mask; ; bucket = (bucket + 1) & mask) {
+      const entry = this.buckets[bucket] as number;
+      if (entry === EMPTY) break;
+      if (entry === slot + 1) {
+        this.buckets[bucket] = REMOVED;
+        this.removedBuckets += 1;
+        break;
+      }
+    }
+    this.entries -= 1;
+    this.lengths[slot] = 0;
+    this.garbage += this.capacities[slot] as number;
+  }
+
+  /** The DID a probe slot stands for (a cursor's), compared by `compareWithProbe`. */
+  setProbe(did: string): void {
+    this.probe = Buffer.from(did, 'utf8');
+  }
+
+  /** Byte order of two slots' DIDs; `PROBE_SLOT` stands for the probe's. */
+  compare(a: number, b: number): number {
+    const bytesA = a === PROBE_SLOT ? this.probe : this.bytes;
+    const startA = a === PROBE_SLOT ? 0 : (this.starts[a] as number);
+    const lengthA = a === PROBE_SLOT ? this.probe.length : (this.lengths[a] as number);
+    const bytesB = b === PROBE_SLOT ? this.probe : this.bytes;
+    const startB = b === PROBE_SLOT ? 0 : (this.starts[b] as number);
+    const lengthB = b === PROBE_SLOT ? this.probe.length : (this.lengths[b] as number);
+    const common = Math.min(lengthA, lengthB);
+    for (let index = 0; index < common; index += 1) {
+      const difference = (bytesA[startA + index] as number) - (bytesB[startB + index] as number);
+      if (difference !== 0) return difference;
+    }
+    return lengthA - lengthB;
+  }
+
+  /** Encodes `did` into the scratch buffer; returns its byte length. */
+  private encode(did: string): number {
+    if (did.length * 3 > this.scratch.length) this.scratch = Buffer.alloc(did.length * 3);
+    return this.scratch.write(did, 0, 'utf8');
+  }
+
+  private holdsScratch(slot: number, length: number): boolean {
+    if (this.lengths[slot] !== length) return false;
+    const start = this.starts[slot] as number;
+    for (let index = 0; index < length; index += 1) {
+      if (this.bytes[start + index] !== this.scratch[index]) return false;
+    }
+    return true;
+  }
+
+  private insertBucket(slot: number, hash: number): void {
+    const mask = this.buckets.length - 1;
+    let bucket = hash & mask;
+    while ((this.buckets[bucket] as number) > EMPTY) bucket = (bucket + 1) & mask;
+    if (this.buckets[bucket] === REMOVED) this.removedBuckets -= 1;
+    this.buckets[bucket] = slot + 1;
+  }
+
+  /** Rebuilds the buckets without removed entries, doubling them when they are half full of live ones. */
+  private rehash(): void {
+    const size = (this.entries + 1) * 4 > this.buckets.length ? this.buckets.length * 2 : this.buckets.length;
+    this.buckets = new Int32Array(size);
+    this.removedBuckets = 0;
+    for (let slot = 0; slot < this.lengths.length; slot += 1) {
+      if ((this.lengths[slot] as number) > 0) this.insertBucket(slot, this.hashes[slot] as number);
+    }
+  }
+
+  private growSlots(atLeast: number): void {
+    const size = Math.max(atLeast, this.lengths.length * 2);
+    const widen = (array: Int32Array) => {
+      const grown = new Int32Array(size);
+      grown.set(array);
+      return grown;
+    };
+    this.starts = widen(this.starts);
+    this.lengths = widen(this.lengths);
+    this.capacities = widen(this.capacities);
+    this.hashes = widen(this.hashes);
+  }
+
+  /** Compacts away DIDs no slot holds, and grows the buffer when that is not enough. */
+  private makeRoom(needed: number): void {
+    const live = this.used - this.garbage;
+    const bytes = Buffer.alloc(Math.max(this.bytes.length, 2 * (live + needed)));
+    let used = 0;
+    for (let slot = 0; slot < this.lengths.length; slot += 1) {
+      const length = this.lengths[slot] as number;
+      this.capacities[slot] = length;
+      if (length === 0) continue;
+      const start = this.starts[slot] as number;
+      this.bytes.copy(bytes, used, start, start + length);
+      this.starts[slot] = used;
+      used += length;
+    }
+    this.bytes = bytes;
+    this.used = used;
+    this.garbage = 0;
+  }
+}
+
+/** The slot that stands for a probe (a cursor's keys) in `compare`. */
+export const PROBE_SLOT = 0;
+
+/** FNV-1a over bytes, as a 31-bit non-negative number. */
+function hashBytes(bytes: Uint8Array, length: number): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < length; index += 1) {
+    hash ^= bytes[index] as number;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 1;
+}

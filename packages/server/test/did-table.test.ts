@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DidTable, PROBE_SLOT } from '../src/search-index/did-table.js';
+
+const did = (n: number) => `did:web:registry.example:agent:${n.toString(16).padStart(32, '0')}`;
+
+describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
+  it('finds every DID by its slot and every slot by its DID, through growth, removals and reuse', () => {
+    const table = new DidTable();
+    const held = new Map<number, string>();
+    // Enough slots and bytes to grow the slot arrays, the buckets and the byte buffer several times.
+    for (let slot = 1; slot <= 20_000; slot += 1) {
+      table.set(slot, did(slot));
+      held.set(slot, did(slot));
+    }
+    // Remove every third; give some slots back to their own DID and some to a new, longer one.
+    for (let slot = 3; slot <= 20_000; slot += 3) {
+      table.delete(slot);
+      held.delete(slot);
+    }
+    for (let slot = 3; slot <= 20_000; slot += 9) {
+      table.set(slot, did(slot));
+      held.set(slot, did(slot));
+    }
+    for (let slot = 6; slot <= 20_000; slot += 9) {
+      const longer = `${did(slot + 1_000_000)}:with:a:longer:path`;
+      table.set(slot, longer);
+      held.set(slot, longer);
+    }
+    // Churn: the same slots emptied and refilled many times must not leak bytes or buckets into wrong answers.
+    for (let round = 0; round < 30; round += 1) {
+      for (let slot = 1; slot <= 2_000; slot += 1) {
+        if (!held.has(slot)) continue;
+        table.delete(slot);
+        const value = round % 2 === 0 ? `${did(slot)}#${round}` : did(slot);
+        table.set(slot, value);
+        held.set(slot, value);
+      }
+    }
+    for (const [slot, value] of held) {
+      assert.equal(table.did(slot), value);
+      assert.equal(table.slotOf(value), slot);
+    }
+    for (let slot = 1; slot <= 20_000; slot += 1) {
+      if (held.get(slot) !== did(slot))
+        assert.equal(table.slotOf(did(slot)), undefined, `${did(slot)} was removed`);
+    }
+    assert.equal(table.slotOf('did:web:registry.example:agent:not-there'), undefined);
+    assert.equal(table.has(did(1)), true);
+  });
+
+  it('refuses a second DID for a slot that holds one, and an empty DID', () => {
+    const table = new DidTable();
+    table.set(1, did(1));
+    assert.throws(() => table.set(1, did(2)), /already holds/);
+    assert.throws(() => table.set(2, ''), /cannot be empty/);
+  });
+
+  it('keeps DIDs that are not ASCII exactly, and compares in code point order', () => {
+    const table = new DidTable();
+    const values = [
+      'did:web:b.example:agent:1',
+      'did:web:a.example:agent:10',
+      'did:web:a.example:agent:1',
+      'did:web:münchen.example:agent:1',
+      'did:web:a.example:agent:😀',
+      'did:web:a.example:agent:\uffff',
+      'did:web:a.example:agent',
+    ];
+    values.forEach((value, index) => table.set(index + 1, value));
+    values.forEach((value, index) => {
+      assert.equal(table.did(index + 1), value);
+      assert.equal(table.slotOf(value), index + 1);
+    });
+    const byTable = values.map((_, index) => index + 1).sort((a, b) => table.compare(a, b));
+    const byCodePoint = [...values].sort((a, b) => {
+      const x = [...a].map((c) => c.codePointAt(0) as number);
+      const y = [...b].map((c) => c.codePointAt(0) as number);
+      for (let i = 0; i < Math.min(x.length, y.length); i += 1)
+        if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+      return x.length - y.length;
+    });
+    assert.deepEqual(
+      byTable.map((slot) => table.did(slot)),
+      byCodePoint,
+    );
+  });
+
+  it('compares a probe (a cursor DID no slot holds) with the slots', () => {
+    const table = new DidTable();
+    table.set(1, did(1));
+    table.set(2, did(3));
+    table.setProbe(did(2));
+    assert.ok(table.compare(PROBE_SLOT, 1) > 0);
+    assert.ok(table.compare(PROBE_SLOT, 2) < 0);
+    assert.ok(table.compare(2, PROBE_SLOT) > 0);
+    table.setProbe(did(1));
+    assert.equal(table.compare(PROBE_SLOT, 1), 0);
+    assert.equal(table.slotOf(did(2)), undefined, 'a probe is not looked up');
+  });
+});
