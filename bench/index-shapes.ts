@@ -5,7 +5,7 @@
  * is the index's work; the HTTP and page-read cost around it does not.
  *   node --import tsx bench/index-shapes.ts 1000000
  */
-import { prng, syntheticProfile } from './corpus.js';
+import { prng, SEARCH_QUERIES, syntheticProfile } from './corpus.js';
 import { searchShapes } from './scenarios/search.js';
 import { SearchIndex } from '../packages/server/src/search-index/search-index.js';
 import { fullTextTerms, searchKey } from '../packages/server/src/search-index/text.js';
@@ -74,5 +74,37 @@ for (const shape of searchShapes('agent', false)) {
     cpuTimes[Math.floor(cpuTimes.length / 2)]!.toFixed(3),
     'p99',
     cpuTimes[Math.floor(cpuTimes.length * 0.99)]!.toFixed(3),
+  );
+}
+
+// Cursor pages 2-6 of the bench's cursor shape: the broadest word and the first 12 queries, by relevance.
+{
+  const times: number[] = [];
+  for (let round = 0; round < 4; round += 1) {
+    for (const q of ['agent', ...SEARCH_QUERIES.slice(0, 12)]) {
+      const base = {
+        terms: fullTextTerms(q),
+        sort: 'relevance' as const,
+        order: 'desc' as const,
+        limit: 20,
+        offset: 0,
+      };
+      let page = index.search(base);
+      for (let n = 0; n < 5 && page.more && page.last !== undefined; n += 1) {
+        const s = performance.now();
+        page = index.search({ ...base, after: page.last });
+        times.push(performance.now() - s);
+      }
+    }
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    'search q, pages 2-6 by cursor'.padEnd(40),
+    'p50',
+    times[Math.floor(times.length / 2)]!.toFixed(3),
+    'p99',
+    times[Math.floor(times.length * 0.99)]!.toFixed(3),
+    'max',
+    times[times.length - 1]!.toFixed(3),
   );
 }
