@@ -9,39 +9,15 @@
  */
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { prng, syntheticProfile } from './corpus.js';
+import { corpusIndex, indexQueryOf } from './corpus-index.js';
 import { searchShapes } from './scenarios/search.js';
-import { SearchIndex } from '../packages/server/src/search-index/search-index.js';
-import { fullTextTerms, searchKey } from '../packages/server/src/search-index/text.js';
 
 const N = Number(process.argv[2] ?? 100000);
 const ITERATIONS = Number(process.argv[3] ?? 20000);
-const random = prng(20261122);
-const index = new SearchIndex();
-let loading = 0;
-index.beginLoad();
-for (let n = 0; n < N; n += 1000) {
-  const batch = [];
-  for (let k = n; k < n + 1000; k++) {
-    const p = syntheticProfile(random, k);
-    batch.push({
-      did: `did:web:localhost%3A3999:agents:${k.toString(16).padStart(8, '0')}${'x'.repeat(20)}`,
-      name: p.name,
-      description: p.description,
-      capabilities: JSON.stringify(p.capabilities),
-      tags: JSON.stringify(p.tags),
-      status: 'active',
-      reputation_score: random() < 0.4 ? Math.round(random() * 10000) / 100 : 0,
-      created_at: 1.7e12 - Math.floor(random() * 730 * 86400000),
-    });
-  }
-  const loadStarted = performance.now();
-  index.loadBatch(batch);
-  loading += performance.now() - loadStarted;
-}
-const endStarted = performance.now();
-index.endLoad();
-loading += performance.now() - endStarted;
+const { index, loadSeconds } = corpusIndex(
+  N,
+  (k) => `did:web:localhost%3A3999:agents:${k.toString(16).padStart(8, '0')}${'x'.repeat(20)}`,
+);
 const extra: string[] = [];
 for (let k = 0; k < Number(process.env.EXTRA_STRINGS ?? 0); k++)
   extra.push(`did:web:localhost%3A3999:agents:${k.toString(16).padStart(32, '0')}`);
@@ -59,25 +35,10 @@ if (process.env.SPACES)
       'MB used',
     );
 console.log(
-  `${N} agents: loaded in ${(loading / 1000).toFixed(1)} s, heap used ${(heap.used_heap_size / 2 ** 20).toFixed(0)} MB, external ${(heap.external_memory / 2 ** 20).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`,
+  `${N} agents: loaded in ${loadSeconds.toFixed(1)} s, heap used ${(heap.used_heap_size / 2 ** 20).toFixed(0)} MB, external ${(heap.external_memory / 2 ** 20).toFixed(0)} MB, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`,
 );
 
-const queries = searchShapes('agent', false).flatMap((shape) =>
-  shape.paths.map((path) => {
-    const p = new URL(path, 'http://x').searchParams;
-    const q = p.get('q');
-    return {
-      terms: q ? fullTextTerms(q) : undefined,
-      capability: p.get('capability') ? searchKey(p.get('capability')!) : undefined,
-      tags: p.get('tags') ? p.get('tags')!.split(',').map(searchKey) : undefined,
-      minReputation: p.get('min_reputation') ? Number(p.get('min_reputation')) : undefined,
-      sort: (p.get('sort') ?? (q ? 'relevance' : 'reputation')) as 'relevance',
-      order: p.get('order') as 'asc',
-      limit: 20,
-      offset: Number(p.get('offset') ?? 0),
-    };
-  }),
-);
+const queries = searchShapes('agent', false).flatMap((shape) => shape.paths.map(indexQueryOf));
 
 const pauses = new Map<string, number[]>();
 const kinds: Record<number, string> = {
