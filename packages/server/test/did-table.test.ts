@@ -49,6 +49,16 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
     assert.equal(table.has(did(1)), true);
   });
 
+  it('places each DID in one bucket, also the one whose arrival rehashes the table', () => {
+    const table = new DidTable();
+    // 1,025 DIDs: the last one's set doubles the 2,048 buckets.
+    for (let slot = 1; slot <= 1025; slot += 1) table.set(slot, did(slot));
+    const buckets = (table as unknown as { buckets: Int32Array }).buckets;
+    const placed = buckets.filter((entry) => entry > 0);
+    assert.equal(placed.length, 1025);
+    assert.equal(new Set(placed).size, 1025);
+  });
+
   it('refuses a second DID for a slot that holds one, and an empty DID', () => {
     const table = new DidTable();
     table.set(1, did(1));

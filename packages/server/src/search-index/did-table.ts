@@ -11,7 +11,8 @@ const EMPTY = 0;
  * object each whatever they hold.
  *
  * DIDs compare by their UTF-8 bytes, which is code point order (SQLite's and PostgreSQL's "C"
- * order; for the ASCII that DIDs are written in, also JavaScript's).
+ * order; for the ASCII that DIDs are written in, also JavaScript's). A DID must be well-formed
+ * Unicode: a lone surrogate would be stored as U+FFFD (the registry writes its DIDs in ASCII).
  */
 export class DidTable {
   private bytes = Buffer.alloc(1 << 16);
@@ -36,6 +37,8 @@ export class DidTable {
   set(slot: number, did: string): void {
     if (slot >= this.lengths.length) this.growSlots(slot + 1);
     if (this.lengths[slot] !== 0) throw new Error(`did table: slot ${slot} already holds a DID`);
+    // Before this slot holds its DID, so that a rehash does not place it as well.
+    if ((this.entries + this.removedBuckets + 1) * 2 > this.buckets.length) this.rehash();
     const length = this.encode(did);
     if (length === 0) throw new Error('did table: a DID cannot be empty');
     // A slot is usually given back to the agent it held (a profile update): its old bytes fit.
@@ -51,7 +54,6 @@ export class DidTable {
     this.lengths[slot] = length;
     const hash = hashBytes(this.scratch, length);
     this.hashes[slot] = hash;
-    if ((this.entries + this.removedBuckets + 1) * 2 > this.buckets.length) this.rehash();
     this.insertBucket(slot, hash);
     this.entries += 1;
   }

@@ -725,6 +725,7 @@ export class SearchIndex {
   // --- slots ----------------------------------------------------------------------------------
 
   private allocate(did: string): number {
+    if (did === '') throw new Error('search index: an agent without a DID');
     const slot = this.free.pop() ?? this.nextSlot++;
     if (slot >= this.capacity) this.grow();
     this.dids.set(slot, did);
