@@ -9,7 +9,7 @@
  */
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { corpusIndex, indexQueryOf } from './corpus-index.js';
+import { corpusIndex, indexQueryOf, percentiles } from './corpus-index.js';
 import { searchShapes } from './scenarios/search.js';
 
 const N = Number(process.argv[2] ?? 100000);
@@ -82,9 +82,8 @@ function batch(): void {
 }
 function report(): void {
   observer.disconnect();
-  times.sort((a, b) => a - b);
   console.log(
-    `${ITERATIONS} searches in ${((performance.now() - started) / 1000).toFixed(1)} s; search+page p50 ${times[times.length >> 1]!.toFixed(3)} p99 ${times[Math.floor(times.length * 0.99)]!.toFixed(3)} max ${times.at(-1)!.toFixed(3)} ms`,
+    `${ITERATIONS} searches in ${((performance.now() - started) / 1000).toFixed(1)} s; search+page ${percentiles(times)} ms`,
   );
   for (const [kind, list] of pauses) {
     if (list.length === 0) continue;

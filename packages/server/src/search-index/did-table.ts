@@ -102,7 +102,7 @@ export class DidTable {
     this.garbage += this.capacities[slot] as number;
   }
 
-  /** The DID a probe slot stands for (a cursor's), compared by `compareWithProbe`. */
+  /** The DID `PROBE_SLOT` stands for in `compare` (a cursor's, which no slot holds). */
   setProbe(did: string): void {
     this.probe = Buffer.from(did, 'utf8');
   }
