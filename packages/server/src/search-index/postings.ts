@@ -3,29 +3,35 @@ import { Bitmap, EMPTY, type BitmapScope } from './bitmap.js';
 /** Where a term lives: one of the document fields (0-3, see FIELDS), a capability type, or a tag. */
 export const CAPABILITY_SPACE = 4;
 export const TAG_SPACE = 5;
-const SPACES = 6;
+const WORD_SPACES = 4;
 
 /** Lists this short stay plain arrays: most words of a registry occur in a few agents only. */
 const SMALL_LIST_MAX = 24;
 
-/**
- * A posting list: a compressed bitmap (long lists), an array of slots (short ones), or for the most
- * common case, a word only one agent holds (a name's serial), the slot itself; -1 is empty.
- */
-type PostingList = Bitmap | number[] | number;
+/** `single` of a list without agents, and of a list kept in `many`. */
 const NO_SLOT = -1;
+const IN_MANY = -2;
 
 /**
- * The index's posting lists: for each (space, term), the slots that hold it. Long lists are
- * compressed bitmaps; short ones (a name's unique word) stay small arrays, which cost a fraction of a
- * bitmap object each and are turned into one bitmap only when a search needs them, and a list of one
- * agent is just its slot number: at a million agents that is a million arrays fewer for the garbage
- * collector to trace. While a bulk load runs, slots are collected in arrays and long lists become
- * bitmaps once at the end.
+ * The index's posting lists: for each (space, term), the slots that hold it. A list has a number (its
+ * id); the word spaces find it by stem id (see Vocabulary), capability types and tags by their text.
+ * Most lists are a name's serial, held by one agent: such a list is just its slot, in a typed array.
+ * Longer ones are kept in a map: short ones as arrays (a fraction of a bitmap object each, made a
+ * bitmap only when a search needs one), long ones as compressed bitmaps. At a million agents this
+ * keeps a million lists off the garbage collector's path. While a bulk load runs, slots are collected
+ * in arrays and long lists become bitmaps once at the end.
  */
 export class PostingLists {
-  private readonly ids: Map<string, number>[] = Array.from({ length: SPACES }, () => new Map());
-  private readonly lists: PostingList[] = [];
+  /** Per word space, by stem id: the list's id + 1, or 0 for none. */
+  private wordLists: Int32Array[] = Array.from({ length: WORD_SPACES }, () => new Int32Array(1024));
+  private readonly termLists = new Map<number, Map<string, number>>([
+    [CAPABILITY_SPACE, new Map()],
+    [TAG_SPACE, new Map()],
+  ]);
+  /** Per list id: its one slot, NO_SLOT, or IN_MANY. */
+  private single = new Int32Array(1024);
+  private readonly many = new Map<number, number[] | Bitmap>();
+  private count = 0;
   private bulk = false;
 
   beginBulk(): void {
@@ -34,44 +40,143 @@ export class PostingLists {
 
   endBulk(): void {
     this.bulk = false;
-    this.lists.forEach((list, id) => {
-      if (Array.isArray(list) && list.length > SMALL_LIST_MAX) this.lists[id] = new Bitmap(list);
-    });
+    for (const [id, list] of this.many) {
+      if (Array.isArray(list) && list.length > SMALL_LIST_MAX) this.many.set(id, new Bitmap(list));
+    }
   }
 
-  /** The posting list's id, created when new. */
-  idOf(space: number, term: string): number {
-    const terms = this.ids[space] as Map<string, number>;
+  /** The id of the list of a word space (0-3) and stem, created when new. */
+  wordListId(space: number, stemId: number): number {
+    let lists = this.wordLists[space] as Int32Array;
+    if (stemId >= lists.length) {
+      const grown = new Int32Array(Math.max(stemId + 1, lists.length * 2));
+      grown.set(lists);
+      this.wordLists[space] = lists = grown;
+    }
+    const known = lists[stemId] as number;
+    if (known !== 0) return known - 1;
+    const id = this.newList();
+    lists[stemId] = id + 1;
+    return id;
+  }
+
+  /** The id of the list of a capability type or tag, created when new. */
+  termListId(space: number, term: string): number {
+    const terms = this.terms(space);
     let id = terms.get(term);
     if (id === undefined) {
-      id = this.lists.length;
-      this.lists.push(NO_SLOT);
+      id = this.newList();
       terms.set(term, id);
     }
     return id;
   }
 
-  /** The agents holding `term`, as a bitmap owned by the index or by `scope`. */
-  get(scope: BitmapScope, space: number, term: string): Bitmap {
-    const id = (this.ids[space] as Map<string, number>).get(term);
+  /** The agents holding the stem in a word space, as a bitmap owned by the index or by `scope`. */
+  word(scope: BitmapScope, space: number, stemId: number | undefined): Bitmap {
+    return this.bitmapOf(scope, stemId === undefined ? undefined : this.wordList(space, stemId));
+  }
+
+  /** The agents holding any of the stems in a word space. */
+  anyWord(scope: BitmapScope, space: number, stemIds: readonly number[]): Bitmap {
+    return this.union(
+      scope,
+      stemIds.map((stemId) => this.wordList(space, stemId)),
+    );
+  }
+
+  /** The agents holding the capability type or tag. */
+  term(scope: BitmapScope, space: number, term: string): Bitmap {
+    return this.bitmapOf(scope, this.terms(space).get(term));
+  }
+
+  /** The agents holding any of the capability types or tags. */
+  anyTerm(scope: BitmapScope, space: number, terms: readonly string[]): Bitmap {
+    const known = this.terms(space);
+    return this.union(
+      scope,
+      terms.map((term) => known.get(term)),
+    );
+  }
+
+  add(id: number, slot: number): void {
+    const single = this.single[id] as number;
+    if (single === NO_SLOT) {
+      this.single[id] = slot;
+      return;
+    }
+    if (single !== IN_MANY) {
+      this.single[id] = IN_MANY;
+      this.many.set(id, [single, slot]);
+      return;
+    }
+    const list = this.many.get(id) as number[] | Bitmap;
+    if (!Array.isArray(list)) {
+      list.add(slot);
+      return;
+    }
+    list.push(slot);
+    if (!this.bulk && list.length > SMALL_LIST_MAX) this.many.set(id, new Bitmap(list));
+  }
+
+  remove(id: number, slot: number): void {
+    const single = this.single[id] as number;
+    if (single !== IN_MANY) {
+      if (single === slot) this.single[id] = NO_SLOT;
+      return;
+    }
+    const list = this.many.get(id) as number[] | Bitmap;
+    if (!Array.isArray(list)) {
+      list.remove(slot);
+      return;
+    }
+    const at = list.indexOf(slot);
+    if (at >= 0) list.splice(at, 1);
+  }
+
+  private terms(space: number): Map<string, number> {
+    const terms = this.termLists.get(space);
+    if (terms === undefined) throw new Error(`posting lists: space ${space} has no terms`);
+    return terms;
+  }
+
+  private wordList(space: number, stemId: number): number | undefined {
+    const id = (this.wordLists[space] as Int32Array)[stemId] ?? 0;
+    return id === 0 ? undefined : id - 1;
+  }
+
+  private newList(): number {
+    if (this.count === this.single.length) {
+      const grown = new Int32Array(this.count * 2);
+      grown.set(this.single);
+      this.single = grown;
+    }
+    this.single[this.count] = NO_SLOT;
+    return this.count++;
+  }
+
+  private bitmapOf(scope: BitmapScope, id: number | undefined): Bitmap {
     if (id === undefined) return EMPTY;
-    const list = this.lists[id] as PostingList;
-    if (typeof list === 'number') return list === NO_SLOT ? EMPTY : scope.of([list]);
+    const single = this.single[id] as number;
+    if (single === NO_SLOT) return EMPTY;
+    if (single !== IN_MANY) return scope.of([single]);
+    const list = this.many.get(id) as number[] | Bitmap;
     return Array.isArray(list) ? scope.of(list) : list;
   }
 
-  /** The agents holding any of `terms`: long lists united natively, short ones gathered first. */
-  union(scope: BitmapScope, space: number, terms: readonly string[]): Bitmap {
-    const known = this.ids[space] as Map<string, number>;
+  /** Long lists united natively, short ones gathered first. */
+  private union(scope: BitmapScope, ids: readonly (number | undefined)[]): Bitmap {
     const bitmaps: Bitmap[] = [];
     const slots: number[] = [];
-    for (const term of terms) {
-      const id = known.get(term);
+    for (const id of ids) {
       if (id === undefined) continue;
-      const list = this.lists[id] as PostingList;
-      if (typeof list === 'number') {
-        if (list !== NO_SLOT) slots.push(list);
-      } else if (Array.isArray(list)) {
+      const single = this.single[id] as number;
+      if (single === NO_SLOT) continue;
+      if (single !== IN_MANY) {
+        slots.push(single);
+        continue;
+      }
+      const list = this.many.get(id) as number[] | Bitmap;
+      if (Array.isArray(list)) {
         for (const slot of list) slots.push(slot);
       } else {
         bitmaps.push(list);
@@ -79,34 +184,6 @@ export class PostingLists {
     }
     if (slots.length > 0) bitmaps.push(scope.of(slots));
     return bitmaps.length === 1 ? (bitmaps[0] as Bitmap) : scope.orMany(bitmaps);
-  }
-
-  add(id: number, slot: number): void {
-    const list = this.lists[id] as PostingList;
-    if (typeof list === 'number') {
-      this.lists[id] = list === NO_SLOT ? slot : [list, slot];
-      return;
-    }
-    if (!Array.isArray(list)) {
-      list.add(slot);
-      return;
-    }
-    list.push(slot);
-    if (!this.bulk && list.length > SMALL_LIST_MAX) this.lists[id] = new Bitmap(list);
-  }
-
-  remove(id: number, slot: number): void {
-    const list = this.lists[id] as PostingList;
-    if (typeof list === 'number') {
-      if (list === slot) this.lists[id] = NO_SLOT;
-      return;
-    }
-    if (!Array.isArray(list)) {
-      list.remove(slot);
-      return;
-    }
-    const at = list.indexOf(slot);
-    if (at >= 0) list.splice(at, 1);
   }
 }
 

@@ -1,11 +1,12 @@
 import { agentIndexEntries } from './agent-entries.js';
 import { BitSlicedScores } from './bit-sliced-scores.js';
-import { DidTable, PROBE_SLOT } from './did-table.js';
+import { StringTable, PROBE_SLOT } from './string-table.js';
 import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
 import { SortedOrder } from './sorted-order.js';
 import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
 import { topK, topKByKey } from './top-k.js';
+import { Vocabulary } from './vocabulary.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -90,7 +91,7 @@ const WALK_STEP_COST = 4;
  */
 export class SearchIndex {
   private capacity = 1024;
-  private readonly dids = new DidTable();
+  private readonly dids = new StringTable();
   private reputation = new Float64Array(this.capacity);
   private createdAt = new Float64Array(this.capacity);
   private scores = new Int32Array(this.capacity);
@@ -101,12 +102,12 @@ export class SearchIndex {
   private readonly free: number[] = [];
   private nextSlot = 1;
   private readonly live = new Bitmap();
+  /** While a bulk load runs: the slots loaded, made live at its end. */
+  private loading = false;
+  private loaded: number[] = [];
 
   private readonly postings = new PostingLists();
-  /** Every stem ever indexed, sorted, for prefix lookups of the last query word. */
-  private vocabulary: string[] = [];
-  private readonly knownStems = new Set<string>();
-  private vocabularySorted = true;
+  private readonly vocabulary = new Vocabulary();
 
   private readonly byReputation = new SortedOrder(
     (a, b) =>
@@ -154,6 +155,7 @@ export class SearchIndex {
     if (this.live.size > 0 || this.loading) throw new Error('search index: a load is for an empty index');
     this.loading = true;
     this.postings.beginBulk();
+    this.vocabulary.beginBulk();
   }
 
   loadBatch(agents: Iterable<IndexedAgent>): void {
@@ -172,10 +174,10 @@ export class SearchIndex {
 
   endLoad(): void {
     this.postings.endBulk();
+    this.vocabulary.endBulk();
     this.live.addMany(Uint32Array.from(this.loaded));
     this.loaded = [];
     this.loading = false;
-    this.firstStemAtOrAfter('');
     const slots = Int32Array.from(this.live.toUint32Array());
     this.byReputation.reset(slots);
     this.byCreation.reset(slots);
@@ -215,7 +217,7 @@ export class SearchIndex {
         kept.push(slot);
       }
       if (sort !== undefined) kept.sort(this.comparator(sort.sort, sort.order, fieldHits, kept));
-      return kept.map((slot) => this.dids.did(slot));
+      return kept.map((slot) => this.dids.get(slot));
     });
   }
 
@@ -232,7 +234,7 @@ export class SearchIndex {
         (matches ?? this.live).toUint32Array(this.candidatesBuffer),
         (slot) => !left.has(slot) && (minimum === undefined || (this.reputation[slot] as number) >= minimum),
       );
-      return topK(eligible, count, (a, b) => this.dids.compare(a, b)).map((slot) => this.dids.did(slot));
+      return topK(eligible, count, (a, b) => this.dids.compare(a, b)).map((slot) => this.dids.get(slot));
     });
   }
 
@@ -277,10 +279,8 @@ export class SearchIndex {
     const words = filters.terms?.map(stemWord);
     const sets: Bitmap[] = [];
     if (filters.capability !== undefined)
-      sets.push(this.postings.get(scope, CAPABILITY_SPACE, filters.capability));
-    if (filters.tags !== undefined) {
-      sets.push(this.postings.union(scope, TAG_SPACE, filters.tags));
-    }
+      sets.push(this.postings.term(scope, CAPABILITY_SPACE, filters.capability));
+    if (filters.tags !== undefined) sets.push(this.postings.anyTerm(scope, TAG_SPACE, filters.tags));
     if (words === undefined || words.length === 0) {
       return { matches: sets.length === 0 ? undefined : scope.intersectAll(sets), fieldHits: [] };
     }
@@ -533,14 +533,14 @@ export class SearchIndex {
     const slots = taken.slice(0, query.limit);
     const lastSlot = slots.at(-1);
     return {
-      dids: slots.map((slot) => this.dids.did(slot)),
+      dids: slots.map((slot) => this.dids.get(slot)),
       total,
       more,
       last:
         lastSlot === undefined
           ? undefined
           : {
-              did: this.dids.did(lastSlot),
+              did: this.dids.get(lastSlot),
               reputation: this.reputation[lastSlot] as number,
               createdAt: this.createdAt[lastSlot] as number,
               score: scoreOf(lastSlot),
@@ -668,58 +668,24 @@ export class SearchIndex {
     const entries = agentIndexEntries(agent);
     const ids: number[] = [];
     FIELDS.forEach((field, space) => {
-      for (const stem of indexWords(entries.document[field])) {
-        ids.push(this.postings.idOf(space, stem));
-        if (!this.knownStems.has(stem)) this.addStem(stem);
-      }
+      for (const stem of indexWords(entries.document[field]))
+        ids.push(this.postings.wordListId(space, this.vocabulary.add(stem)));
     });
-    for (const type of entries.capabilityTypes) ids.push(this.postings.idOf(CAPABILITY_SPACE, type));
-    for (const tag of entries.tags) ids.push(this.postings.idOf(TAG_SPACE, tag));
+    for (const type of entries.capabilityTypes) ids.push(this.postings.termListId(CAPABILITY_SPACE, type));
+    for (const tag of entries.tags) ids.push(this.postings.termListId(TAG_SPACE, tag));
     return ids;
-  }
-
-  private loading = false;
-  private loaded: number[] = [];
-
-  private addStem(stem: string): void {
-    this.knownStems.add(stem);
-    if (this.loading) {
-      this.vocabulary.push(stem);
-      this.vocabularySorted = false;
-    } else {
-      this.vocabulary.splice(this.firstStemAtOrAfter(stem), 0, stem);
-    }
-  }
-
-  private firstStemAtOrAfter(prefix: string): number {
-    if (!this.vocabularySorted) {
-      this.vocabulary.sort(compareText);
-      this.vocabularySorted = true;
-    }
-    let low = 0;
-    let high = this.vocabulary.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((this.vocabulary[middle] as string) < prefix) low = middle + 1;
-      else high = middle;
-    }
-    return low;
   }
 
   /** Per field, the agents holding this exact stem. */
   private wordFieldHits(scope: BitmapScope, stem: string): Bitmap[] {
-    return FIELDS.map((_, space) => this.postings.get(scope, space, stem));
+    const stemId = this.vocabulary.idOf(stem);
+    return FIELDS.map((_, space) => this.postings.word(scope, space, stemId));
   }
 
   /** Per field, the agents holding any stem that starts with `prefix`. */
   private prefixFieldHits(scope: BitmapScope, prefix: string): Bitmap[] {
-    const stems: string[] = [];
-    for (let index = this.firstStemAtOrAfter(prefix); index < this.vocabulary.length; index += 1) {
-      const stem = this.vocabulary[index] as string;
-      if (!stem.startsWith(prefix)) break;
-      stems.push(stem);
-    }
-    return FIELDS.map((_, space) => this.postings.union(scope, space, stems));
+    const stemIds = this.vocabulary.withPrefix(prefix);
+    return FIELDS.map((_, space) => this.postings.anyWord(scope, space, stemIds));
   }
 
   // --- slots ----------------------------------------------------------------------------------
@@ -767,8 +733,4 @@ function keepWhere(items: Uint32Array, keep: (slot: number) => boolean): Uint32A
     if (keep(slot)) items[kept++] = slot;
   }
   return items.subarray(0, kept);
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -3,45 +3,47 @@ const REMOVED = -1;
 const EMPTY = 0;
 
 /**
- * The index's DIDs, slot by slot, kept outside the JavaScript heap: their UTF-8 bytes in one buffer
- * and a hash table (open addressing over a typed array) from DID to slot. At a million agents a
- * string per agent and a Map entry per agent are a million more objects for every garbage
- * collection to pass over, and a young-generation collection's pause grows with the size of the
- * old generation they fill (bench/RESULTS.md, "Search at a million agents"); typed arrays are one
- * object each whatever they hold.
+ * Strings under numbers the caller chooses (slots), kept outside the JavaScript heap: their UTF-8
+ * bytes in one buffer and a hash table (open addressing over a typed array) from string to slot. The
+ * search index keeps its DIDs (one per agent) and its stems (about one per agent: a name's serial)
+ * in two of these. At a million agents a string and a Map entry each are millions more objects for
+ * every garbage collection to pass over, and both kinds of collection grow with the old generation
+ * they fill (bench/RESULTS.md, "Search at a million agents"); typed arrays are one object each
+ * whatever they hold.
  *
- * DIDs compare by their UTF-8 bytes, which is code point order (SQLite's and PostgreSQL's "C"
- * order; for the ASCII that DIDs are written in, also JavaScript's). A DID must be well-formed
- * Unicode: a lone surrogate would be stored as U+FFFD (the registry writes its DIDs in ASCII).
+ * Strings compare by their UTF-8 bytes, which is code point order (SQLite's and PostgreSQL's "C"
+ * order; for ASCII, also JavaScript's). A string must be well-formed Unicode: a lone surrogate would
+ * be stored as U+FFFD (the index's DIDs are ASCII, its stems come out of String.normalize).
  */
-export class DidTable {
+export class StringTable {
   private bytes = Buffer.alloc(1 << 16);
   private used = 0;
-  /** Bytes of DIDs no slot holds any more; reclaimed when the buffer is full. */
+  /** Bytes of strings no slot holds any more; reclaimed when the buffer is full. */
   private garbage = 0;
   private starts = new Int32Array(1024);
-  /** Byte length of each slot's DID; 0 when the slot holds none. */
+  /** Byte length of each slot's string; 0 when the slot holds none. */
   private lengths = new Int32Array(1024);
-  /** Bytes reserved for each slot's DID: a slot given back to its agent reuses them. */
+  /** Bytes reserved for each slot's string: a slot given back to the same string reuses them. */
   private capacities = new Int32Array(1024);
   private hashes = new Int32Array(1024);
   /** slot + 1 per bucket, EMPTY or REMOVED; a power of two long, at most half full. */
   private buckets = new Int32Array(2048);
   private entries = 0;
   private removedBuckets = 0;
-  /** A DID being looked up, encoded. */
+  /** A string being looked up, encoded. */
   private scratch = Buffer.alloc(256);
   private probe = Buffer.alloc(0);
 
-  /** Gives `slot` (which must hold none) the DID `did`. */
-  set(slot: number, did: string): void {
+  /** Gives `slot` (which must hold none, and is not PROBE_SLOT) the string `text`. */
+  set(slot: number, text: string): void {
+    if (slot === PROBE_SLOT) throw new Error('string table: slot 0 stands for the probe');
     if (slot >= this.lengths.length) this.growSlots(slot + 1);
-    if (this.lengths[slot] !== 0) throw new Error(`did table: slot ${slot} already holds a DID`);
-    // Before this slot holds its DID, so that a rehash does not place it as well.
+    if (this.lengths[slot] !== 0) throw new Error(`string table: slot ${slot} already holds a string`);
+    // Before this slot holds its string, so that a rehash does not place it as well.
     if ((this.entries + this.removedBuckets + 1) * 2 > this.buckets.length) this.rehash();
-    const length = this.encode(did);
-    if (length === 0) throw new Error('did table: a DID cannot be empty');
-    // A slot is usually given back to the agent it held (a profile update): its old bytes fit.
+    const length = this.encode(text);
+    if (length === 0) throw new Error('string table: a string cannot be empty');
+    // A slot is usually given back to the string it held (an agent's profile update): its old bytes fit.
     if ((this.capacities[slot] as number) >= length) {
       this.garbage -= this.capacities[slot] as number;
     } else {
@@ -58,9 +60,9 @@ export class DidTable {
     this.entries += 1;
   }
 
-  /** The slot holding `did`, or undefined. */
-  slotOf(did: string): number | undefined {
-    const length = this.encode(did);
+  /** The slot holding `text`, or undefined. */
+  slotOf(text: string): number | undefined {
+    const length = this.encode(text);
     const hash = hashBytes(this.scratch, length);
     const mask = this.buckets.length - 1;
     for (let bucket = hash & mask; ; bucket = (bucket + 1) & mask) {
@@ -72,17 +74,17 @@ export class DidTable {
     }
   }
 
-  has(did: string): boolean {
-    return this.slotOf(did) !== undefined;
+  has(text: string): boolean {
+    return this.slotOf(text) !== undefined;
   }
 
-  /** The DID of `slot`, which must hold one. */
-  did(slot: number): string {
+  /** The string of `slot`, which must hold one. */
+  get(slot: number): string {
     const start = this.starts[slot] as number;
     return this.bytes.toString('utf8', start, start + (this.lengths[slot] as number));
   }
 
-  /** Forgets the DID of `slot`. */
+  /** Forgets the string of `slot`. */
   delete(slot: number): void {
     const length = this.lengths[slot] as number;
     if (length === 0) return;
@@ -102,12 +104,23 @@ export class DidTable {
     this.garbage += this.capacities[slot] as number;
   }
 
-  /** The DID `PROBE_SLOT` stands for in `compare` (a cursor's, which no slot holds). */
-  setProbe(did: string): void {
-    this.probe = Buffer.from(did, 'utf8');
+  /** The string `PROBE_SLOT` stands for in `compare` (a cursor's DID, a query's prefix), which no slot holds. */
+  setProbe(text: string): void {
+    this.probe = Buffer.from(text, 'utf8');
   }
 
-  /** Byte order of two slots' DIDs; `PROBE_SLOT` stands for the probe's. */
+  /** Whether the string of `slot` begins with the probe's. */
+  startsWithProbe(slot: number): boolean {
+    const length = this.probe.length;
+    if ((this.lengths[slot] as number) < length) return false;
+    const start = this.starts[slot] as number;
+    for (let index = 0; index < length; index += 1) {
+      if (this.bytes[start + index] !== this.probe[index]) return false;
+    }
+    return true;
+  }
+
+  /** Byte order of two slots' strings; `PROBE_SLOT` stands for the probe's. */
   compare(a: number, b: number): number {
     const bytesA = a === PROBE_SLOT ? this.probe : this.bytes;
     const startA = a === PROBE_SLOT ? 0 : (this.starts[a] as number);
@@ -123,10 +136,10 @@ export class DidTable {
     return lengthA - lengthB;
   }
 
-  /** Encodes `did` into the scratch buffer; returns its byte length. */
-  private encode(did: string): number {
-    if (did.length * 3 > this.scratch.length) this.scratch = Buffer.alloc(did.length * 3);
-    return this.scratch.write(did, 0, 'utf8');
+  /** Encodes `text` into the scratch buffer; returns its byte length. */
+  private encode(text: string): number {
+    if (text.length * 3 > this.scratch.length) this.scratch = Buffer.alloc(text.length * 3);
+    return this.scratch.write(text, 0, 'utf8');
   }
 
   private holdsScratch(slot: number, length: number): boolean {
@@ -169,7 +182,7 @@ export class DidTable {
     this.hashes = widen(this.hashes);
   }
 
-  /** Compacts away DIDs no slot holds, and grows the buffer when that is not enough. */
+  /** Compacts away strings no slot holds, and grows the buffer when that is not enough. */
   private makeRoom(needed: number): void {
     const live = this.used - this.garbage;
     const bytes = Buffer.alloc(Math.max(this.bytes.length, 2 * (live + needed)));
@@ -189,7 +202,7 @@ export class DidTable {
   }
 }
 
-/** The slot that stands for a probe (a cursor's keys) in `compare`. */
+/** The slot that stands for the probe in `compare`: never a string's own. */
 export const PROBE_SLOT = 0;
 
 /** FNV-1a over bytes, as a 31-bit non-negative number. */

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DidTable, PROBE_SLOT } from '../src/search-index/did-table.js';
+import { StringTable, PROBE_SLOT } from '../src/search-index/string-table.js';
 
 const did = (n: number) => `did:web:registry.example:agent:${n.toString(16).padStart(32, '0')}`;
 
-describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
+describe('StringTable: the search index DIDs and stems, outside the JavaScript heap', () => {
   it('finds every DID by its slot and every slot by its DID, through growth, removals and reuse', () => {
-    const table = new DidTable();
+    const table = new StringTable();
     const held = new Map<number, string>();
     // Enough slots and bytes to grow the slot arrays, the buckets and the byte buffer several times.
     for (let slot = 1; slot <= 20_000; slot += 1) {
@@ -38,7 +38,7 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
       }
     }
     for (const [slot, value] of held) {
-      assert.equal(table.did(slot), value);
+      assert.equal(table.get(slot), value);
       assert.equal(table.slotOf(value), slot);
     }
     for (let slot = 1; slot <= 20_000; slot += 1) {
@@ -50,7 +50,7 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
   });
 
   it('places each DID in one bucket, also the one whose arrival rehashes the table', () => {
-    const table = new DidTable();
+    const table = new StringTable();
     // 1,025 DIDs: the last one's set doubles the 2,048 buckets.
     for (let slot = 1; slot <= 1025; slot += 1) table.set(slot, did(slot));
     const buckets = (table as unknown as { buckets: Int32Array }).buckets;
@@ -59,15 +59,16 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
     assert.equal(new Set(placed).size, 1025);
   });
 
-  it('refuses a second DID for a slot that holds one, and an empty DID', () => {
-    const table = new DidTable();
+  it('refuses a second DID for a slot that holds one, an empty DID, and the probe slot', () => {
+    const table = new StringTable();
     table.set(1, did(1));
     assert.throws(() => table.set(1, did(2)), /already holds/);
     assert.throws(() => table.set(2, ''), /cannot be empty/);
+    assert.throws(() => table.set(PROBE_SLOT, did(3)), /stands for the probe/);
   });
 
   it('keeps DIDs that are not ASCII exactly, and compares in code point order', () => {
-    const table = new DidTable();
+    const table = new StringTable();
     const values = [
       'did:web:b.example:agent:1',
       'did:web:a.example:agent:10',
@@ -79,7 +80,7 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
     ];
     values.forEach((value, index) => table.set(index + 1, value));
     values.forEach((value, index) => {
-      assert.equal(table.did(index + 1), value);
+      assert.equal(table.get(index + 1), value);
       assert.equal(table.slotOf(value), index + 1);
     });
     const byTable = values.map((_, index) => index + 1).sort((a, b) => table.compare(a, b));
@@ -91,13 +92,13 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
       return x.length - y.length;
     });
     assert.deepEqual(
-      byTable.map((slot) => table.did(slot)),
+      byTable.map((slot) => table.get(slot)),
       byCodePoint,
     );
   });
 
   it('compares a probe (a cursor DID no slot holds) with the slots', () => {
-    const table = new DidTable();
+    const table = new StringTable();
     table.set(1, did(1));
     table.set(2, did(3));
     table.setProbe(did(2));
@@ -107,5 +108,22 @@ describe('DidTable: the search index DIDs, outside the JavaScript heap', () => {
     table.setProbe(did(1));
     assert.equal(table.compare(PROBE_SLOT, 1), 0);
     assert.equal(table.slotOf(did(2)), undefined, 'a probe is not looked up');
+  });
+
+  it("tells whether a slot's string begins with the probe (a prefix of a query word)", () => {
+    const table = new StringTable();
+    ['translat', 'trans', 'tra', 'crème', 'cr'].forEach((stem, index) => table.set(index + 1, stem));
+    table.setProbe('trans');
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].filter((slot) => table.startsWithProbe(slot)),
+      [1, 2],
+    );
+    table.setProbe('crè');
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].filter((slot) => table.startsWithProbe(slot)),
+      [4],
+    );
+    table.setProbe('');
+    assert.equal([1, 2, 3, 4, 5].filter((slot) => table.startsWithProbe(slot)).length, 5);
   });
 });
