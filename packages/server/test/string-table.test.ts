@@ -65,6 +65,11 @@ describe('StringTable: the search index DIDs and stems, outside the JavaScript h
     assert.throws(() => table.set(1, did(2)), /already holds/);
     assert.throws(() => table.set(2, ''), /cannot be empty/);
     assert.throws(() => table.set(PROBE_SLOT, did(3)), /stands for the probe/);
+    // Forgetting a slot past any it ever held changes nothing.
+    table.delete(5000);
+    assert.equal(table.slotOf(did(1)), 1);
+    table.set(2, 'x'.repeat(70_000));
+    assert.equal(table.get(2).length, 70_000);
   });
 
   it('keeps DIDs that are not ASCII exactly, and compares in code point order', () => {

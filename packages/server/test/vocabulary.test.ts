@@ -41,6 +41,8 @@ describe('Vocabulary: the index stems, off the JavaScript heap, for prefix looku
       assert.equal(vocabulary.stem(id), stem);
     }
     assert.equal(vocabulary.idOf('not-a-stem'), undefined);
+    assert.throws(() => vocabulary.add(''), /cannot be empty/);
+    assert.equal(vocabulary.size, stems.length, 'a refused stem takes no id');
     const prefixes = ['', 'a', 'é', 'ａ', '😀', '日本', 'zz', '9', '𝒜a', 'q'];
     for (const prefix of prefixes) {
       const expected = stems.filter((stem) => stem.startsWith(prefix)).sort(byBytes);

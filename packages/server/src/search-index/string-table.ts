@@ -86,6 +86,7 @@ export class StringTable {
 
   /** Forgets the string of `slot`. */
   delete(slot: number): void {
+    if (slot >= this.lengths.length) return;
     const length = this.lengths[slot] as number;
     if (length === 0) return;
     const hash = this.hashes[slot] as number;

@@ -27,8 +27,9 @@ export class Vocabulary {
   add(stem: string): number {
     const known = this.stems.slotOf(stem);
     if (known !== undefined) return known;
+    // Given its id only once it is stored: set() refuses an empty stem.
+    this.stems.set(this.nextId, stem);
     const id = this.nextId++;
-    this.stems.set(id, stem);
     if (this.size > this.ordered.length) {
       const grown = new Int32Array(this.ordered.length * 2);
       grown.set(this.ordered);
