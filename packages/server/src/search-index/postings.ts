@@ -1,4 +1,5 @@
 import { Bitmap, EMPTY, type BitmapScope } from './bitmap.js';
+import { withRoom } from './typed-arrays.js';
 
 /** Where a term lives: one of the document fields (0-3, see FIELDS), a capability type, or a tag. */
 export const CAPABILITY_SPACE = 4;
@@ -47,12 +48,8 @@ export class PostingLists {
 
   /** The id of the list of a word space (0-3) and stem, created when new. */
   wordListId(space: number, stemId: number): number {
-    let lists = this.wordLists[space] as Int32Array;
-    if (stemId >= lists.length) {
-      const grown = new Int32Array(Math.max(stemId + 1, lists.length * 2));
-      grown.set(lists);
-      this.wordLists[space] = lists = grown;
-    }
+    const lists = withRoom(this.wordLists[space] as Int32Array, stemId + 1);
+    this.wordLists[space] = lists;
     const known = lists[stemId] as number;
     if (known !== 0) return known - 1;
     const id = this.newList();
@@ -145,11 +142,7 @@ export class PostingLists {
   }
 
   private newList(): number {
-    if (this.count === this.single.length) {
-      const grown = new Int32Array(this.count * 2);
-      grown.set(this.single);
-      this.single = grown;
-    }
+    this.single = withRoom(this.single, this.count + 1);
     this.single[this.count] = NO_SLOT;
     return this.count++;
   }
@@ -201,7 +194,8 @@ export class SlotPostingIds {
 
   set(slot: number, ids: readonly number[]): void {
     this.clear(slot);
-    if (slot >= this.starts.length) this.growSlots(slot + 1);
+    this.starts = withRoom(this.starts, slot + 1);
+    this.lengths = withRoom(this.lengths, slot + 1);
     if (this.used + ids.length > this.arena.length) this.makeRoom(ids.length);
     this.arena.set(ids, this.used);
     this.starts[slot] = this.used;
@@ -219,16 +213,6 @@ export class SlotPostingIds {
     if (slot >= this.lengths.length) return;
     this.garbage += this.lengths[slot] as number;
     this.lengths[slot] = 0;
-  }
-
-  private growSlots(atLeast: number): void {
-    const size = Math.max(atLeast, this.starts.length * 2);
-    const starts = new Int32Array(size);
-    const lengths = new Int32Array(size);
-    starts.set(this.starts);
-    lengths.set(this.lengths);
-    this.starts = starts;
-    this.lengths = lengths;
   }
 
   /** Compacts away removed agents' ids, and grows when that is not enough. */

@@ -7,6 +7,7 @@ import { SortedOrder } from './sorted-order.js';
 import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
 import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
+import { withRoom } from './typed-arrays.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -710,16 +711,9 @@ export class SearchIndex {
 
   private grow(): void {
     this.capacity *= 2;
-    const widen = (array: Float64Array) => {
-      const grown = new Float64Array(this.capacity);
-      grown.set(array);
-      return grown;
-    };
-    this.reputation = widen(this.reputation);
-    this.createdAt = widen(this.createdAt);
-    const scores = new Int32Array(this.capacity);
-    scores.set(this.scores);
-    this.scores = scores;
+    this.reputation = withRoom(this.reputation, this.capacity);
+    this.createdAt = withRoom(this.createdAt, this.capacity);
+    this.scores = withRoom(this.scores, this.capacity);
     this.candidatesBuffer = new Uint32Array(this.capacity);
     this.hitsBuffer = new Uint32Array(this.capacity);
   }

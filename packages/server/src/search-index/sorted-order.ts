@@ -1,3 +1,5 @@
+import { withRoom } from './typed-arrays.js';
+
 /** Spacing of freshly numbered labels: room for about 30 insertions between two neighbours. */
 const LABEL_SPACING = 2 ** 30;
 /** The least spacing a renumbered stretch of the order gets (room for about 10 insertions). */
@@ -78,11 +80,7 @@ export class SortedOrder {
   }
 
   insert(slot: number): void {
-    if (this.count === this.slots.length) {
-      const grown = new Int32Array(this.slots.length * 2);
-      grown.set(this.slots);
-      this.slots = grown;
-    }
+    this.slots = withRoom(this.slots, this.count + 1);
     this.ensureLabelRoom(slot);
     const position = this.firstAfter((other) => this.compare(other, slot) < 0);
     let [before, after] = this.neighbourLabels(position);
@@ -172,10 +170,7 @@ export class SortedOrder {
   }
 
   private ensureLabelRoom(slot: number): void {
-    if (slot < this.labels.length) return;
-    const grown = new Float64Array(Math.max(slot + 1, this.labels.length * 2));
-    grown.set(this.labels);
-    this.labels = grown;
+    this.labels = withRoom(this.labels, slot + 1);
   }
 }
 

@@ -1,3 +1,5 @@
+import { withRoom } from './typed-arrays.js';
+
 /** Bucket value of a removed entry: probing goes on past it, an insert may take its place. */
 const REMOVED = -1;
 const EMPTY = 0;
@@ -170,17 +172,11 @@ export class StringTable {
     }
   }
 
-  private growSlots(atLeast: number): void {
-    const size = Math.max(atLeast, this.lengths.length * 2);
-    const widen = (array: Int32Array) => {
-      const grown = new Int32Array(size);
-      grown.set(array);
-      return grown;
-    };
-    this.starts = widen(this.starts);
-    this.lengths = widen(this.lengths);
-    this.capacities = widen(this.capacities);
-    this.hashes = widen(this.hashes);
+  private growSlots(length: number): void {
+    this.starts = withRoom(this.starts, length);
+    this.lengths = withRoom(this.lengths, length);
+    this.capacities = withRoom(this.capacities, length);
+    this.hashes = withRoom(this.hashes, length);
   }
 
   /** Compacts away strings no slot holds, and grows the buffer when that is not enough. */

@@ -1,4 +1,5 @@
 import { PROBE_SLOT, StringTable } from './string-table.js';
+import { withRoom } from './typed-arrays.js';
 
 /**
  * Every stem the index has seen, each under a number (its stem id, from 1), and all of them in byte
@@ -30,11 +31,7 @@ export class Vocabulary {
     // Given its id only once it is stored: set() refuses an empty stem.
     this.stems.set(this.nextId, stem);
     const id = this.nextId++;
-    if (this.size > this.ordered.length) {
-      const grown = new Int32Array(this.ordered.length * 2);
-      grown.set(this.ordered);
-      this.ordered = grown;
-    }
+    this.ordered = withRoom(this.ordered, this.size);
     if (this.bulk) {
       this.ordered[this.size - 1] = id;
     } else {

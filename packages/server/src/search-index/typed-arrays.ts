@@ -1,0 +1,12 @@
+type SlotArray = Int32Array | Uint32Array | Float64Array;
+
+/**
+ * `array` itself when it holds at least `length` entries, else a copy at least twice as long (so
+ * that growing one entry at a time costs amortized constant time), zero beyond the copied part.
+ */
+export function withRoom<T extends SlotArray>(array: T, length: number): T {
+  if (length <= array.length) return array;
+  const grown = new (array.constructor as new (size: number) => T)(Math.max(length, array.length * 2));
+  grown.set(array);
+  return grown;
+}
