@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { compiledOnce, type CompiledRead } from '../compiled.js';
 import type { Db } from '../connect.js';
 import type { AgentsTable } from '../schema/index.js';
 
@@ -43,10 +44,26 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
     .where('did', 'in', dids);
 }
 
+/**
+ * searchRowsQuery compiled once per page size: every search reads its page's rows, and building and
+ * compiling the query with Kysely cost more than SQLite's lookups (bench/RESULTS.md, fifth session).
+ */
+const searchRowsBySize = new Map<number, CompiledRead<AgentSearchRow, string[]>>();
+
+function searchRowsRead(size: number): CompiledRead<AgentSearchRow, string[]> {
+  let read = searchRowsBySize.get(size);
+  if (read === undefined) {
+    const placeholders = Array.from({ length: size }, (_, index) => `\u0000did${index}`);
+    read = compiledOnce((db, ...dids: string[]) => searchRowsQuery(db, dids), placeholders);
+    searchRowsBySize.set(size, read);
+  }
+  return read;
+}
+
 /** The search rows of these agents, in the given order; agents no longer active are left out. */
 export async function readSearchRows(db: Db, dids: readonly string[]): Promise<AgentSearchRow[]> {
   if (dids.length === 0) return [];
-  const rows = await searchRowsQuery(db, dids).execute();
+  const rows = await searchRowsRead(dids.length)(db, ...dids);
   const byDid = new Map<string, AgentSearchRow>();
   for (const row of rows) if (row.status === 'active') byDid.set(row.did, row);
   return dids.flatMap((did) => byDid.get(did) ?? []);

@@ -50,8 +50,14 @@ export async function advanceChangeHead(db: Db): Promise<void> {
 }
 
 /** The last change sequence number committed: every change up to it is readable. */
+const changeHead = compiledOnce(
+  (db, id: number) => db.selectFrom('change_feed_head').select('seq').where('id', '=', id),
+  [-1] as const,
+);
+
+/** Read before every search (search-index/follower.ts), so compiled once and, on SQLite, read directly. */
 export async function readChangeHead(db: Db): Promise<number> {
-  const row = await db.selectFrom('change_feed_head').select('seq').where('id', '=', 1).executeTakeFirst();
+  const [row] = await changeHead(db, 1);
   return Number(row?.seq ?? 0);
 }
 
