@@ -88,3 +88,39 @@ test('on SQLite a LIMIT is written into the statement, an OFFSET stays bound', a
     await handle.close();
   }
 });
+
+// Direct reads build row objects from raw values (db/connect.ts); the statement is shared with Kysely.
+test('a direct read answers the same row objects as Kysely, and leaves the shared statement to Kysely as it was', async () => {
+  const handle = openDatabase({ kind: 'sqlite', path: ':memory:' });
+  try {
+    await migrateToLatest(handle.db);
+    await handle.db
+      .insertInto('agents')
+      .values({ ...agentRow('did:web:x:agent:1', 'Ünïcode 名前'), description: null })
+      .execute();
+    const everything = compiledOnce(
+      (db, did: string) => db.selectFrom('agents').selectAll().where('did', '=', did),
+      ['\u0000did'] as const,
+    );
+    const direct = await everything(handle.db, 'did:web:x:agent:1');
+    const throughKysely = await handle.db
+      .selectFrom('agents')
+      .selectAll()
+      .where('did', '=', 'did:web:x:agent:1')
+      .execute();
+    assert.equal(direct.length, 1);
+    assert.deepEqual(direct, throughKysely);
+    assert.deepEqual(Object.keys(direct[0] ?? {}), Object.keys(throughKysely[0] ?? {}));
+    assert.equal(direct[0]?.description, null);
+    assert.equal(direct[0]?.name, 'Ünïcode 名前');
+    // The same SQL text through Kysely's driver, inside a transaction (so not direct): still objects.
+    const sqlText = everything.sqlFor(handle.db);
+    const inTransaction = await handle.db
+      .transaction()
+      .execute(async (trx) => (await everything(trx, 'did:web:x:agent:1'))[0]);
+    assert.equal(inTransaction?.did, 'did:web:x:agent:1');
+    assert.match(sqlText, /^select \* from "agents"/);
+  } finally {
+    await handle.close();
+  }
+});

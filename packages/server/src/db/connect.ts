@@ -71,8 +71,8 @@ function openSqlite(
     read: <Row>(text: string, parameters: readonly unknown[]): Row[] | undefined => {
       if (connections.held > 0) return undefined;
       try {
-        const statement = statements.prepare(text);
-        return statement.reader ? (statement.all(parameters) as Row[]) : undefined;
+        const statement = statements.statement(text);
+        return statement.reader ? (rowsOf(statement, parameters) as Row[]) : undefined;
       } catch (error) {
         throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
       }
@@ -89,6 +89,38 @@ function openSqlite(
   };
 }
 
+const columnNames = new WeakMap<SqliteDatabase.Statement, string[]>();
+
+/**
+ * A read's rows as objects built here from the statement's values: better-sqlite3 builds each row
+ * object through V8's C++ API, a property at a time, which cost about a microsecond a row more for
+ * a search page's 20 rows of 10 columns (bench/RESULTS.md, fifth session). Same objects: the later of
+ * two columns with one name wins, as in better-sqlite3. The statement is shared with Kysely's driver,
+ * which expects objects, so raw mode is switched off again before anything else can run.
+ */
+function rowsOf(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): object[] {
+  let names = columnNames.get(statement);
+  if (names === undefined) {
+    names = statement.columns().map((column) => column.name);
+    columnNames.set(statement, names);
+  }
+  let values: unknown[][];
+  statement.raw(true);
+  try {
+    values = statement.all(parameters) as unknown[][];
+  } finally {
+    statement.raw(false);
+  }
+  const rows: object[] = new Array<object>(values.length);
+  for (let index = 0; index < values.length; index += 1) {
+    const row: Record<string, unknown> = {};
+    const rowValues = values[index] as unknown[];
+    for (let column = 0; column < names.length; column += 1) row[names[column] as string] = rowValues[column];
+    rows[index] = row;
+  }
+  return rows;
+}
+
 /** Distinct SQL texts are few (IN lists and multi-row inserts vary in length); beyond this, oldest go first. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -99,25 +131,27 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 function cachingStatements(
   sqlite: SqliteDatabase.Database,
-): SqliteDialectConfig['database'] & { prepare(text: string): SqliteDatabase.Statement } {
+): SqliteDialectConfig['database'] & { statement(text: string): SqliteDatabase.Statement } {
   const statements = new Map<string, SqliteDatabase.Statement>();
+  const statement = (text: string): SqliteDatabase.Statement => {
+    let prepared = statements.get(text);
+    if (prepared === undefined) {
+      prepared = sqlite.prepare(text);
+      if (statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = statements.keys().next().value;
+        if (oldest !== undefined) statements.delete(oldest);
+      }
+      statements.set(text, prepared);
+    }
+    return prepared;
+  };
   return {
     close: () => {
       statements.clear();
       sqlite.close();
     },
-    prepare: (text: string) => {
-      let statement = statements.get(text);
-      if (statement === undefined) {
-        statement = sqlite.prepare(text);
-        if (statements.size >= STATEMENT_CACHE_SIZE) {
-          const oldest = statements.keys().next().value;
-          if (oldest !== undefined) statements.delete(oldest);
-        }
-        statements.set(text, statement);
-      }
-      return statement;
-    },
+    prepare: statement,
+    statement,
   };
 }
 
