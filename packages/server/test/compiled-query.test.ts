@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { test } from 'node:test';
 import { compiledOnce } from '../src/db/compiled.js';
 import { openDatabase } from '../src/db/connect.js';
@@ -122,5 +126,44 @@ test('a direct read answers the same row objects as Kysely, and leaves the share
     assert.match(sqlText, /^select \* from "agents"/);
   } finally {
     await handle.close();
+  }
+});
+
+test('direct reads of `select *` follow a schema change made on this connection or by another process', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'compiled-schema-'));
+  const file = path.join(dir, 'registry.db');
+  const handle = openDatabase({ kind: 'sqlite', path: file });
+  const other = openDatabase({ kind: 'sqlite', path: file });
+  try {
+    await migrateToLatest(handle.db);
+    await handle.db.insertInto('agents').values(agentRow('did:web:x:agent:1', 'One')).execute();
+    const everything = compiledOnce(
+      (db, did: string) => db.selectFrom('agents').selectAll().where('did', '=', did),
+      ['\u0000did'] as const,
+    );
+    const [before] = (await everything(handle.db, 'did:web:x:agent:1')) as Record<string, unknown>[];
+    assert.equal(before?.name, 'One');
+    assert.equal('added_here' in (before ?? {}), false);
+
+    await sql`alter table agents add column added_here text not null default 'here'`.execute(handle.db);
+    const [afterOwn] = (await everything(handle.db, 'did:web:x:agent:1')) as Record<string, unknown>[];
+    assert.equal(afterOwn?.added_here, 'here');
+    assert.equal(afterOwn?.name, 'One');
+
+    await sql`alter table agents add column added_elsewhere integer not null default 7`.execute(other.db);
+    const [afterOther] = (await everything(handle.db, 'did:web:x:agent:1')) as Record<string, unknown>[];
+    assert.equal(afterOther?.added_elsewhere, 7);
+    assert.equal(afterOther?.added_here, 'here');
+    assert.equal(afterOther?.did, 'did:web:x:agent:1');
+
+    // Same number of columns, another name: only this connection's own DDL can say so.
+    await sql`alter table agents rename column added_here to renamed_here`.execute(handle.db);
+    const [afterRename] = (await everything(handle.db, 'did:web:x:agent:1')) as Record<string, unknown>[];
+    assert.equal(afterRename?.renamed_here, 'here');
+    assert.equal('added_here' in (afterRename ?? {}), false);
+  } finally {
+    await other.close();
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

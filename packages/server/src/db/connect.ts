@@ -72,7 +72,7 @@ function openSqlite(
       if (connections.held > 0) return undefined;
       try {
         const statement = statements.statement(text);
-        return statement.reader ? (rowsOf(statement, parameters) as Row[]) : undefined;
+        return statement.reader ? (rowsOf(statements, statement, parameters) as Row[]) : undefined;
       } catch (error) {
         throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
       }
@@ -89,8 +89,6 @@ function openSqlite(
   };
 }
 
-const columnNames = new WeakMap<SqliteDatabase.Statement, string[]>();
-
 /**
  * A read's rows as objects built here from the statement's values: better-sqlite3 builds each row
  * object through V8's C++ API, a property at a time, which cost about a microsecond a row more for
@@ -98,18 +96,22 @@ const columnNames = new WeakMap<SqliteDatabase.Statement, string[]>();
  * two columns with one name wins, as in better-sqlite3. The statement is shared with Kysely's driver,
  * which expects objects, so raw mode is switched off again before anything else can run.
  */
-function rowsOf(statement: SqliteDatabase.Statement, parameters: readonly unknown[]): object[] {
-  let names = columnNames.get(statement);
-  if (names === undefined) {
-    names = statement.columns().map((column) => column.name);
-    columnNames.set(statement, names);
-  }
+function rowsOf(
+  statements: CachingStatements,
+  statement: SqliteDatabase.Statement,
+  parameters: readonly unknown[],
+): object[] {
   let values: unknown[][];
   statement.raw(true);
   try {
     values = statement.all(parameters) as unknown[][];
   } finally {
     statement.raw(false);
+  }
+  let names = statements.columnNames(statement);
+  // Another process's schema change can change what `select *` answers; this one's forgets the names.
+  if (values.length > 0 && (values[0] as unknown[]).length !== names.length) {
+    names = statements.columnNames(statement, true);
   }
   const rows: object[] = new Array<object>(values.length);
   for (let index = 0; index < values.length; index += 1) {
@@ -129,29 +131,54 @@ const STATEMENT_CACHE_SIZE = 500;
  * primary-key lookup (docs/decisions.md, "Performance"). Statements are reusable once run, and the
  * driver runs one query at a time on its single connection, so the same text gets the same statement.
  */
-function cachingStatements(
-  sqlite: SqliteDatabase.Database,
-): SqliteDialectConfig['database'] & { statement(text: string): SqliteDatabase.Statement } {
+type CachingStatements = SqliteDialectConfig['database'] & {
+  statement(text: string): SqliteDatabase.Statement;
+  /** A read statement's column names, kept until this connection runs a schema change. */
+  columnNames(statement: SqliteDatabase.Statement, reread?: boolean): string[];
+};
+
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
+function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {
   const statements = new Map<string, SqliteDatabase.Statement>();
+  const schemaChanges = new Set<string>();
+  const names = new Map<SqliteDatabase.Statement, string[]>();
   const statement = (text: string): SqliteDatabase.Statement => {
     let prepared = statements.get(text);
     if (prepared === undefined) {
       prepared = sqlite.prepare(text);
       if (statements.size >= STATEMENT_CACHE_SIZE) {
         const oldest = statements.keys().next().value;
-        if (oldest !== undefined) statements.delete(oldest);
+        if (oldest !== undefined) {
+          const evicted = statements.get(oldest);
+          if (evicted !== undefined) names.delete(evicted);
+          statements.delete(oldest);
+          schemaChanges.delete(oldest);
+        }
       }
       statements.set(text, prepared);
+      if (!prepared.reader && SCHEMA_CHANGE.test(text)) schemaChanges.add(text);
     }
+    // Kysely's driver prepares each query right before running it: a migration's DDL passes here.
+    if (schemaChanges.has(text)) names.clear();
     return prepared;
   };
   return {
     close: () => {
       statements.clear();
+      names.clear();
       sqlite.close();
     },
     prepare: statement,
     statement,
+    columnNames: (prepared, reread = false) => {
+      let known = reread ? undefined : names.get(prepared);
+      if (known === undefined) {
+        known = prepared.columns().map((column) => column.name);
+        names.set(prepared, known);
+      }
+      return known;
+    },
   };
 }
 
