@@ -49,15 +49,15 @@ export async function advanceChangeHead(db: Db): Promise<void> {
   }
 }
 
-/** The last change sequence number committed: every change up to it is readable. */
+// Read before every search (search-index/follower.ts): compiled once and, on SQLite, read directly.
 const changeHead = compiledOnce(
-  (db, id: number) => db.selectFrom('change_feed_head').select('seq').where('id', '=', id),
-  [-1] as const,
+  (db) => db.selectFrom('change_feed_head').select('seq').where('id', '=', sql.lit(1)),
+  [] as const,
 );
 
-/** Read before every search (search-index/follower.ts), so compiled once and, on SQLite, read directly. */
+/** The last change sequence number committed: every change up to it is readable. */
 export async function readChangeHead(db: Db): Promise<number> {
-  const [row] = await changeHead(db, 1);
+  const [row] = await changeHead(db);
   return Number(row?.seq ?? 0);
 }
 
