@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDialectConfig } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -71,8 +71,8 @@ function openSqlite(
     read: <Row>(text: string, parameters: readonly unknown[]): Row[] | undefined => {
       if (connections.held > 0) return undefined;
       try {
-        const statement = statements.statement(text);
-        return statement.reader ? (rowsOf(statements, statement, parameters) as Row[]) : undefined;
+        const cached = statements.cached(text);
+        return cached.statement.reader ? (rowsOf(cached, parameters) as Row[]) : undefined;
       } catch (error) {
         throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
       }
@@ -96,11 +96,8 @@ function openSqlite(
  * two columns with one name wins, as in better-sqlite3. The statement is shared with Kysely's driver,
  * which expects objects, so raw mode is switched off again before anything else can run.
  */
-function rowsOf(
-  statements: CachingStatements,
-  statement: SqliteDatabase.Statement,
-  parameters: readonly unknown[],
-): object[] {
+function rowsOf(cached: CachedStatement, parameters: readonly unknown[]): object[] {
+  const { statement } = cached;
   let values: unknown[][];
   statement.raw(true);
   try {
@@ -108,11 +105,12 @@ function rowsOf(
   } finally {
     statement.raw(false);
   }
-  let names = statements.columnNames(statement);
-  // Another process's schema change can change what `select *` answers; this one's forgets the names.
-  if (values.length > 0 && (values[0] as unknown[]).length !== names.length) {
-    names = statements.columnNames(statement, true);
+  // Read again when a row is wider or narrower: another process changed what `select *` answers.
+  const width = values[0]?.length;
+  if (cached.columnNames === undefined || (width !== undefined && width !== cached.columnNames.length)) {
+    cached.columnNames = statement.columns().map((column) => column.name);
   }
+  const names = cached.columnNames;
   const rows: object[] = new Array<object>(values.length);
   for (let index = 0; index < values.length; index += 1) {
     const row: Record<string, unknown> = {};
@@ -126,59 +124,55 @@ function rowsOf(
 /** Distinct SQL texts are few (IN lists and multi-row inserts vary in length); beyond this, oldest go first. */
 const STATEMENT_CACHE_SIZE = 500;
 
+const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
+
+interface CachedStatement {
+  statement: SqliteDatabase.Statement;
+  /** DDL: running it makes every statement's column names unknown again. */
+  changesSchema: boolean;
+  /** A read's column names for rowsOf, once it has run directly. */
+  columnNames: string[] | undefined;
+}
+
+interface CachingStatements {
+  close(): void;
+  prepare(text: string): SqliteDatabase.Statement;
+  cached(text: string): CachedStatement;
+}
+
 /**
  * Kysely's SQLite driver prepares every query anew, and preparing costs about as much as running a
  * primary-key lookup (docs/decisions.md, "Performance"). Statements are reusable once run, and the
  * driver runs one query at a time on its single connection, so the same text gets the same statement.
  */
-type CachingStatements = SqliteDialectConfig['database'] & {
-  statement(text: string): SqliteDatabase.Statement;
-  /** A read statement's column names, kept until this connection runs a schema change. */
-  columnNames(statement: SqliteDatabase.Statement, reread?: boolean): string[];
-};
-
-const SCHEMA_CHANGE = /^\s*(create|alter|drop)\b/i;
-
 function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {
-  const statements = new Map<string, SqliteDatabase.Statement>();
-  const schemaChanges = new Set<string>();
-  const names = new Map<SqliteDatabase.Statement, string[]>();
-  const statement = (text: string): SqliteDatabase.Statement => {
-    let prepared = statements.get(text);
-    if (prepared === undefined) {
-      prepared = sqlite.prepare(text);
-      if (statements.size >= STATEMENT_CACHE_SIZE) {
-        const oldest = statements.keys().next().value;
-        if (oldest !== undefined) {
-          const evicted = statements.get(oldest);
-          if (evicted !== undefined) names.delete(evicted);
-          statements.delete(oldest);
-          schemaChanges.delete(oldest);
-        }
+  const cache = new Map<string, CachedStatement>();
+  const cached = (text: string): CachedStatement => {
+    let entry = cache.get(text);
+    if (entry === undefined) {
+      const statement = sqlite.prepare(text);
+      entry = {
+        statement,
+        changesSchema: !statement.reader && SCHEMA_CHANGE.test(text),
+        columnNames: undefined,
+      };
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
       }
-      statements.set(text, prepared);
-      if (!prepared.reader && SCHEMA_CHANGE.test(text)) schemaChanges.add(text);
+      cache.set(text, entry);
     }
     // Kysely's driver prepares each query right before running it: a migration's DDL passes here.
-    if (schemaChanges.has(text)) names.clear();
-    return prepared;
+    if (entry.changesSchema) for (const other of cache.values()) other.columnNames = undefined;
+    return entry;
   };
   return {
     close: () => {
-      statements.clear();
-      names.clear();
+      cache.clear();
       sqlite.close();
     },
-    prepare: statement,
-    statement,
-    columnNames: (prepared, reread = false) => {
-      let known = reread ? undefined : names.get(prepared);
-      if (known === undefined) {
-        known = prepared.columns().map((column) => column.name);
-        names.set(prepared, known);
-      }
-      return known;
-    },
+    prepare: (text) => cached(text).statement,
+    cached,
   };
 }
 
