@@ -4,7 +4,8 @@
  * 2-core machine that also runs the load generator, so it is the A/B tool for a change to the search
  * path: run it on both commits, interleaved.
  *   node --import tsx bench/search-accounting.ts <seed.db> [--rounds 5] [--per-shape 600]
- * (the seed: a file that `npm run bench -- --keep-database <dir>` kept; it is copied, never written).
+ * (the seed: a file that `npm run bench -- --keep-database <dir>` kept, with its manifest beside it;
+ * the file is copied, never written).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,10 +26,16 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'search-accounting-'));
 const file = path.join(dir, 'registry.db');
 fs.copyFileSync(seed, file);
 fs.chmodSync(file, 0o600);
-const port = /localhost_3A(\d+)/.exec(seed)?.[1] ?? '18080';
+// The seed's did:web DIDs name the host they were minted for: the registry must serve that origin.
+const manifest = JSON.parse(fs.readFileSync(seed.replace(/\.db$/, '.json'), 'utf8')) as {
+  seeded: { dids: string[] };
+};
+const didWeb = manifest.seeded.dids.find((did) => did.startsWith('did:web:'));
+if (didWeb === undefined) throw new Error('the seed manifest lists no did:web agent');
+const host = decodeURIComponent(didWeb.split(':')[2] as string);
 const config = loadConfig({
   DATABASE_URL: `sqlite:${file}`,
-  PUBLIC_URL: `http://localhost:${port}`,
+  PUBLIC_URL: `http://${host}`,
   LOG_LEVEL: 'warn',
 });
 const ctx = await createContext(config);
