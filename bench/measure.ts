@@ -76,7 +76,8 @@ export async function measure(
   log(
     `${spec.label}: ${load.rps.toFixed(0)} req/s, p50 ${load.p50.toFixed(2)} ms, p99 ${load.p99.toFixed(2)} ms, ` +
       `server CPU ${row.cpuPerRequest.toFixed(3)} ms/req (${row.cpuPercent.toFixed(0)}%), ` +
-      `RSS ${(statusKb(pid, 'VmRSS') / 1024).toFixed(0)} MB (peak so far ${(statusKb(pid, 'VmHWM') / 1024).toFixed(0)} MB)` +
+      `RSS ${(statusKb(pid, 'VmRSS') / 1024).toFixed(0)} MB (anonymous ${(statusKb(pid, 'RssAnon') / 1024).toFixed(0)} MB; ` +
+      `peak so far ${(statusKb(pid, 'VmHWM') / 1024).toFixed(0)} MB)` +
       (bad > 0 ? `, ${bad} non-2xx/errors ${JSON.stringify(load.statuses)}` : ''),
   );
   return row;

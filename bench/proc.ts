@@ -25,8 +25,12 @@ export function cpuMs(pid: number): number {
   return (ticks * 1000) / ticksPerSecond();
 }
 
-/** A field of /proc/<pid>/status in kB, e.g. VmHWM (peak resident set) or VmRSS. */
-export function statusKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+/**
+ * A field of /proc/<pid>/status in kB: VmHWM (peak resident set), VmRSS, and its parts RssAnon (the
+ * process's own memory) and RssFile (mapped files: the code, and the SQLite database read through
+ * its memory map, which is the kernel's page cache and shared, not memory the process holds alone).
+ */
+export function statusKb(pid: number, field: 'VmHWM' | 'VmRSS' | 'RssAnon' | 'RssFile'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return match === null ? Number.NaN : Number(match[1]);

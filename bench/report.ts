@@ -18,6 +18,9 @@ export interface ReportContext {
   settleSeconds: number;
   peakRssKb: number;
   rssEndKb: number;
+  /** Of rssEndKb: the process's own memory, and mapped files (code, the SQLite file's memory map). */
+  rssEndAnonKb: number;
+  rssEndFileKb: number;
   rssAtStart: number;
   elapsed: number;
   databaseBytes: number;
@@ -100,7 +103,9 @@ export function renderReport(rows: Row[], context: ReportContext): string {
   }
   lines.push('');
   lines.push(
-    `Server memory: peak RSS (VmHWM) ${(context.peakRssKb / 1024).toFixed(0)} MB; RSS after start ${(context.rssAtStart / 1024).toFixed(0)} MB, at the end ${(context.rssEndKb / 1024).toFixed(0)} MB.`,
+    `Server memory: peak RSS (VmHWM) ${(context.peakRssKb / 1024).toFixed(0)} MB; RSS after start ${(context.rssAtStart / 1024).toFixed(0)} MB, at the end ${(context.rssEndKb / 1024).toFixed(0)} MB ` +
+      `(anonymous ${(context.rssEndAnonKb / 1024).toFixed(0)} MB, mapped files ${(context.rssEndFileKb / 1024).toFixed(0)} MB: ` +
+      `code and the SQLite file's memory map, which is the kernel's page cache).`,
   );
   lines.push(`Database on disk at the end: ${(context.databaseBytes / 1024 / 1024).toFixed(0)} MB.`);
   lines.push(`Whole run: ${(context.elapsed / 60).toFixed(1)} min.`);

@@ -151,6 +151,8 @@ async function main(): Promise<void> {
 
     const peakRssKb = statusKb(pid, 'VmHWM');
     const rssEndKb = statusKb(pid, 'VmRSS');
+    const rssEndAnonKb = statusKb(pid, 'RssAnon');
+    const rssEndFileKb = statusKb(pid, 'RssFile');
     const databaseBytes = await database.sizeBytes();
     await stop(server);
 
@@ -164,6 +166,8 @@ async function main(): Promise<void> {
       settleSeconds: prepared.settleSeconds,
       peakRssKb,
       rssEndKb,
+      rssEndAnonKb,
+      rssEndFileKb,
       rssAtStart,
       elapsed: (Date.now() - started) / 1000,
       databaseBytes,

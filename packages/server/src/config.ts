@@ -3,7 +3,13 @@ import path from 'node:path';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string; busyTimeoutMs?: number }
+  | {
+      kind: 'sqlite';
+      path: string;
+      busyTimeoutMs?: number;
+      /** Bytes of the database file SQLite reads through a memory map instead of read() calls; 0 turns it off. */
+      mmapBytes?: number;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -58,6 +64,9 @@ type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
+/** The largest map the bundled SQLite allows (SQLITE_MAX_MMAP_SIZE 0x7fff0000): the whole file up to 2 GB. */
+const SQLITE_MMAP_MAX_MB = 2047;
+
 /** The only reader of environment variables: every setting is parsed and checked here, at boot. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
@@ -95,6 +104,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
     startupWaitSeconds: integer('DATABASE_STARTUP_WAIT_SECONDS', 30, 0, 600),
     busyTimeoutMs: integer('SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 60_000),
+    mmapBytes: integer('SQLITE_MMAP_MB', SQLITE_MMAP_MAX_MB, 0, SQLITE_MMAP_MAX_MB) * 2 ** 20,
   });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;
@@ -150,6 +160,7 @@ interface DatabaseTuning {
   connectTimeoutMs: number;
   startupWaitSeconds: number;
   busyTimeoutMs: number;
+  mmapBytes: number;
 }
 
 function parseDatabaseUrl(
@@ -158,17 +169,18 @@ function parseDatabaseUrl(
   problems: string[],
   tuning: DatabaseTuning,
 ): DatabaseConfig {
-  const { busyTimeoutMs, ...postgres } = tuning;
+  const { busyTimeoutMs, mmapBytes, ...postgres } = tuning;
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') {
       problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/registry.db');
-      return { kind: 'sqlite', path: '', busyTimeoutMs };
+      return { kind: 'sqlite', path: '', busyTimeoutMs, mmapBytes };
     }
-    return { kind: 'sqlite', path: file === ':memory:' ? file : path.resolve(cwd, file), busyTimeoutMs };
+    const resolved = file === ':memory:' ? file : path.resolve(cwd, file);
+    return { kind: 'sqlite', path: resolved, busyTimeoutMs, mmapBytes };
   }
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://'))
     return { kind: 'postgres', url: raw, ...postgres };
   problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
-  return { kind: 'sqlite', path: '', busyTimeoutMs };
+  return { kind: 'sqlite', path: '', busyTimeoutMs, mmapBytes };
 }

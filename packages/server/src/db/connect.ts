@@ -56,6 +56,10 @@ function openSqlite(
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? 5000}`);
   sqlite.pragma('foreign_keys = ON');
+  // Reads come straight from the OS's page cache instead of a read() call and a copy per page: a
+  // search page's rows are scattered over the file, and this halved the CPU of a word search
+  // (docs/decisions.md, "SQLite reads through a memory map").
+  sqlite.pragma(`mmap_size = ${config.mmapBytes ?? 0}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const statements = cachingStatements(sqlite);
   const connections: HeldConnections = { held: 0 };
