@@ -76,6 +76,14 @@ export interface SearchResponse {
   next_cursor: string | null;
 }
 
+/**
+ * A search's answer with its agents as stored rows: capabilities and tags still the JSON text the
+ * registry wrote, so the REST face can put them into its response as they are (http/search-json.ts).
+ */
+export interface SearchPage extends Omit<SearchResponse, 'agents'> {
+  rows: AgentSearchRow[];
+}
+
 /** Where served searches are counted (the statistics service), without a database write per search. */
 export interface SearchCounter {
   recordSearch(): void;
@@ -93,6 +101,11 @@ export class SearchService {
   constructor(private readonly deps: SearchServiceDeps) {}
 
   async search(request: SearchRequest): Promise<SearchResponse> {
+    const { rows, ...page } = await this.searchPage(request);
+    return { agents: rows.map(toSummary), ...page };
+  }
+
+  async searchPage(request: SearchRequest): Promise<SearchPage> {
     const terms = request.q === undefined ? undefined : parseQuery(request.q);
     const capability = request.capability === undefined ? undefined : parseCapability(request.capability);
     const tags = request.tags === undefined ? undefined : parseTags(request.tags);
@@ -140,7 +153,7 @@ export class SearchService {
       : await this.searchServiceRecord(filter, position, digest);
     this.deps.searches.recordSearch();
     return {
-      agents: result.agents,
+      rows: result.rows,
       total: result.total,
       limit,
       offset: result.offset,
@@ -152,7 +165,7 @@ export class SearchService {
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchResponse, 'limit'>> {
+  ): Promise<Omit<SearchPage, 'limit'>> {
     const follower = this.deps.index;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
@@ -169,7 +182,7 @@ export class SearchService {
     });
     const rows = await readSearchRows(this.deps.db, page.dids);
     return {
-      agents: rows.map(toSummary),
+      rows,
       total: page.total,
       offset: position === undefined ? offset : 0,
       next_cursor:
@@ -184,7 +197,7 @@ export class SearchService {
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchResponse, 'limit'>> {
+  ): Promise<Omit<SearchPage, 'limit'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',
@@ -211,7 +224,7 @@ export class SearchService {
     const rows = await readSearchRows(this.deps.db, dids);
     const next = offset + filter.limit;
     return {
-      agents: rows.map(toSummary),
+      rows,
       total,
       offset: position === undefined ? offset : 0,
       next_cursor: next < total ? encodeSearchCursor(digest, { kind: 'offset', offset: next }) : null,
