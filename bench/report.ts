@@ -105,7 +105,7 @@ export function renderReport(rows: Row[], context: ReportContext): string {
   lines.push(
     `Server memory: peak RSS (VmHWM) ${(context.peakRssKb / 1024).toFixed(0)} MB; RSS after start ${(context.rssAtStart / 1024).toFixed(0)} MB, at the end ${(context.rssEndKb / 1024).toFixed(0)} MB ` +
       `(anonymous ${(context.rssEndAnonKb / 1024).toFixed(0)} MB, mapped files ${(context.rssEndFileKb / 1024).toFixed(0)} MB: ` +
-      `code and the SQLite file's memory map, which is the kernel's page cache).`,
+      `the code, and on SQLite the database pages read through its memory map, which are the kernel's page cache).`,
   );
   lines.push(`Database on disk at the end: ${(context.databaseBytes / 1024 / 1024).toFixed(0)} MB.`);
   lines.push(`Whole run: ${(context.elapsed / 60).toFixed(1)} min.`);
