@@ -67,6 +67,12 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 /** The largest map the bundled SQLite allows (SQLITE_MAX_MMAP_SIZE 0x7fff0000): the whole file up to 2 GB. */
 const SQLITE_MMAP_MAX_MB = 2047;
 
+/** SQLite's settings when not given: loadConfig's defaults, and the connection's for a config built by hand. */
+export const SQLITE_DEFAULTS = {
+  busyTimeoutMs: 5_000,
+  mmapBytes: SQLITE_MMAP_MAX_MB * 2 ** 20,
+} as const;
+
 /** The only reader of environment variables: every setting is parsed and checked here, at boot. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const problems: string[] = [];
@@ -103,8 +109,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     statementTimeoutMs: integer('DATABASE_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     connectTimeoutMs: integer('DATABASE_CONNECT_TIMEOUT_MS', 3_000, 100, 60_000),
     startupWaitSeconds: integer('DATABASE_STARTUP_WAIT_SECONDS', 30, 0, 600),
-    busyTimeoutMs: integer('SQLITE_BUSY_TIMEOUT_MS', 5_000, 0, 60_000),
-    mmapBytes: integer('SQLITE_MMAP_MB', SQLITE_MMAP_MAX_MB, 0, SQLITE_MMAP_MAX_MB) * 2 ** 20,
+    busyTimeoutMs: integer('SQLITE_BUSY_TIMEOUT_MS', SQLITE_DEFAULTS.busyTimeoutMs, 0, 60_000),
+    mmapBytes:
+      integer('SQLITE_MMAP_MB', SQLITE_DEFAULTS.mmapBytes / 2 ** 20, 0, SQLITE_MMAP_MAX_MB) * 2 ** 20,
   });
 
   const publicUrlRaw = read('PUBLIC_URL') ?? `http://localhost:${port}`;

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ConfigError, loadConfig } from '../src/config.js';
-import type { Db } from '../src/db/connect.js';
+import { openDatabase, type Db } from '../src/db/connect.js';
 import { startRegistry, testDatabase } from './helpers.js';
 
 const MB = 2 ** 20;
@@ -35,6 +37,21 @@ describe('SQLITE_MMAP_MB: SQLite reads the file through a memory map', () => {
       );
     }
   });
+
+  test(
+    'a connection opened from a config built by hand gets the same default as loadConfig gives',
+    { skip: testDatabase !== 'sqlite' && 'SQLite only' },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-mmap-'));
+      const handle = openDatabase({ kind: 'sqlite', path: path.join(dir, 'registry.db') });
+      try {
+        assert.equal(await mmapSize(handle.db), 2047 * MB);
+      } finally {
+        await handle.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   test(
     "the registry's connection uses the configured map, and serves searches through it",

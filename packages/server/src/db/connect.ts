@@ -3,7 +3,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { SQLITE_DEFAULTS, type DatabaseConfig } from '../config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
 import { registerDirectReader } from './direct-reads.js';
@@ -54,12 +54,12 @@ function openSqlite(
   // (beyond it, SQLITE_BUSY answers 503 DATABASE_UNAVAILABLE).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? 5000}`);
+  sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? SQLITE_DEFAULTS.busyTimeoutMs}`);
   sqlite.pragma('foreign_keys = ON');
   // Reads come straight from the OS's page cache instead of a read() call and a copy per page: a
   // search page's rows are scattered over the file, and this halved the CPU of a word search
   // (docs/decisions.md, "SQLite reads through a memory map").
-  sqlite.pragma(`mmap_size = ${config.mmapBytes ?? 0}`);
+  sqlite.pragma(`mmap_size = ${config.mmapBytes ?? SQLITE_DEFAULTS.mmapBytes}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const statements = cachingStatements(sqlite);
   const connections: HeldConnections = { held: 0 };
