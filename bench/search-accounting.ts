@@ -14,6 +14,7 @@ import { buildApp } from '../packages/server/src/app.js';
 import { loadConfig } from '../packages/server/src/config.js';
 import { createContext } from '../packages/server/src/context.js';
 import { searchShapes } from './scenarios/search.js';
+import { readManifest } from './seeded-database.js';
 import { scriptArgs } from './script-args.js';
 
 const args = scriptArgs();
@@ -27,9 +28,8 @@ const file = path.join(dir, 'registry.db');
 fs.copyFileSync(seed, file);
 fs.chmodSync(file, 0o600);
 // The seed's did:web DIDs name the host they were minted for: the registry must serve that origin.
-const manifest = JSON.parse(fs.readFileSync(seed.replace(/\.db$/, '.json'), 'utf8')) as {
-  seeded: { dids: string[] };
-};
+const manifest = readManifest(seed.replace(/\.db$/, '.json'));
+if (manifest === undefined) throw new Error(`no manifest beside the seed ${seed}`);
 const didWeb = manifest.seeded.dids.find((did) => did.startsWith('did:web:'));
 if (didWeb === undefined) throw new Error('the seed manifest lists no did:web agent');
 const host = decodeURIComponent(didWeb.split(':')[2] as string);

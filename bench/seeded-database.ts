@@ -122,7 +122,7 @@ interface KeptSeedPlace {
 }
 
 /** What a kept seed is, written beside it: a seed is reused only if all of it matches. */
-interface KeptManifest {
+export interface KeptManifest {
   /** Hash of what decides the seed's contents (seedFingerprint). */
   fingerprint: string;
   db: Options['db'];
@@ -264,7 +264,8 @@ async function readKeptSeed(place: KeptSeedPlace): Promise<KeptManifest | undefi
   return undefined;
 }
 
-function readManifest(file: string): KeptManifest | undefined {
+/** A kept seed's manifest (`<seed>.json` beside a SQLite seed), or undefined when there is none. */
+export function readManifest(file: string): KeptManifest | undefined {
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as KeptManifest) : undefined;
 }
 
