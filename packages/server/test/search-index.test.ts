@@ -6,6 +6,7 @@ import {
   type IndexedAgent,
   type IndexQuery,
   type RankKey,
+  type RelevanceTuning,
 } from '../src/search-index/search-index.js';
 import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from '../src/search-index/text.js';
 
@@ -123,9 +124,10 @@ class Reference {
 function buildCorpus(
   count: number,
   seed: number,
+  tuning: Partial<RelevanceTuning> = {},
 ): { index: SearchIndex; reference: Reference; next: () => number } {
   const next = random(seed);
-  const index = new SearchIndex();
+  const index = new SearchIndex(tuning);
   const reference = new Reference();
   const agents = Array.from({ length: count }, (_, position) => makeAgent(next, position));
   index.load(agents);
@@ -158,6 +160,41 @@ const QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'>[] = [
   { terms: ['1a'] },
   { terms: ['agent', 'q'], tags: ['fr'] },
 ];
+
+/** Queries of several whole words (each one stem), the kind whose relevance pages walk tiers. */
+const MULTI_WORD_QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'>[] = [
+  { terms: ['data', 'legal'] },
+  { terms: ['legal', 'data'] },
+  { terms: ['python', 'data'] },
+  { terms: ['data', 'python', 'legal'] },
+  { terms: ['data', 'agent', 'tools'] },
+  { terms: ['data', 'translate'], capability: 'translation' },
+  { terms: ['data', 'finance'], tags: ['finance', 'fast'] },
+  { terms: ['data', 'speech'], minReputation: 20 },
+  { terms: ['data', 'image', 'speech'], tags: ['beta'], minReputation: 10 },
+];
+
+/** Random inserts, reputation moves, word changes and deactivations, applied to both. */
+function churn(index: SearchIndex, reference: Reference, next: () => number, steps: number): void {
+  const dids = [...reference.agents.keys()];
+  for (let step = 0; step < steps; step += 1) {
+    const roll = next();
+    let agent: IndexedAgent;
+    if (roll < 0.3) {
+      agent = makeAgent(next, 100_000 + step);
+      dids.push(agent.did);
+    } else {
+      const did = dids[Math.floor(next() * dids.length)] as string;
+      const current = reference.agents.get(did) ?? makeAgent(next, 200_000 + step);
+      if (roll < 0.6) agent = { ...current, did, reputation_score: Math.floor(next() * 6) * 10 };
+      else if (roll < 0.85)
+        agent = { ...makeAgent(next, 300_000 + step), did, created_at: current.created_at };
+      else agent = { ...current, did, status: 'deactivated' };
+    }
+    index.apply(agent);
+    reference.apply(agent);
+  }
+}
 
 function everySearch(): IndexQuery[] {
   const searches: IndexQuery[] = [];
@@ -215,26 +252,70 @@ describe('search index (against a brute-force reference)', () => {
 
   test('inserts, updates (reputation moves, words change) and removals are searched exactly', () => {
     const { index, reference, next } = buildCorpus(1500, 11);
-    const dids = [...reference.agents.keys()];
-    for (let step = 0; step < 600; step += 1) {
-      const roll = next();
-      let agent: IndexedAgent;
-      if (roll < 0.3) {
-        agent = makeAgent(next, 100_000 + step);
-        dids.push(agent.did);
-      } else {
-        const did = dids[Math.floor(next() * dids.length)] as string;
-        const current = reference.agents.get(did) ?? makeAgent(next, 200_000 + step);
-        if (roll < 0.6) agent = { ...current, did, reputation_score: Math.floor(next() * 6) * 10 };
-        else if (roll < 0.85)
-          agent = { ...makeAgent(next, 300_000 + step), did, created_at: current.created_at };
-        else agent = { ...current, did, status: 'deactivated' };
-      }
-      index.apply(agent);
-      reference.apply(agent);
-    }
+    churn(index, reference, next, 600);
     assert.equal(index.size, reference.agents.size);
     for (const query of everySearch()) assertSameAsReference(index, reference, query);
+  });
+
+  test('several words ranked tier by tier from the level lists, through changes, with every filter', () => {
+    // A low threshold sends every multi-word relevance page with more than 32 matches to the tiers; a
+    // low budget sends some of them on to the bit-sliced sum, before the walk or part way through it.
+    for (const tierIntersectionsMax of [40, 2]) {
+      const { index, reference, next } = buildCorpus(1500, 23, {
+        scoreEveryMatchMax: 32,
+        tierIntersectionsMax,
+      });
+      churn(index, reference, next, 400);
+      for (const base of MULTI_WORD_QUERIES) {
+        for (const order of ['desc', 'asc'] as const) {
+          assertSameAsReference(index, reference, {
+            ...base,
+            sort: 'relevance',
+            order,
+            limit: 20,
+            offset: 0,
+          });
+        }
+      }
+    }
+  });
+
+  test('the level lists follow an agent whose words move between fields', () => {
+    const index = new SearchIndex({ scoreEveryMatchMax: 0 });
+    const reference = new Reference();
+    const agent = (index: number, name: string, description: string, tags: string[]): IndexedAgent => ({
+      did: `did:web:example.com:agent:${index}`,
+      name,
+      description,
+      capabilities: JSON.stringify([{ type: 'general' }]),
+      tags: JSON.stringify(tags),
+      status: 'active',
+      reputation_score: index,
+      created_at: 1_700_000_000_000 + index,
+    });
+    const moves = [
+      agent(1, 'legal data', 'legal data tools', ['legal']),
+      agent(2, 'data helper', 'legal tools', []),
+      agent(3, 'other', 'legal data', ['data']),
+      // Agent 1's words leave the name and the tags: its levels drop; agent 2's rise.
+      agent(1, 'other', 'legal data', []),
+      agent(2, 'legal data', 'legal data', ['legal', 'data']),
+      { ...agent(3, 'other', 'legal data', ['data']), status: 'deactivated' },
+    ];
+    for (const move of moves) {
+      index.apply(move);
+      reference.apply(move);
+      for (const order of ['desc', 'asc'] as const) {
+        const query: IndexQuery = {
+          terms: ['legal', 'data'],
+          sort: 'relevance',
+          order,
+          limit: 20,
+          offset: 0,
+        };
+        assert.deepEqual(index.search(query).dids, reference.search(query).dids, JSON.stringify(move));
+      }
+    }
   });
 
   test('the index part of service-record searches: counts, matching subsets in either order, first by DID', () => {

@@ -1,5 +1,6 @@
 import { Bitmap, EMPTY, type BitmapScope } from './bitmap.js';
 import { withRoom } from './typed-arrays.js';
+import { LEVEL_SCORES } from './word-levels.js';
 
 /** Where a term lives: one of the document fields (0-3, see FIELDS), a capability type, or a tag. */
 export const CAPABILITY_SPACE = 4;
@@ -25,6 +26,8 @@ const IN_MANY = -2;
 export class PostingLists {
   /** Per word space, by stem id: the list's id + 1, or 0 for none. */
   private wordLists: Int32Array[] = Array.from({ length: WORD_SPACES }, () => new Int32Array(1024));
+  /** Per word level (position in LEVEL_SCORES), by stem id: the list's id + 1, or 0 for none. */
+  private levelLists: Int32Array[] = LEVEL_SCORES.map(() => new Int32Array(1024));
   private readonly termLists = new Map<number, Map<string, number>>([
     [CAPABILITY_SPACE, new Map()],
     [TAG_SPACE, new Map()],
@@ -57,6 +60,17 @@ export class PostingLists {
     return id;
   }
 
+  /** The id of the list of the agents in which a stem has a level (see word-levels.ts), created when new. */
+  levelListId(stemId: number, level: number): number {
+    const lists = withRoom(this.levelLists[level] as Int32Array, stemId + 1);
+    this.levelLists[level] = lists;
+    const known = lists[stemId] as number;
+    if (known !== 0) return known - 1;
+    const id = this.newList();
+    lists[stemId] = id + 1;
+    return id;
+  }
+
   /** The id of the list of a capability type or tag, created when new. */
   termListId(space: number, term: string): number {
     const terms = this.terms(space);
@@ -71,6 +85,23 @@ export class PostingLists {
   /** The agents holding the stem in a word space, as a bitmap owned by the index or by `scope`. */
   word(scope: BitmapScope, space: number, stemId: number | undefined): Bitmap {
     return this.bitmapOf(scope, stemId === undefined ? undefined : this.wordList(space, stemId));
+  }
+
+  /** The agents in which the stem has the level, as a bitmap owned by the index or by `scope`. */
+  level(scope: BitmapScope, stemId: number, level: number): Bitmap {
+    const id = (this.levelLists[level] as Int32Array)[stemId] ?? 0;
+    return this.bitmapOf(scope, id === 0 ? undefined : id - 1);
+  }
+
+  /** How many agents the list of a stem's level holds, without making a bitmap of it. */
+  levelSize(stemId: number, level: number): number {
+    const id = (this.levelLists[level] as Int32Array)[stemId] ?? 0;
+    if (id === 0) return 0;
+    const single = this.single[id - 1] as number;
+    if (single === NO_SLOT) return 0;
+    if (single !== IN_MANY) return 1;
+    const list = this.many.get(id - 1) as number[] | Bitmap;
+    return Array.isArray(list) ? list.length : list.size;
   }
 
   /** The agents holding any of the stems in a word space. */

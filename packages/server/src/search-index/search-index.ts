@@ -8,6 +8,8 @@ import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
 import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { withRoom } from './typed-arrays.js';
+import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
+import { DESCRIPTION_ONLY, LEVEL_OF_MASK, LEVEL_SCORES, levelIndex, maskScore } from './word-levels.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -59,6 +61,10 @@ interface Matches {
   matches: Bitmap | undefined;
   /** Per query word, per field: the agents holding the word there (for relevance). */
   fieldHits: Bitmap[][];
+  /** Per query word, its stem's id when the word is one stem (a last word may begin several). */
+  stemIds: (number | undefined)[];
+  /** Whether a capability or tag filter narrowed the matches. */
+  filtered: boolean;
 }
 
 export interface IndexPage {
@@ -72,8 +78,17 @@ export interface IndexPage {
 
 /** Slot 0 is never an agent: it holds a cursor's keys so that comparators can place the cursor. */
 const PROBE = PROBE_SLOT;
-/** Above this many candidates, relevance is ranked level by level instead of scoring every match. */
-const SCORE_EVERY_MATCH_MAX = 4096;
+/** Where a search's way of ranking by relevance changes; tests lower them to take every way on a small corpus. */
+export interface RelevanceTuning {
+  /** Above this many matches, relevance is ranked tier by tier (or summed as bitmaps) instead of scoring every match. */
+  scoreEveryMatchMax: number;
+  /** Most intersections a page makes walking tiers of several words before it sums every match instead. */
+  tierIntersectionsMax: number;
+}
+
+const DEFAULT_TUNING: RelevanceTuning = { scoreEveryMatchMax: 4096, tierIntersectionsMax: 40 };
+/** Most words a relevance page walks tiers for (the tiers are combinations of one level per word). */
+const TIERED_WORDS_MAX = 3;
 /** Relative cost of testing one slot during a walk against taking one candidate out of a bitmap. */
 const WALK_STEP_COST = 4;
 
@@ -91,6 +106,14 @@ const WALK_STEP_COST = 4;
  * are ranked level by level (matches with the same fields hit), so no match is scored one by one.
  */
 export class SearchIndex {
+  private readonly tuning: RelevanceTuning;
+  /** Scratch of postingIdsOf, by stem id: the fields (a mask) in which the agent holds it; 0 between agents. */
+  private fieldsOfStem = new Uint8Array(1024);
+
+  constructor(tuning: Partial<RelevanceTuning> = {}) {
+    this.tuning = { ...DEFAULT_TUNING, ...tuning };
+  }
+
   private capacity = 1024;
   private readonly dids = new StringTable();
   private reputation = new Float64Array(this.capacity);
@@ -185,10 +208,10 @@ export class SearchIndex {
   }
 
   search(query: IndexQuery): IndexPage {
-    return this.withMatches(query, (scope, { matches, fieldHits }) => {
-      if (query.sort !== 'relevance' || matches === undefined || fieldHits.length === 0)
-        return this.sortedPage(query, matches);
-      return this.relevancePage(scope, query, matches, fieldHits);
+    return this.withMatches(query, (scope, found) => {
+      if (query.sort !== 'relevance' || found.matches === undefined || found.fieldHits.length === 0)
+        return this.sortedPage(query, found.matches);
+      return this.relevancePage(scope, query, { ...found, matches: found.matches });
     });
   }
 
@@ -282,14 +305,21 @@ export class SearchIndex {
     if (filters.capability !== undefined)
       sets.push(this.postings.term(scope, CAPABILITY_SPACE, filters.capability));
     if (filters.tags !== undefined) sets.push(this.postings.anyTerm(scope, TAG_SPACE, filters.tags));
+    const filtered = sets.length > 0;
     if (words === undefined || words.length === 0) {
-      return { matches: sets.length === 0 ? undefined : scope.intersectAll(sets), fieldHits: [] };
+      const matches = filtered ? scope.intersectAll(sets) : undefined;
+      return { matches, fieldHits: [], stemIds: [], filtered };
     }
+    const stemIds = words.map((word, index) => {
+      if (index < words.length - 1) return this.vocabulary.idOf(word);
+      const begun = this.vocabulary.withPrefix(word);
+      return begun.length === 1 ? begun[0] : undefined;
+    });
     const fieldHits = words.map((word, index) =>
       index === words.length - 1 ? this.prefixFieldHits(scope, word) : this.wordFieldHits(scope, word),
     );
     const matches = scope.intersectAll([...fieldHits.map((hits) => scope.orMany(hits)), ...sets]);
-    return { matches, fieldHits };
+    return { matches, fieldHits, stemIds, filtered };
   }
 
   // --- pages ---------------------------------------------------------------------------------
@@ -314,18 +344,22 @@ export class SearchIndex {
   private relevancePage(
     scope: BitmapScope,
     query: IndexQuery,
-    matches: Bitmap,
-    fieldHits: Bitmap[][],
+    found: Matches & { matches: Bitmap },
   ): IndexPage {
+    const { matches, fieldHits } = found;
     const total = this.countAtLeast(matches, query.minReputation);
     const direction = query.order === 'asc' ? -1 : 1;
     const skip = query.after === undefined ? query.offset : 0;
     const take = query.limit + 1;
-    const single = fieldHits.length === 1 ? fieldHits[0] : undefined;
-    if (single !== undefined && matches.size > SCORE_EVERY_MATCH_MAX) {
-      return this.levelledRelevancePage(scope, query, matches, single, total, skip, take);
+    if (matches.size > this.tuning.scoreEveryMatchMax && fieldHits.length <= TIERED_WORDS_MAX) {
+      const page = this.levelListsPage(scope, query, found, total, skip, take);
+      if (page !== undefined) return page;
     }
-    if (matches.size > SCORE_EVERY_MATCH_MAX && query.minReputation === undefined) {
+    const single = fieldHits.length === 1 ? fieldHits[0] : undefined;
+    if (single !== undefined && matches.size > this.tuning.scoreEveryMatchMax) {
+      return this.tieredPage(query, this.oneWordTiers(scope, query, matches, single), total, skip, take);
+    }
+    if (matches.size > this.tuning.scoreEveryMatchMax && query.minReputation === undefined) {
       return this.bitSlicedRelevancePage(scope, query, matches, fieldHits, total, skip, take);
     }
     // Score every match: each field's weight goes to the matches that hold the word there. A field
@@ -454,47 +488,105 @@ export class SearchIndex {
   }
 
   /**
-   * One word, many matches: the matches fall into at most 15 levels by which fields hold the word;
-   * levels are taken best first (or worst first), each in reputation order, until the page is full.
+   * One word that begins several stems, many matches: the matches fall into at most 15 levels by
+   * which fields hold the word, computed from its field lists (level lists are kept per stem).
    */
-  private levelledRelevancePage(
+  private oneWordTiers(scope: BitmapScope, query: IndexQuery, matches: Bitmap, hits: Bitmap[]): Tier[] {
+    const inField = hits.map((hit) => scope.and(hit, matches));
+    const masksByScore = new Map<number, number[]>();
+    for (let mask = 1; mask < 1 << FIELDS.length; mask += 1) {
+      const score = maskScore(mask);
+      masksByScore.set(score, [...(masksByScore.get(score) ?? []), mask]);
+    }
+    return [...masksByScore.keys()]
+      .sort((a, b) => (query.order === 'asc' ? a - b : b - a))
+      .map((score) => ({
+        score,
+        members: () =>
+          scope.orMany(
+            (masksByScore.get(score) ?? []).map((mask) => {
+              const held = inField.filter((_, index) => mask & (1 << index));
+              const missing = inField.filter((_, index) => !(mask & (1 << index)));
+              const all = scope.intersectAll(held);
+              return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
+            }),
+          ),
+      }));
+  }
+
+  /**
+   * One to three words, many matches: tiers from the index's level lists (see relevance-tiers.ts).
+   * Undefined when a word is not one stem (a last word that begins several has no level lists) or
+   * when the tiers would cost more than scoring every match.
+   */
+  private levelListsPage(
     scope: BitmapScope,
     query: IndexQuery,
-    matches: Bitmap,
-    hits: Bitmap[],
+    found: Matches & { matches: Bitmap },
     total: number,
     skip: number,
     take: number,
-  ): IndexPage {
-    const inField = hits.map((hit) => scope.and(hit, matches));
-    const levels = new Map<number, number[]>();
-    for (let mask = 1; mask < 1 << FIELDS.length; mask += 1) {
-      const score = FIELDS.reduce(
-        (sum, field, index) => sum + (mask & (1 << index) ? FIELD_WEIGHTS[field] : 0),
-        0,
-      );
-      levels.set(score, [...(levels.get(score) ?? []), mask]);
+  ): IndexPage | undefined {
+    const words: WordLevels[] = [];
+    for (const [index, stemId] of found.stemIds.entries()) {
+      if (stemId === undefined) return undefined;
+      words.push(this.wordLevels(scope, stemId, found.fieldHits[index] as Bitmap[]));
     }
-    const scores = [...levels.keys()].sort((a, b) => (query.order === 'asc' ? a - b : b - a));
+    const tiers = relevanceTiers({
+      scope,
+      words,
+      scores: LEVEL_SCORES,
+      within: found.filtered ? found.matches : undefined,
+      lowestFirst: query.order === 'asc',
+      wanted: skip + take,
+      intersectionsMax: this.tuning.tierIntersectionsMax,
+    });
+    if (tiers === undefined) return undefined;
+    try {
+      return this.tieredPage(query, tiers, total, skip, take);
+    } catch (error) {
+      if (error instanceof TierWalkTooLong) return undefined;
+      throw error;
+    }
+  }
+
+  /** A word's level lists; the description-only level is computed from the field lists when asked. */
+  private wordLevels(scope: BitmapScope, stemId: number, hits: Bitmap[]): WordLevels {
+    const unkept = levelIndex(maskScore(DESCRIPTION_ONLY));
+    const description = hits[FIELDS.indexOf('description')] as Bitmap;
+    let descriptionOnly: Bitmap | undefined;
+    return {
+      bound: (level) => this.postings.levelSize(stemId, level) + (level === unkept ? description.size : 0),
+      members: (level) => {
+        const kept = this.postings.level(scope, stemId, level);
+        if (level !== unkept) return kept;
+        descriptionOnly ??= scope.andNot(
+          description,
+          scope.orMany(hits.filter((_, field) => 1 << field !== DESCRIPTION_ONLY)),
+        );
+        return kept.isEmpty ? descriptionOnly : scope.orMany([kept, descriptionOnly]);
+      },
+    };
+  }
+
+  /**
+   * A relevance page from tiers in page order: each tier in reputation order, until the page is
+   * full. A cursor skips the tiers before its own and starts after its agent in its own.
+   */
+  private tieredPage(query: IndexQuery, tiers: Tier[], total: number, skip: number, take: number): IndexPage {
     const taken: { slot: number; score: number }[] = [];
     let remainingSkip = skip;
-    for (const score of scores) {
+    const cursor = query.after;
+    for (const tier of tiers) {
       if (taken.length >= take) break;
-      const cursor = query.after;
+      const score = tier.score;
       if (cursor !== undefined && (query.order === 'asc' ? score < cursor.score : score > cursor.score))
         continue;
-      const level = scope.orMany(
-        (levels.get(score) ?? []).map((mask) => {
-          const held = inField.filter((_, index) => mask & (1 << index));
-          const missing = inField.filter((_, index) => !(mask & (1 << index)));
-          const all = scope.intersectAll(held);
-          return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
-        }),
-      );
+      const members = tier.members();
       const after =
         cursor !== undefined && cursor.score === score ? this.placeProbe(cursor, score) : undefined;
       const picked = this.pick({
-        matches: level,
+        matches: members,
         order: this.byReputation,
         reverse: false,
         skip: remainingSkip,
@@ -504,7 +596,7 @@ export class SearchIndex {
         stopBelowMinimum: true,
       });
       if (picked.length === 0 && remainingSkip > 0) {
-        remainingSkip = Math.max(0, remainingSkip - this.countAtLeast(level, query.minReputation));
+        remainingSkip = Math.max(0, remainingSkip - this.countAtLeast(members, query.minReputation));
         continue;
       }
       remainingSkip = 0;
@@ -668,10 +760,24 @@ export class SearchIndex {
   private postingIdsOf(agent: IndexedAgent): number[] {
     const entries = agentIndexEntries(agent);
     const ids: number[] = [];
-    FIELDS.forEach((field, space) => {
-      for (const stem of indexWords(entries.document[field]))
-        ids.push(this.postings.wordListId(space, this.vocabulary.add(stem)));
-    });
+    const stemIds: number[] = [];
+    for (let space = 0; space < FIELDS.length; space += 1) {
+      for (const stem of indexWords(entries.document[FIELDS[space] as (typeof FIELDS)[number]])) {
+        const stemId = this.vocabulary.add(stem);
+        ids.push(this.postings.wordListId(space, stemId));
+        const fieldsOfStem = withRoom(this.fieldsOfStem, stemId + 1);
+        this.fieldsOfStem = fieldsOfStem;
+        const mask = fieldsOfStem[stemId] as number;
+        if (mask === 0) stemIds.push(stemId);
+        fieldsOfStem[stemId] = mask | (1 << space);
+      }
+    }
+    for (const stemId of stemIds) {
+      const mask = this.fieldsOfStem[stemId] as number;
+      this.fieldsOfStem[stemId] = 0;
+      if (mask !== DESCRIPTION_ONLY)
+        ids.push(this.postings.levelListId(stemId, LEVEL_OF_MASK[mask] as number));
+    }
     for (const type of entries.capabilityTypes) ids.push(this.postings.termListId(CAPABILITY_SPACE, type));
     for (const tag of entries.tags) ids.push(this.postings.termListId(TAG_SPACE, tag));
     return ids;

@@ -1,4 +1,4 @@
-type SlotArray = Int32Array | Uint32Array | Float64Array;
+type SlotArray = Uint8Array | Int32Array | Uint32Array | Float64Array;
 
 /**
  * `array` itself when it holds at least `length` entries, else a copy at least twice as long (so
