@@ -1,6 +1,5 @@
 import { Bitmap, EMPTY, type BitmapScope } from './bitmap.js';
 import { withRoom } from './typed-arrays.js';
-import { LEVEL_SCORES } from './word-levels.js';
 
 /** Where a term lives: one of the document fields (0-3, see FIELDS), a capability type, or a tag. */
 export const CAPABILITY_SPACE = 4;
@@ -26,8 +25,9 @@ const IN_MANY = -2;
 export class PostingLists {
   /** Per word space, by stem id: the list's id + 1, or 0 for none. */
   private wordLists: Int32Array[] = Array.from({ length: WORD_SPACES }, () => new Int32Array(1024));
-  /** Per word level (position in LEVEL_SCORES), by stem id: the list's id + 1, or 0 for none. */
-  private levelLists: Int32Array[] = LEVEL_SCORES.map(() => new Int32Array(1024));
+  /** Per list id: the stem id of a word list, or -1 (a capability type or tag); its space beside it. */
+  private listStems = new Int32Array(1024);
+  private listSpaces = new Uint8Array(1024);
   private readonly termLists = new Map<number, Map<string, number>>([
     [CAPABILITY_SPACE, new Map()],
     [TAG_SPACE, new Map()],
@@ -57,18 +57,41 @@ export class PostingLists {
     if (known !== 0) return known - 1;
     const id = this.newList();
     lists[stemId] = id + 1;
+    this.listStems[id] = stemId;
+    this.listSpaces[id] = space;
     return id;
   }
 
-  /** The id of the list of the agents in which a stem has a level (see word-levels.ts), created when new. */
-  levelListId(stemId: number, level: number): number {
-    const lists = withRoom(this.levelLists[level] as Int32Array, stemId + 1);
-    this.levelLists[level] = lists;
-    const known = lists[stemId] as number;
-    if (known !== 0) return known - 1;
-    const id = this.newList();
-    lists[stemId] = id + 1;
-    return id;
+  /** The stem id of a word list, or -1 for the list of a capability type or tag. */
+  stemOfList(id: number): number {
+    return this.listStems[id] as number;
+  }
+
+  /** The word space (field) of a word list. */
+  spaceOfList(id: number): number {
+    return this.listSpaces[id] as number;
+  }
+
+  /** How many agents hold the stem in a word space. */
+  wordListSize(space: number, stemId: number): number {
+    const id = this.wordList(space, stemId);
+    if (id === undefined) return 0;
+    const single = this.single[id] as number;
+    if (single === NO_SLOT) return 0;
+    if (single !== IN_MANY) return 1;
+    const list = this.many.get(id) as number[] | Bitmap;
+    return Array.isArray(list) ? list.length : list.size;
+  }
+
+  /** The agents holding the stem in a word space, as slot numbers. */
+  wordSlots(space: number, stemId: number): ArrayLike<number> {
+    const id = this.wordList(space, stemId);
+    if (id === undefined) return [];
+    const single = this.single[id] as number;
+    if (single === NO_SLOT) return [];
+    if (single !== IN_MANY) return [single];
+    const list = this.many.get(id) as number[] | Bitmap;
+    return Array.isArray(list) ? list : list.toUint32Array();
   }
 
   /** The id of the list of a capability type or tag, created when new. */
@@ -85,23 +108,6 @@ export class PostingLists {
   /** The agents holding the stem in a word space, as a bitmap owned by the index or by `scope`. */
   word(scope: BitmapScope, space: number, stemId: number | undefined): Bitmap {
     return this.bitmapOf(scope, stemId === undefined ? undefined : this.wordList(space, stemId));
-  }
-
-  /** The agents in which the stem has the level, as a bitmap owned by the index or by `scope`. */
-  level(scope: BitmapScope, stemId: number, level: number): Bitmap {
-    const id = (this.levelLists[level] as Int32Array)[stemId] ?? 0;
-    return this.bitmapOf(scope, id === 0 ? undefined : id - 1);
-  }
-
-  /** How many agents the list of a stem's level holds, without making a bitmap of it. */
-  levelSize(stemId: number, level: number): number {
-    const id = (this.levelLists[level] as Int32Array)[stemId] ?? 0;
-    if (id === 0) return 0;
-    const single = this.single[id - 1] as number;
-    if (single === NO_SLOT) return 0;
-    if (single !== IN_MANY) return 1;
-    const list = this.many.get(id - 1) as number[] | Bitmap;
-    return Array.isArray(list) ? list.length : list.size;
   }
 
   /** The agents holding any of the stems in a word space. */
@@ -175,6 +181,9 @@ export class PostingLists {
   private newList(): number {
     this.single = withRoom(this.single, this.count + 1);
     this.single[this.count] = NO_SLOT;
+    this.listStems = withRoom(this.listStems, this.count + 1);
+    this.listStems[this.count] = -1;
+    this.listSpaces = withRoom(this.listSpaces, this.count + 1);
     return this.count++;
   }
 

@@ -9,7 +9,8 @@ import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { withRoom } from './typed-arrays.js';
 import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
-import { DESCRIPTION_ONLY, LEVEL_OF_MASK, LEVEL_SCORES, levelIndex, maskScore } from './word-levels.js';
+import { DESCRIPTION_ONLY, LEVEL_SCORES, levelIndex, maskScore } from './word-levels.js';
+import { WordLevelLists, type StemFields } from './word-level-lists.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -84,9 +85,16 @@ export interface RelevanceTuning {
   scoreEveryMatchMax: number;
   /** Most intersections a page makes walking tiers of several words before it sums every match instead. */
   tierIntersectionsMax: number;
+  /** How many times (summed over fields) a stem is held before the index keeps its level lists. */
+  levelListsFrom: number;
 }
 
-const DEFAULT_TUNING: RelevanceTuning = { scoreEveryMatchMax: 4096, tierIntersectionsMax: 40 };
+const DEFAULT_TUNING: RelevanceTuning = {
+  scoreEveryMatchMax: 4096,
+  tierIntersectionsMax: 40,
+  // Tiers are walked only for more matches than scoreEveryMatchMax, so a stem held fewer times never needs them.
+  levelListsFrom: 4096,
+};
 /** Most words a relevance page walks tiers for (the tiers are combinations of one level per word). */
 const TIERED_WORDS_MAX = 3;
 /** Relative cost of testing one slot during a walk against taking one candidate out of a bitmap. */
@@ -102,16 +110,21 @@ const WALK_STEP_COST = 4;
  * order: by walking the sort order and testing membership, when matches are dense enough that the
  * page is found early, else by taking the matches out and keeping the best (a bounded heap).
  * Relevance: a word found in the name counts 10, in a capability or the tags 5, in the description 2,
- * summed over fields and words; ties go to the reputation order. One-word searches with many matches
- * are ranked level by level (matches with the same fields hit), so no match is scored one by one.
+ * summed over fields and words; ties go to the reputation order. Relevance pages with many matches
+ * are taken tier by tier from per-word level lists (relevance-tiers.ts), so no match is scored one by
+ * one and the page stops when it is full.
  */
 export class SearchIndex {
   private readonly tuning: RelevanceTuning;
-  /** Scratch of postingIdsOf, by stem id: the fields (a mask) in which the agent holds it; 0 between agents. */
+  private readonly levelLists: WordLevelLists;
+  /** Scratch by stem id: the fields (a mask) in which one agent holds the stem; 0 between agents. */
   private fieldsOfStem = new Uint8Array(1024);
+  /** Scratch by slot for WordLevelLists.track; 0 between uses. */
+  private slotScratch = new Uint8Array(1024);
 
   constructor(tuning: Partial<RelevanceTuning> = {}) {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
+    this.levelLists = new WordLevelLists(this.tuning.levelListsFrom);
   }
 
   private capacity = 1024;
@@ -158,6 +171,10 @@ export class SearchIndex {
     const ids = this.postingIdsOf(agent);
     for (const id of ids) this.postings.add(id, slot);
     this.postingsOfSlot.set(slot, ids);
+    for (const stem of this.stemFieldsOf(ids)) {
+      if (this.levelLists.isTracked(stem.stemId)) this.levelLists.add(slot, stem);
+      else this.trackWhenHeldOften(stem.stemId);
+    }
     this.live.add(slot);
     this.byReputation.insert(slot);
     this.byCreation.insert(slot);
@@ -199,6 +216,7 @@ export class SearchIndex {
   endLoad(): void {
     this.postings.endBulk();
     this.vocabulary.endBulk();
+    for (let stemId = 0; stemId < this.vocabulary.size; stemId += 1) this.trackWhenHeldOften(stemId);
     this.live.addMany(Uint32Array.from(this.loaded));
     this.loaded = [];
     this.loading = false;
@@ -529,7 +547,7 @@ export class SearchIndex {
   ): IndexPage | undefined {
     const words: WordLevels[] = [];
     for (const [index, stemId] of found.stemIds.entries()) {
-      if (stemId === undefined) return undefined;
+      if (stemId === undefined || !this.levelLists.isTracked(stemId)) return undefined;
       words.push(this.wordLevels(scope, stemId, found.fieldHits[index] as Bitmap[]));
     }
     const tiers = relevanceTiers({
@@ -556,9 +574,9 @@ export class SearchIndex {
     const description = hits[FIELDS.indexOf('description')] as Bitmap;
     let descriptionOnly: Bitmap | undefined;
     return {
-      bound: (level) => this.postings.levelSize(stemId, level) + (level === unkept ? description.size : 0),
+      bound: (level) => this.levelLists.level(stemId, level).size + (level === unkept ? description.size : 0),
       members: (level) => {
-        const kept = this.postings.level(scope, stemId, level);
+        const kept = this.levelLists.level(stemId, level);
         if (level !== unkept) return kept;
         descriptionOnly ??= scope.andNot(
           description,
@@ -760,27 +778,47 @@ export class SearchIndex {
   private postingIdsOf(agent: IndexedAgent): number[] {
     const entries = agentIndexEntries(agent);
     const ids: number[] = [];
-    const stemIds: number[] = [];
-    for (let space = 0; space < FIELDS.length; space += 1) {
-      for (const stem of indexWords(entries.document[FIELDS[space] as (typeof FIELDS)[number]])) {
-        const stemId = this.vocabulary.add(stem);
-        ids.push(this.postings.wordListId(space, stemId));
-        const fieldsOfStem = withRoom(this.fieldsOfStem, stemId + 1);
-        this.fieldsOfStem = fieldsOfStem;
-        const mask = fieldsOfStem[stemId] as number;
-        if (mask === 0) stemIds.push(stemId);
-        fieldsOfStem[stemId] = mask | (1 << space);
-      }
-    }
-    for (const stemId of stemIds) {
-      const mask = this.fieldsOfStem[stemId] as number;
-      this.fieldsOfStem[stemId] = 0;
-      if (mask !== DESCRIPTION_ONLY)
-        ids.push(this.postings.levelListId(stemId, LEVEL_OF_MASK[mask] as number));
-    }
+    FIELDS.forEach((field, space) => {
+      for (const stem of indexWords(entries.document[field]))
+        ids.push(this.postings.wordListId(space, this.vocabulary.add(stem)));
+    });
     for (const type of entries.capabilityTypes) ids.push(this.postings.termListId(CAPABILITY_SPACE, type));
     for (const tag of entries.tags) ids.push(this.postings.termListId(TAG_SPACE, tag));
     return ids;
+  }
+
+  /** An agent's stems, each with the fields that hold it, from the agent's posting list ids. */
+  private stemFieldsOf(ids: ArrayLike<number>): StemFields[] {
+    const stemIds: number[] = [];
+    for (let index = 0; index < ids.length; index += 1) {
+      const id = ids[index] as number;
+      const stemId = this.postings.stemOfList(id);
+      if (stemId < 0) continue;
+      const fieldsOfStem = withRoom(this.fieldsOfStem, stemId + 1);
+      this.fieldsOfStem = fieldsOfStem;
+      const mask = fieldsOfStem[stemId] as number;
+      if (mask === 0) stemIds.push(stemId);
+      fieldsOfStem[stemId] = mask | (1 << this.postings.spaceOfList(id));
+    }
+    return stemIds.map((stemId) => {
+      const mask = this.fieldsOfStem[stemId] as number;
+      this.fieldsOfStem[stemId] = 0;
+      return { stemId, mask };
+    });
+  }
+
+  /** Starts keeping a stem's level lists once it is held often enough (see WordLevelLists). */
+  private trackWhenHeldOften(stemId: number): void {
+    let holders = 0;
+    for (let space = 0; space < FIELDS.length; space += 1)
+      holders += this.postings.wordListSize(space, stemId);
+    if (!this.levelLists.shouldTrack(stemId, holders)) return;
+    this.slotScratch = withRoom(this.slotScratch, this.capacity);
+    this.levelLists.track(
+      stemId,
+      FIELDS.map((_, space) => this.postings.wordSlots(space, stemId)),
+      this.slotScratch,
+    );
   }
 
   /** Per field, the agents holding this exact stem. */
@@ -808,7 +846,9 @@ export class SearchIndex {
   private removeSlot(slot: number): void {
     this.byReputation.remove(slot);
     this.byCreation.remove(slot);
-    for (const id of this.postingsOfSlot.get(slot)) this.postings.remove(id, slot);
+    const ids = this.postingsOfSlot.get(slot);
+    for (const stem of this.stemFieldsOf(ids)) this.levelLists.remove(slot, stem);
+    for (const id of ids) this.postings.remove(id, slot);
     this.postingsOfSlot.clear(slot);
     this.live.remove(slot);
     this.dids.delete(slot);
