@@ -172,6 +172,8 @@ const MULTI_WORD_QUERIES: Omit<IndexQuery, 'sort' | 'order' | 'limit' | 'offset'
   { terms: ['data', 'finance'], tags: ['finance', 'fast'] },
   { terms: ['data', 'speech'], minReputation: 20 },
   { terms: ['data', 'image', 'speech'], tags: ['beta'], minReputation: 10 },
+  // Two words with one stem: each counts, so the stem's level counts twice.
+  { terms: ['translate', 'translations'] },
 ];
 
 /** Random inserts, reputation moves, word changes and deactivations, applied to both. */
@@ -267,19 +269,65 @@ describe('search index (against a brute-force reference)', () => {
         tierIntersectionsMax,
         levelListsFrom: 8,
       });
-      churn(index, reference, next, 400);
-      for (const base of MULTI_WORD_QUERIES) {
-        for (const order of ['desc', 'asc'] as const) {
-          assertSameAsReference(index, reference, {
-            ...base,
-            sort: 'relevance',
-            order,
-            limit: 20,
-            offset: 0,
-          });
+      const searchAll = () => {
+        for (const base of MULTI_WORD_QUERIES) {
+          for (const order of ['desc', 'asc'] as const) {
+            assertSameAsReference(index, reference, {
+              ...base,
+              sort: 'relevance',
+              order,
+              limit: 20,
+              offset: 0,
+            });
+          }
         }
+      };
+      // Right after the bulk load (its stems tracked at the end of it), then after changes.
+      searchAll();
+      assert.ok(index.relevanceRanking.levelLists > 0, 'pages ranked from level lists after the load');
+      const afterLoad = index.relevanceRanking.levelLists;
+      churn(index, reference, next, 400);
+      searchAll();
+      assert.ok(index.relevanceRanking.levelLists > afterLoad, 'pages ranked from level lists after changes');
+      if (tierIntersectionsMax === 2)
+        assert.ok(index.relevanceRanking.bitSliced > 0, 'a small budget sends pages to the bit-sliced sum');
+    }
+  });
+
+  test("a last word that begins several stems is ranked from its fields, not from one stem's levels", () => {
+    const index = new SearchIndex({ scoreEveryMatchMax: 0, levelListsFrom: 1 });
+    const reference = new Reference();
+    const words = ['trace', 'track', 'tracking tools', 'data'];
+    for (let n = 0; n < 60; n += 1) {
+      const agent: IndexedAgent = {
+        did: `did:web:example.com:agent:t${n}`,
+        name: `${words[n % 4] as string} ${n}`,
+        description: `${words[(n >> 2) % 4] as string} data`,
+        capabilities: JSON.stringify([{ type: 'general', description: words[(n >> 4) % 4] }]),
+        tags: JSON.stringify(n % 3 === 0 ? ['trace'] : []),
+        status: 'active',
+        reputation_score: n % 7,
+        created_at: 1_700_000_000_000 + n,
+      };
+      index.apply(agent);
+      reference.apply(agent);
+    }
+    for (const terms of [['trac'], ['data', 'trac'], ['trace'], ['data', 'track']]) {
+      for (const order of ['desc', 'asc'] as const) {
+        assertSameAsReference(index, reference, { terms, sort: 'relevance', order, limit: 20, offset: 0 });
       }
     }
+    assert.ok(index.relevanceRanking.fieldLevels > 0, "['trac'] is ranked by its fields' levels");
+    assert.ok(index.relevanceRanking.levelLists > 0, "['trace'] is ranked from its level lists");
+  });
+
+  test('a load is only for a new index: one that held agents, even all removed since, refuses it', () => {
+    const { index, reference } = buildCorpus(10, 5);
+    for (const did of reference.agents.keys()) {
+      index.apply({ ...(reference.agents.get(did) as IndexedAgent), status: 'deactivated' });
+    }
+    assert.equal(index.size, 0);
+    assert.throws(() => index.load([]), /a load is for a new index/);
   });
 
   test('the level lists follow an agent whose words move between fields', () => {
@@ -318,6 +366,7 @@ describe('search index (against a brute-force reference)', () => {
         assert.deepEqual(index.search(query).dids, reference.search(query).dids, JSON.stringify(move));
       }
     }
+    assert.ok(index.relevanceRanking.levelLists > 0, 'stems tracked as agents were applied');
   });
 
   test('the index part of service-record searches: counts, matching subsets in either order, first by DID', () => {

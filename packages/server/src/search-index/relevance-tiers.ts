@@ -43,7 +43,9 @@ export function relevanceTiers(options: {
   const walk = (word: number, levels: number[], score: number, bound: number): void => {
     if (bound === 0) return;
     if (word === words.length) {
-      combinations.set(score, [...(combinations.get(score) ?? []), levels]);
+      const atScore = combinations.get(score);
+      if (atScore === undefined) combinations.set(score, [levels]);
+      else atScore.push(levels);
       bounds.set(score, (bounds.get(score) ?? 0) + bound);
       return;
     }
@@ -52,9 +54,10 @@ export function relevanceTiers(options: {
       walk(word + 1, [...levels, level], score + levelScore, Math.min(bound, levelsOfWord.bound(level))),
     );
   };
-  walk(0, [], 0, Number.POSITIVE_INFINITY);
+  walk(0, [], 0, within?.size ?? Number.POSITIVE_INFINITY);
   const order = [...combinations.keys()].sort((a, b) => (lowestFirst ? a - b : b - a));
-  // Each combination costs an intersection; the bounds say how many the page reads at least.
+  // Each combination costs an intersection. The bounds are upper bounds of the tiers' sizes, so this
+  // counts the fewest intersections the page can need: a walk that needs more is not begun.
   let planned = 0;
   let reach = 0;
   for (const score of order) {
@@ -69,10 +72,10 @@ export function relevanceTiers(options: {
     members: () => {
       const parts = (combinations.get(score) as number[][]).map((levels) => {
         made += 1;
+        if (made > intersectionsMax * 2) throw new TierWalkTooLong();
         const sets = levels.map((level, word) => (words[word] as WordLevels).members(level));
         return scope.intersectAll(within === undefined ? sets : [...sets, within]);
       });
-      if (made > intersectionsMax * 2) throw new TierWalkTooLong();
       return scope.orMany(parts);
     },
   }));

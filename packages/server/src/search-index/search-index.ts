@@ -9,7 +9,7 @@ import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { withRoom } from './typed-arrays.js';
 import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
-import { DESCRIPTION_ONLY, LEVEL_SCORES, levelIndex, maskScore } from './word-levels.js';
+import { DESCRIPTION_ONLY, DESCRIPTION_ONLY_LEVEL, LEVEL_SCORES, maskScore } from './word-levels.js';
 import { WordLevelLists, type StemFields } from './word-level-lists.js';
 
 /** What the index needs of an agent row (agents table columns). */
@@ -115,6 +115,12 @@ const WALK_STEP_COST = 4;
  * one and the page stops when it is full.
  */
 export class SearchIndex {
+  /**
+   * How many relevance pages each way has ranked since the index was made: tiers of level lists,
+   * tiers of one word's field levels, the bit-sliced sum, or every match scored. The ways give the
+   * same pages, so only this tells which one ran (the tests read it).
+   */
+  readonly relevanceRanking = { levelLists: 0, fieldLevels: 0, bitSliced: 0, everyMatch: 0 };
   private readonly tuning: RelevanceTuning;
   private readonly levelLists: WordLevelLists;
   /** Scratch by stem id: the fields (a mask) in which one agent holds the stem; 0 between agents. */
@@ -193,7 +199,9 @@ export class SearchIndex {
    * process's memory, far past what the index keeps.
    */
   beginLoad(): void {
-    if (this.live.size > 0 || this.loading) throw new Error('search index: a load is for an empty index');
+    // Never held an agent: the level lists of stems once tracked would not be rebuilt by a load.
+    if (this.nextSlot !== PROBE + 1 || this.loading)
+      throw new Error('search index: a load is for a new index');
     this.loading = true;
     this.postings.beginBulk();
     this.vocabulary.beginBulk();
@@ -216,7 +224,7 @@ export class SearchIndex {
   endLoad(): void {
     this.postings.endBulk();
     this.vocabulary.endBulk();
-    for (let stemId = 0; stemId < this.vocabulary.size; stemId += 1) this.trackWhenHeldOften(stemId);
+    for (let stemId = 1; stemId <= this.vocabulary.size; stemId += 1) this.trackWhenHeldOften(stemId);
     this.live.addMany(Uint32Array.from(this.loaded));
     this.loaded = [];
     this.loading = false;
@@ -328,13 +336,13 @@ export class SearchIndex {
       const matches = filtered ? scope.intersectAll(sets) : undefined;
       return { matches, fieldHits: [], stemIds: [], filtered };
     }
-    const stemIds = words.map((word, index) => {
-      if (index < words.length - 1) return this.vocabulary.idOf(word);
-      const begun = this.vocabulary.withPrefix(word);
-      return begun.length === 1 ? begun[0] : undefined;
-    });
+    // Every word but the last is one stem; the last is a prefix, and may begin several.
+    const begun = this.vocabulary.withPrefix(words[words.length - 1] as string);
+    const stemIds = words.map((word, index) =>
+      index < words.length - 1 ? this.vocabulary.idOf(word) : begun.length === 1 ? begun[0] : undefined,
+    );
     const fieldHits = words.map((word, index) =>
-      index === words.length - 1 ? this.prefixFieldHits(scope, word) : this.wordFieldHits(scope, word),
+      index === words.length - 1 ? this.anyStemFieldHits(scope, begun) : this.wordFieldHits(scope, word),
     );
     const matches = scope.intersectAll([...fieldHits.map((hits) => scope.orMany(hits)), ...sets]);
     return { matches, fieldHits, stemIds, filtered };
@@ -371,15 +379,21 @@ export class SearchIndex {
     const take = query.limit + 1;
     if (matches.size > this.tuning.scoreEveryMatchMax && fieldHits.length <= TIERED_WORDS_MAX) {
       const page = this.levelListsPage(scope, query, found, total, skip, take);
-      if (page !== undefined) return page;
+      if (page !== undefined) {
+        this.relevanceRanking.levelLists += 1;
+        return page;
+      }
     }
     const single = fieldHits.length === 1 ? fieldHits[0] : undefined;
     if (single !== undefined && matches.size > this.tuning.scoreEveryMatchMax) {
+      this.relevanceRanking.fieldLevels += 1;
       return this.tieredPage(query, this.oneWordTiers(scope, query, matches, single), total, skip, take);
     }
     if (matches.size > this.tuning.scoreEveryMatchMax && query.minReputation === undefined) {
+      this.relevanceRanking.bitSliced += 1;
       return this.bitSlicedRelevancePage(scope, query, matches, fieldHits, total, skip, take);
     }
+    this.relevanceRanking.everyMatch += 1;
     // Score every match: each field's weight goes to the matches that hold the word there. A field
     // most matches hold is counted the other way round (every match starts with its weight, those
     // without it lose it again), so no list walked is longer than half the matches.
@@ -570,7 +584,7 @@ export class SearchIndex {
 
   /** A word's level lists; the description-only level is computed from the field lists when asked. */
   private wordLevels(scope: BitmapScope, stemId: number, hits: Bitmap[]): WordLevels {
-    const unkept = levelIndex(maskScore(DESCRIPTION_ONLY));
+    const unkept = DESCRIPTION_ONLY_LEVEL;
     const description = hits[FIELDS.indexOf('description')] as Bitmap;
     let descriptionOnly: Bitmap | undefined;
     return {
@@ -827,9 +841,8 @@ export class SearchIndex {
     return FIELDS.map((_, space) => this.postings.word(scope, space, stemId));
   }
 
-  /** Per field, the agents holding any stem that starts with `prefix`. */
-  private prefixFieldHits(scope: BitmapScope, prefix: string): Bitmap[] {
-    const stemIds = this.vocabulary.withPrefix(prefix);
+  /** Per field, the agents holding any of the stems (those a last word begins). */
+  private anyStemFieldHits(scope: BitmapScope, stemIds: readonly number[]): Bitmap[] {
     return FIELDS.map((_, space) => this.postings.anyWord(scope, space, stemIds));
   }
 

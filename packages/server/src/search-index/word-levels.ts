@@ -29,3 +29,6 @@ export const LEVEL_OF_MASK: readonly number[] = [-1, ...MASKS.map((mask) => leve
  * the field lists when it needs it.
  */
 export const DESCRIPTION_ONLY = 1 << FIELDS.indexOf('description');
+
+/** The level of the description alone (see DESCRIPTION_ONLY), as a position in LEVEL_SCORES. */
+export const DESCRIPTION_ONLY_LEVEL = levelIndex(maskScore(DESCRIPTION_ONLY));
