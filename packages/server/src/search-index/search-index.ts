@@ -128,11 +128,6 @@ export class SearchIndex {
   /** Scratch by slot for WordLevelLists.track; 0 between uses. */
   private slotScratch = new Uint8Array(1024);
 
-  constructor(tuning: Partial<RelevanceTuning> = {}) {
-    this.tuning = { ...DEFAULT_TUNING, ...tuning };
-    this.levelLists = new WordLevelLists(this.tuning.levelListsFrom);
-  }
-
   private capacity = 1024;
   private readonly dids = new StringTable();
   private reputation = new Float64Array(this.capacity);
@@ -161,6 +156,11 @@ export class SearchIndex {
   private readonly byCreation = new SortedOrder(
     (a, b) => (this.createdAt[b] as number) - (this.createdAt[a] as number) || this.dids.compare(b, a),
   );
+
+  constructor(tuning: Partial<RelevanceTuning> = {}) {
+    this.tuning = { ...DEFAULT_TUNING, ...tuning };
+    this.levelLists = new WordLevelLists(this.tuning.levelListsFrom);
+  }
 
   get size(): number {
     return this.live.size;
