@@ -321,6 +321,25 @@ describe('search index (against a brute-force reference)', () => {
     assert.ok(index.relevanceRanking.levelLists > 0, "['trace'] is ranked from its level lists");
   });
 
+  test('a bulk load gives level lists to every stem held often enough, the last one seen included', () => {
+    const index = new SearchIndex({ scoreEveryMatchMax: 0, levelListsFrom: 5 });
+    const agent = (n: number, name: string): IndexedAgent => ({
+      did: `did:web:example.com:agent:z${n}`,
+      name,
+      description: 'data tools',
+      capabilities: JSON.stringify([{ type: 'general' }]),
+      tags: '[]',
+      status: 'active',
+      reputation_score: n,
+      created_at: 1_700_000_000_000 + n,
+    });
+    // "zebra" is the last stem the load sees, and ten agents hold it.
+    index.load(Array.from({ length: 20 }, (_, n) => agent(n, n < 10 ? 'data agent' : 'zebra data')));
+    const page = index.search({ terms: ['zebra'], sort: 'relevance', order: 'desc', limit: 20, offset: 0 });
+    assert.equal(page.total, 10);
+    assert.equal(index.relevanceRanking.levelLists, 1, 'ranked from the level lists of the last stem');
+  });
+
   test('a load is only for a new index: one that held agents, even all removed since, refuses it', () => {
     const { index, reference } = buildCorpus(10, 5);
     for (const did of reference.agents.keys()) {

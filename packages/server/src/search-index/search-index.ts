@@ -9,8 +9,8 @@ import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { withRoom } from './typed-arrays.js';
 import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
-import { DESCRIPTION_ONLY, DESCRIPTION_ONLY_LEVEL, LEVEL_SCORES, maskScore } from './word-levels.js';
-import { WordLevelLists, type StemFields } from './word-level-lists.js';
+import { LEVEL_SCORES, maskScore } from './word-levels.js';
+import { WordLevelLists } from './word-level-lists.js';
 
 /** What the index needs of an agent row (agents table columns). */
 export interface IndexedAgent {
@@ -123,10 +123,6 @@ export class SearchIndex {
   readonly relevanceRanking = { levelLists: 0, fieldLevels: 0, bitSliced: 0, everyMatch: 0 };
   private readonly tuning: RelevanceTuning;
   private readonly levelLists: WordLevelLists;
-  /** Scratch by stem id: the fields (a mask) in which one agent holds the stem; 0 between agents. */
-  private fieldsOfStem = new Uint8Array(1024);
-  /** Scratch by slot for WordLevelLists.track; 0 between uses. */
-  private slotScratch = new Uint8Array(1024);
 
   private capacity = 1024;
   private readonly dids = new StringTable();
@@ -159,7 +155,7 @@ export class SearchIndex {
 
   constructor(tuning: Partial<RelevanceTuning> = {}) {
     this.tuning = { ...DEFAULT_TUNING, ...tuning };
-    this.levelLists = new WordLevelLists(this.tuning.levelListsFrom);
+    this.levelLists = new WordLevelLists(this.postings, this.tuning.levelListsFrom);
   }
 
   get size(): number {
@@ -177,10 +173,7 @@ export class SearchIndex {
     const ids = this.postingIdsOf(agent);
     for (const id of ids) this.postings.add(id, slot);
     this.postingsOfSlot.set(slot, ids);
-    for (const stem of this.stemFieldsOf(ids)) {
-      if (this.levelLists.isTracked(stem.stemId)) this.levelLists.add(slot, stem);
-      else this.trackWhenHeldOften(stem.stemId);
-    }
+    this.levelLists.added(slot, ids);
     this.live.add(slot);
     this.byReputation.insert(slot);
     this.byCreation.insert(slot);
@@ -224,7 +217,7 @@ export class SearchIndex {
   endLoad(): void {
     this.postings.endBulk();
     this.vocabulary.endBulk();
-    for (let stemId = 1; stemId <= this.vocabulary.size; stemId += 1) this.trackWhenHeldOften(stemId);
+    this.levelLists.loaded(this.vocabulary.size);
     this.live.addMany(Uint32Array.from(this.loaded));
     this.loaded = [];
     this.loading = false;
@@ -561,8 +554,12 @@ export class SearchIndex {
   ): IndexPage | undefined {
     const words: WordLevels[] = [];
     for (const [index, stemId] of found.stemIds.entries()) {
-      if (stemId === undefined || !this.levelLists.isTracked(stemId)) return undefined;
-      words.push(this.wordLevels(scope, stemId, found.fieldHits[index] as Bitmap[]));
+      const levels =
+        stemId === undefined
+          ? undefined
+          : this.levelLists.wordLevels(scope, stemId, found.fieldHits[index] as Bitmap[]);
+      if (levels === undefined) return undefined;
+      words.push(levels);
     }
     const tiers = relevanceTiers({
       scope,
@@ -580,25 +577,6 @@ export class SearchIndex {
       if (error instanceof TierWalkTooLong) return undefined;
       throw error;
     }
-  }
-
-  /** A word's level lists; the description-only level is computed from the field lists when asked. */
-  private wordLevels(scope: BitmapScope, stemId: number, hits: Bitmap[]): WordLevels {
-    const unkept = DESCRIPTION_ONLY_LEVEL;
-    const description = hits[FIELDS.indexOf('description')] as Bitmap;
-    let descriptionOnly: Bitmap | undefined;
-    return {
-      bound: (level) => this.levelLists.level(stemId, level).size + (level === unkept ? description.size : 0),
-      members: (level) => {
-        const kept = this.levelLists.level(stemId, level);
-        if (level !== unkept) return kept;
-        descriptionOnly ??= scope.andNot(
-          description,
-          scope.orMany(hits.filter((_, field) => 1 << field !== DESCRIPTION_ONLY)),
-        );
-        return kept.isEmpty ? descriptionOnly : scope.orMany([kept, descriptionOnly]);
-      },
-    };
   }
 
   /**
@@ -801,40 +779,6 @@ export class SearchIndex {
     return ids;
   }
 
-  /** An agent's stems, each with the fields that hold it, from the agent's posting list ids. */
-  private stemFieldsOf(ids: ArrayLike<number>): StemFields[] {
-    const stemIds: number[] = [];
-    for (let index = 0; index < ids.length; index += 1) {
-      const id = ids[index] as number;
-      const stemId = this.postings.stemOfList(id);
-      if (stemId < 0) continue;
-      const fieldsOfStem = withRoom(this.fieldsOfStem, stemId + 1);
-      this.fieldsOfStem = fieldsOfStem;
-      const mask = fieldsOfStem[stemId] as number;
-      if (mask === 0) stemIds.push(stemId);
-      fieldsOfStem[stemId] = mask | (1 << this.postings.spaceOfList(id));
-    }
-    return stemIds.map((stemId) => {
-      const mask = this.fieldsOfStem[stemId] as number;
-      this.fieldsOfStem[stemId] = 0;
-      return { stemId, mask };
-    });
-  }
-
-  /** Starts keeping a stem's level lists once it is held often enough (see WordLevelLists). */
-  private trackWhenHeldOften(stemId: number): void {
-    let holders = 0;
-    for (let space = 0; space < FIELDS.length; space += 1)
-      holders += this.postings.wordListSize(space, stemId);
-    if (!this.levelLists.shouldTrack(stemId, holders)) return;
-    this.slotScratch = withRoom(this.slotScratch, this.capacity);
-    this.levelLists.track(
-      stemId,
-      FIELDS.map((_, space) => this.postings.wordSlots(space, stemId)),
-      this.slotScratch,
-    );
-  }
-
   /** Per field, the agents holding this exact stem. */
   private wordFieldHits(scope: BitmapScope, stem: string): Bitmap[] {
     const stemId = this.vocabulary.idOf(stem);
@@ -860,7 +804,7 @@ export class SearchIndex {
     this.byReputation.remove(slot);
     this.byCreation.remove(slot);
     const ids = this.postingsOfSlot.get(slot);
-    for (const stem of this.stemFieldsOf(ids)) this.levelLists.remove(slot, stem);
+    this.levelLists.removed(slot, ids);
     for (const id of ids) this.postings.remove(id, slot);
     this.postingsOfSlot.clear(slot);
     this.live.remove(slot);
