@@ -14,7 +14,7 @@ export interface Tier {
 }
 
 /**
- * The tiers of a relevance order over several words, best first (or worst first with `lowestFirst`):
+ * The tiers of a relevance order over one to three words, best first (or worst first with `lowestFirst`):
  * a tier is the agents whose levels, word by word, sum to its score, that is the union of the
  * intersections of one level per word. Tiers are found best first from the index's level lists, so a
  * page that fills within the first tiers never scores the other matches: its cost follows the page,
