@@ -9,7 +9,7 @@ import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
 import { withRoom } from './typed-arrays.js';
 import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
-import { LEVEL_SCORES, maskScore } from './word-levels.js';
+import { LEVEL_SCORES, MASKS_OF_LEVEL } from './word-levels.js';
 import { WordLevelLists } from './word-level-lists.js';
 
 /** What the index needs of an agent row (agents table columns). */
@@ -518,25 +518,20 @@ export class SearchIndex {
    */
   private oneWordTiers(scope: BitmapScope, query: IndexQuery, matches: Bitmap, hits: Bitmap[]): Tier[] {
     const inField = hits.map((hit) => scope.and(hit, matches));
-    const masksByScore = new Map<number, number[]>();
-    for (let mask = 1; mask < 1 << FIELDS.length; mask += 1) {
-      const score = maskScore(mask);
-      masksByScore.set(score, [...(masksByScore.get(score) ?? []), mask]);
-    }
-    return [...masksByScore.keys()]
-      .sort((a, b) => (query.order === 'asc' ? a - b : b - a))
-      .map((score) => ({
-        score,
-        members: () =>
-          scope.orMany(
-            (masksByScore.get(score) ?? []).map((mask) => {
-              const held = inField.filter((_, index) => mask & (1 << index));
-              const missing = inField.filter((_, index) => !(mask & (1 << index)));
-              const all = scope.intersectAll(held);
-              return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
-            }),
-          ),
-      }));
+    const levels = LEVEL_SCORES.map((score, level) => ({ score, masks: MASKS_OF_LEVEL[level] as number[] }));
+    if (query.order !== 'asc') levels.reverse();
+    return levels.map(({ score, masks }) => ({
+      score,
+      members: () =>
+        scope.orMany(
+          masks.map((mask) => {
+            const held = inField.filter((_, index) => mask & (1 << index));
+            const missing = inField.filter((_, index) => !(mask & (1 << index)));
+            const all = scope.intersectAll(held);
+            return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
+          }),
+        ),
+    }));
   }
 
   /**

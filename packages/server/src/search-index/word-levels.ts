@@ -20,6 +20,11 @@ export function levelIndex(score: number): number {
   return index;
 }
 
+/** The masks of each level, by position in LEVEL_SCORES. */
+export const MASKS_OF_LEVEL: readonly (readonly number[])[] = LEVEL_SCORES.map((score) =>
+  MASKS.filter((mask) => maskScore(mask) === score),
+);
+
 /** The position in LEVEL_SCORES of each mask's level, looked up by mask. */
 export const LEVEL_OF_MASK: readonly number[] = [-1, ...MASKS.map((mask) => levelIndex(maskScore(mask)))];
 
