@@ -309,6 +309,12 @@ describe('web pages in a real browser', () => {
           await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}-${colorScheme}.png`, fullPage: true });
           // What the first screen shows, at a size people can read.
           await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}-${colorScheme}-fold.png` });
+          // Every page, not only the last one: nothing may make a page scroll sideways.
+          const overflow = await page.evaluate(() => {
+            const browser = globalThis as unknown as BrowserGlobals;
+            return browser.document.documentElement.scrollWidth - browser.innerWidth;
+          });
+          assert.ok(overflow <= 0, `${name} (${size}): the page scrolls sideways by ${overflow}px`);
           if (size === 'desktop' || name === 'agent') {
             for (const violation of await axe(page)) {
               found.push(
@@ -317,11 +323,6 @@ describe('web pages in a real browser', () => {
             }
           }
         }
-        const overflow = await page.evaluate(() => {
-          const browser = globalThis as unknown as BrowserGlobals;
-          return browser.document.documentElement.scrollWidth - browser.innerWidth;
-        });
-        assert.ok(overflow <= 0, `${size}: the agent page scrolls sideways by ${overflow}px`);
         await context.close();
       }
     }
