@@ -365,6 +365,19 @@ describe('web pages over HTTP', () => {
     const body = (await get(pageOf(target.did))).body;
     assertLacks(body, XSS_NAME);
     assertContains(body, '&lt;script&gt;window.__xss = &#39;name&#39;&lt;/script&gt;');
+    // A reviewer that has left since still shows by name, marked.
+    const leaving = await registerNamed(registry, 'Former Reviewer');
+    assert.equal(
+      (await submitReview(registry, leaving.token, { target_did: target.did, rating: 6 })).statusCode,
+      201,
+    );
+    const gone = await registry.app.inject({
+      method: 'DELETE',
+      url: agentPath(leaving.did),
+      headers: bearer(leaving.token),
+    });
+    assert.equal(gone.statusCode, 200, gone.body);
+    assert.match((await get(pageOf(target.did))).body, />Former Reviewer<\/a> \(deactivated\)/);
   });
 
   it('shows the average rating and the success rate on result cards, not the key type', async () => {
