@@ -109,7 +109,11 @@ function reputationHint(reputation: ReputationStats): Html {
     </p>`;
   }
   return html`<p class="hint-why" id="why-score">
-    <strong>Why ${score} and not ${formatScore(fromRatings)}, what the average rating gives?</strong> A review
+    <strong
+      >Why ${score}, when the average rating ${reputation.average_rating.toFixed(2)}/10 alone would give
+      ${formatScore(fromRatings)}?</strong
+    >
+    A review
     counts as far as the registry trusts its reviewer: accounts younger than ${maturityDays} days weigh
     nothing, callers of fewer than ${breadthPartners} other reviewed agents little, and the score starts
     from a neutral ${priorMean} counted as ${priorWeight} reviews.
