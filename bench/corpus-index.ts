@@ -19,6 +19,7 @@ export function corpusIndex(
     const batch = [];
     for (let k = n; k < Math.min(n + 1000, count); k++) {
       const profile = syntheticProfile(random, k);
+      const reputation = random() < 0.4 ? Math.round(random() * 10000) / 100 : 0;
       batch.push({
         did: didOf(k),
         name: profile.name,
@@ -26,7 +27,10 @@ export function corpusIndex(
         capabilities: JSON.stringify(profile.capabilities),
         tags: JSON.stringify(profile.tags),
         status: 'active',
-        reputation_score: random() < 0.4 ? Math.round(random() * 10000) / 100 : 0,
+        reputation_score: reputation,
+        // Derived, not drawn, so the corpus stays the one earlier runs measured.
+        average_rating: reputation === 0 ? 0 : Math.round(100 + reputation * 9) / 100,
+        total_reviews: reputation === 0 ? 0 : 1 + (k % 20),
         created_at: 1.7e12 - Math.floor(random() * 730 * 86400000),
       });
     }

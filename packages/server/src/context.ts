@@ -36,6 +36,7 @@ import { ServiceRecordService } from './services/service-record.js';
 import { ProfileCache } from './services/profile-cache.js';
 import { StatsService } from './services/stats.js';
 import { ActivityService } from './services/activity.js';
+import { AgentLabelService } from './services/agent-labels.js';
 import { waitForDatabase } from './startup.js';
 import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
 import type { Telemetry } from './telemetry/telemetry.js';
@@ -69,6 +70,8 @@ export interface AppContext {
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
+  /** Names and success rates of the agents a page mentions, in one query per page. */
+  agentLabels: AgentLabelService;
   /** Which build runs: GET /version, /healthz and the start-up line. */
   build: BuildInfo;
   /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
@@ -230,6 +233,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       changeFeed: new ChangeFeedService({ db, publicUrl }),
       stats,
       activity: new ActivityService({ db, clock }),
+      agentLabels: new AgentLabelService({ db }),
       build,
       metrics,
       telemetry,

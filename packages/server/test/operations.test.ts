@@ -181,6 +181,35 @@ describe('metrics, request log lines and domain events', () => {
     }
   });
 
+  test("another agent's failure or timeout is logged at info, as MCP and A2A log it; the registry's own fault at error", async () => {
+    // The invocations of the test above: completed, failed, timed out, webhook failed.
+    const invokes = registry.lines.filter((line) => line.route === '/api/invoke' && 'status' in line);
+    assert.deepEqual(invokes.map((line) => [line.status, line.code ?? null, line.level]).sort(), [
+      [200, null, 30],
+      [502, 'AGENT_ERROR', 30],
+      [502, 'WEBHOOK_FAILED', 30],
+      [504, 'INVOCATION_TIMEOUT', 30],
+    ]);
+    assert.deepEqual(
+      registry.lines.filter((line) => Number(line.level) >= 50),
+      [],
+      'no error line for outcomes of other agents',
+    );
+    const stats = registry.ctx.stats;
+    const original = stats.get.bind(stats);
+    stats.get = () => Promise.reject(new Error('a fault of the registry'));
+    try {
+      assert.equal((await inject('GET', '/api/stats')).statusCode, 500);
+    } finally {
+      stats.get = original;
+    }
+    const line = registry.lines.find(
+      (candidate) => candidate.route === '/api/stats' && 'status' in candidate,
+    );
+    assert.equal(line?.level, 50);
+    assert.equal(line?.code, 'INTERNAL_ERROR');
+  });
+
   test('registrations, reviews and deactivations: counted and logged at info', async () => {
     const before = await metrics();
     const ethereum = await register(registry, secp256k1Agent());

@@ -65,6 +65,9 @@ function makeAgent(next: () => number, index: number): IndexedAgent {
     // Few distinct values, so ties are common and the tie-breaks are exercised.
     reputation_score: Math.floor(next() * 6) * 10,
     created_at: 1_700_000_000_000 + Math.floor(next() * 500) * 1000,
+    // Also few values: equal scores are common, and the rating and review-count tie-breaks decide.
+    average_rating: 1 + Math.floor(next() * 4) * 3,
+    total_reviews: Math.floor(next() * 3),
   };
 }
 
@@ -106,7 +109,11 @@ class Reference {
     }
     const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     const byReputation = (a: IndexedAgent, b: IndexedAgent) =>
-      b.reputation_score - a.reputation_score || b.created_at - a.created_at || text(b.did, a.did);
+      b.reputation_score - a.reputation_score ||
+      b.average_rating - a.average_rating ||
+      b.total_reviews - a.total_reviews ||
+      b.created_at - a.created_at ||
+      text(b.did, a.did);
     const byCreation = (a: IndexedAgent, b: IndexedAgent) =>
       b.created_at - a.created_at || text(b.did, a.did);
     const direction = query.order === 'asc' ? -1 : 1;
@@ -188,7 +195,14 @@ function churn(index: SearchIndex, reference: Reference, next: () => number, ste
     } else {
       const did = dids[Math.floor(next() * dids.length)] as string;
       const current = reference.agents.get(did) ?? makeAgent(next, 200_000 + step);
-      if (roll < 0.6) agent = { ...current, did, reputation_score: Math.floor(next() * 6) * 10 };
+      if (roll < 0.6)
+        agent = {
+          ...current,
+          did,
+          reputation_score: Math.floor(next() * 6) * 10,
+          average_rating: 1 + Math.floor(next() * 4) * 3,
+          total_reviews: current.total_reviews + 1,
+        };
       else if (roll < 0.85)
         agent = { ...makeAgent(next, 300_000 + step), did, created_at: current.created_at };
       else agent = { ...current, did, status: 'deactivated' };
@@ -307,6 +321,8 @@ describe('search index (against a brute-force reference)', () => {
         tags: JSON.stringify(n % 3 === 0 ? ['trace'] : []),
         status: 'active',
         reputation_score: n % 7,
+        average_rating: n % 3,
+        total_reviews: n % 2,
         created_at: 1_700_000_000_000 + n,
       };
       index.apply(agent);
@@ -331,6 +347,8 @@ describe('search index (against a brute-force reference)', () => {
       tags: '[]',
       status: 'active',
       reputation_score: n,
+      average_rating: 0,
+      total_reviews: 0,
       created_at: 1_700_000_000_000 + n,
     });
     // "zebra" is the last stem the load sees, and ten agents hold it.
@@ -360,6 +378,8 @@ describe('search index (against a brute-force reference)', () => {
       tags: JSON.stringify(tags),
       status: 'active',
       reputation_score: index,
+      average_rating: 0,
+      total_reviews: 0,
       created_at: 1_700_000_000_000 + index,
     });
     const moves = [

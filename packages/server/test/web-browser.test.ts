@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startRegistry, type TestRegistry } from './helpers.js';
+import { bearer, startRegistry, type TestRegistry } from './helpers.js';
 import { XSS_DESCRIPTION, XSS_NAME, seedWebFixture, type WebFixture } from './web-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -309,6 +309,12 @@ describe('web pages in a real browser', () => {
           await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}-${colorScheme}.png`, fullPage: true });
           // What the first screen shows, at a size people can read.
           await page.screenshot({ path: `${SCREENSHOTS}${name}-${size}-${colorScheme}-fold.png` });
+          // Every page, not only the last one: nothing may make a page scroll sideways.
+          const overflow = await page.evaluate(() => {
+            const browser = globalThis as unknown as BrowserGlobals;
+            return browser.document.documentElement.scrollWidth - browser.innerWidth;
+          });
+          assert.ok(overflow <= 0, `${name} (${size}): the page scrolls sideways by ${overflow}px`);
           if (size === 'desktop' || name === 'agent') {
             for (const violation of await axe(page)) {
               found.push(
@@ -317,15 +323,132 @@ describe('web pages in a real browser', () => {
             }
           }
         }
-        const overflow = await page.evaluate(() => {
-          const browser = globalThis as unknown as BrowserGlobals;
-          return browser.document.documentElement.scrollWidth - browser.innerWidth;
-        });
-        assert.ok(overflow <= 0, `${size}: the agent page scrolls sideways by ${overflow}px`);
         await context.close();
       }
     }
     assert.deepEqual(found, []);
+  });
+
+  /** One brokered call to the translator, so its page shows the service-record table. */
+  async function brokeredCall(): Promise<void> {
+    const invoking = registry.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(fixture.xss.token),
+      payload: {
+        target_did: fixture.translator.did,
+        capability: 'translation',
+        input: { text: 'a', target: 'fr' },
+      },
+    });
+    const worker = (method: 'GET' | 'POST', url: string, payload?: object) =>
+      registry.app.inject({ method, url, headers: bearer(fixture.translator.token), payload });
+    let taskId: string | undefined;
+    while (taskId === undefined) {
+      taskId = (await worker('GET', '/api/agent/tasks?wait=5')).json<{ tasks: { task_id: string }[] }>()
+        .tasks[0]?.task_id;
+    }
+    assert.equal((await worker('POST', `/api/agent/tasks/${taskId}/accept`)).statusCode, 200);
+    assert.equal(
+      (await worker('POST', `/api/agent/tasks/${taskId}/result`, { output: { text: 'b' } })).statusCode,
+      200,
+    );
+    assert.equal((await invoking).statusCode, 200);
+  }
+
+  /** Whether every cell of the service-record table lies inside the visible part of its panel. */
+  const serviceTableFits = (page: Page) =>
+    page.evaluate(() => {
+      type Box = { left: number; right: number };
+      type Element = { getBoundingClientRect(): Box; scrollWidth: number; clientWidth: number };
+      const doc = (
+        globalThis as unknown as {
+          document: { querySelector(s: string): Element | null; querySelectorAll(s: string): Element[] };
+        }
+      ).document;
+      const scroller = doc.querySelector('section[aria-labelledby="service-title"] .table-scroll');
+      if (scroller === null) return 'no service-record table';
+      if (scroller.scrollWidth > scroller.clientWidth)
+        return `scrolls by ${scroller.scrollWidth - scroller.clientWidth}px`;
+      const box = scroller.getBoundingClientRect();
+      const outside = Array.from(doc.querySelectorAll('section[aria-labelledby="service-title"] td')).filter(
+        (cell) => {
+          const own = cell.getBoundingClientRect();
+          return own.left < box.left || own.right > box.right + 0.5;
+        },
+      );
+      return outside.length === 0 ? 'fits' : `${outside.length} cells outside`;
+    });
+
+  it('shows the whole service record on a phone, each window as a card of labelled values', async () => {
+    await brokeredCall();
+    for (const viewport of Object.values(VIEWPORTS)) {
+      const { context, page } = await newPage(viewport);
+      await page.goto(agentUrl(fixture.translator.did));
+      assert.equal(await serviceTableFits(page), 'fits', `${viewport.width} px`);
+      await page
+        .locator('section[aria-labelledby="service-title"]')
+        .screenshot({ path: `${SCREENSHOTS}service-record-${viewport.width}.png` });
+      if (viewport.width === VIEWPORTS.phone.width) {
+        const firstCell = page
+          .locator('section[aria-labelledby="service-title"] tbody tr')
+          .first()
+          .locator('td')
+          .first();
+        assert.equal(
+          await firstCell.evaluate(
+            (cell) =>
+              (
+                globalThis as unknown as {
+                  getComputedStyle(element: unknown, pseudo: string): { content: string };
+                }
+              ).getComputedStyle(cell, '::before').content,
+          ),
+          '"Calls"',
+        );
+      }
+      await context.close();
+    }
+  });
+
+  it('keeps the Copy buttons off the code they copy on /join and the agent page, phone and desktop', async () => {
+    for (const viewport of Object.values(VIEWPORTS)) {
+      const { context, page } = await newPage(viewport);
+      for (const url of [`${origin}/join`, agentUrl(fixture.translator.did)]) {
+        await page.goto(url);
+        const blocks = page.locator('.code');
+        assert.ok((await blocks.count()) >= 3, url);
+        for (const block of await blocks.all()) {
+          const button = await block.locator('button.copy').boundingBox();
+          const code = await block.locator('pre').boundingBox();
+          assert.ok(button !== null && code !== null, `${url}: the copy button shows once the script ran`);
+          const overlaps =
+            button.x < code.x + code.width &&
+            code.x < button.x + button.width &&
+            button.y < code.y + code.height &&
+            code.y < button.y + button.height;
+          assert.ok(!overlaps, `${url} at ${viewport.width} px: the Copy button covers the code`);
+        }
+        await page.screenshot({
+          path: `${SCREENSHOTS}copy-${new URL(url).pathname.split('/')[1]}-${viewport.width}.png`,
+        });
+      }
+      await context.close();
+    }
+  });
+
+  it('leads from the API reference at /docs back to the site', async () => {
+    for (const viewport of Object.values(VIEWPORTS)) {
+      const { context, page } = await newPage(viewport);
+      await page.goto(`${origin}/docs`);
+      const back = page.getByRole('link', { name: '← Back to the registry' });
+      await back.waitFor();
+      await page.locator('.topbar').screenshot({ path: `${SCREENSHOTS}docs-topbar-${viewport.width}.png` });
+      await back.click();
+      await page.waitForURL(`${origin}/`);
+      assert.equal(await page.locator('h1').textContent(), 'Find an agent');
+      await context.close();
+    }
   });
 
   it('logged no console error, page error or dialog on any page', () => {

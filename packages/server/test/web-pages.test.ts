@@ -7,7 +7,7 @@ import { Html, html, safeHttpUrl, trusted } from '../src/faces/web/html.js';
 import { renderMarkdown } from '../src/faces/web/markdown.js';
 import { PAGE_CSP } from '../src/faces/web/routes.js';
 import { callSnippets, exampleFromSchema, shellQuote } from '../src/faces/web/snippets.js';
-import { registerNamed } from './discovery-helpers.js';
+import { registerNamed, submitReview } from './discovery-helpers.js';
 import { agentPath, bearer, startRegistry, type TestRegistry } from './helpers.js';
 import {
   XSS_COMMENT,
@@ -307,7 +307,7 @@ describe('web pages over HTTP', () => {
     assert.equal((await invoking).statusCode, 200);
     const after = await page();
     assert.match(after, new RegExp(`${callsBefore + 1} brokered\\s+call`));
-    assert.match(after, /<th scope="row">Last 7 days<\/th>\s*<td>\d+<\/td>\s*<td>100\.0 %<\/td>/);
+    assert.match(after, /<th scope="row">Last 7 days<\/th>\s*<td[^>]*>\d+<\/td>\s*<td[^>]*>100\.0 %<\/td>/);
   });
 
   it('shows totals, activity and the published rules on /stats', async () => {
@@ -332,11 +332,102 @@ describe('web pages over HTTP', () => {
     assert.match(join, /npx agent-registry register --registry http:\/\/localhost:8080/);
   });
 
+  it('names each reviewer, linked to its page, from one lookup for the whole page of reviews', async () => {
+    const labels = registry.ctx.agentLabels;
+    const original = labels.labels.bind(labels);
+    const calls: number[] = [];
+    labels.labels = async (dids) => {
+      calls.push(dids.length);
+      return original(dids);
+    };
+    let body: string;
+    try {
+      body = (await get(pageOf(fixture.translator.did))).body;
+    } finally {
+      labels.labels = original;
+    }
+    assert.deepEqual(calls, [10], 'one lookup for the ten reviewers of the page');
+    const reviewers = [
+      ...body.matchAll(/<p class="reviewer">\s*by <a href="([^"]+)" title="([^"]+)">([^<]+)<\/a>/g),
+    ];
+    assert.equal(reviewers.length, 10);
+    for (const [, href, did, name] of reviewers) {
+      assert.equal(href, pageOf(did as string));
+      assert.match(name as string, /^Reviewer \d+$/);
+    }
+    assertLacks(body, '<p class="reviewer">\n                      by <a');
+  });
+
+  it("escapes a hostile reviewer's name where it names the reviewer", async () => {
+    const target = await registerNamed(registry, 'Reviewed By Hostile');
+    const response = await submitReview(registry, fixture.xss.token, { target_did: target.did, rating: 7 });
+    assert.equal(response.statusCode, 201, response.body);
+    const body = (await get(pageOf(target.did))).body;
+    assertLacks(body, XSS_NAME);
+    assertContains(body, '&lt;script&gt;window.__xss = &#39;name&#39;&lt;/script&gt;');
+    // A reviewer that has left since still shows by name, marked.
+    const leaving = await registerNamed(registry, 'Former Reviewer');
+    assert.equal(
+      (await submitReview(registry, leaving.token, { target_did: target.did, rating: 6 })).statusCode,
+      201,
+    );
+    const gone = await registry.app.inject({
+      method: 'DELETE',
+      url: agentPath(leaving.did),
+      headers: bearer(leaving.token),
+    });
+    assert.equal(gone.statusCode, 200, gone.body);
+    assert.match((await get(pageOf(target.did))).body, />Former Reviewer<\/a> \(deactivated\)/);
+  });
+
+  it('shows the average rating and the success rate on result cards, not the key type', async () => {
+    const body = (await get('/?q=polyglot')).body;
+    const card = /<li class="card">[\s\S]*?<\/article>/.exec(body)?.[0] ?? '';
+    assert.match(card, /Polyglot Translator/);
+    assert.match(card, /Rated <strong>8\.3<\/strong>\/10 by 12/);
+    assert.match(card, /Success <strong>100 %<\/strong>/, 'the brokered call of the service-record test');
+    assert.doesNotMatch(card, /ed25519|secp256k1/);
+    const helper = /<li class="card">(?:(?!<\/article>)[\s\S])*Helper 21[\s\S]*?<\/article>/.exec(
+      (await get('/?q=helper')).body,
+    )?.[0];
+    assert.match(helper ?? '', /No reviews/);
+    assert.match(helper ?? '', /No calls in 30 days/);
+  });
+
+  it('says why the score reads what it does, next to it on the agent page', async () => {
+    // Twelve reviews averaging 8.25 from reviewers registered the same day: they weigh nothing yet.
+    const reviewed = (await get(pageOf(fixture.translator.did))).body;
+    assert.match(
+      reviewed,
+      /<strong\s*>Why 50, when the average rating 8\.25\/10 alone would give\s+80\.6\?<\/strong\s*>/,
+    );
+    assert.match(reviewed, /accounts younger than 30 days weigh\s+nothing/);
+    const unrated = (await get(pageOf(fixture.xss.did))).body;
+    assert.match(unrated, /<strong>Why 0\?<\/strong> No reviews yet/);
+  });
+
+  it('shows the reviewer weights of the reputation formula on /stats', async () => {
+    const body = (await get('/stats')).body;
+    assert.match(
+      body,
+      /a reviewer registered today weighs nothing; the weight grows evenly\s+to full at 30 days/,
+    );
+    assert.match(body, /called \(through the registry\)\s+3 or more other reviewed agents counts fully/);
+    assert.match(body, /the review\s+keeps 0\.25 of its weight/);
+    assert.match(body, /weigh at most\s+1 review together/);
+    assert.match(body, /every reviewed agent reads 50 whatever its ratings/);
+  });
+
   it('brands the API reference at /docs with the product', async () => {
     const docs = await get('/docs');
     assert.match(docs.body, /<title>Agent Registry API<\/title>/);
     const initializer = await get('/docs/static/swagger-initializer.js', '*/*');
     const ourLogo = (swaggerUiBranding.logo?.content as Buffer).toString('base64');
     assertContains(initializer.body, ourLogo);
+    // A way back to the site: our script, served from this origin next to Swagger UI's.
+    assert.match(docs.body, /<script src="[^"]*\/theme\/back-to-site\.js"/);
+    const back = await get('/docs/static/theme/back-to-site.js', '*/*');
+    assert.equal(back.statusCode, 200);
+    assertContains(back.body, "back.href = '/'");
   });
 });

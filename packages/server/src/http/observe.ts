@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/errors.js';
+import type { ErrorCode } from '../error-codes.js';
 import { ApiError } from '../errors.js';
 import type { App } from './types.js';
 
@@ -23,6 +24,22 @@ const LEVELS: Record<string, number> = {
   silent: Infinity,
 };
 const CODE = /"code":"([A-Z0-9_]{1,64})"/;
+/**
+ * 502 and 504 that tell the caller how another agent's task ended (it failed, its webhook failed, it
+ * did not answer in time): the caller's and that agent's outcome, not a fault of the registry. Their
+ * request line is logged at info, as MCP and A2A log the same outcome (answered 200 there), so that
+ * `error` stays for the registry's own faults.
+ */
+const OTHER_AGENT_OUTCOMES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'AGENT_ERROR',
+  'WEBHOOK_FAILED',
+  'INVOCATION_TIMEOUT',
+]);
+
+function levelOf(status: number, code: string | null): 'error' | 'info' {
+  if (status < 500) return 'info';
+  return code !== null && OTHER_AGENT_OUTCOMES.has(code as ErrorCode) ? 'info' : 'error';
+}
 
 /**
  * One log line per request, written when the response is sent: method, route template, URL, status,
@@ -53,7 +70,7 @@ export function observeRequests(app: App, ctx: AppContext): void {
     const route = request.routeOptions.url ?? UNMATCHED;
     const durationMs = reply.elapsedTime;
     observeRequest(request.method, route, reply.statusCode, durationMs / 1000);
-    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    const level = levelOf(reply.statusCode, reply.errorCode);
     if ((LEVELS[request.log.level] ?? 30) <= (level === 'error' ? 50 : 30)) {
       const line: Record<string, unknown> = {
         method: request.method,

@@ -27,6 +27,8 @@ export function changedAfterQuery(db: Db, seq: number) {
       'tags',
       'status',
       'reputation_score',
+      'average_rating',
+      'total_reviews',
       'created_at',
       'change_seq',
     ])

@@ -23,6 +23,9 @@ export interface IndexedAgent {
   tags: string;
   status: string;
   reputation_score: number;
+  /** Break ties of the reputation order, so that equal scores put the better rated, then the more reviewed, first. */
+  average_rating: number;
+  total_reviews: number;
   created_at: number;
 }
 
@@ -32,6 +35,8 @@ export type IndexSort = 'relevance' | 'reputation' | 'created_at';
 export interface RankKey {
   did: string;
   reputation: number;
+  averageRating: number;
+  totalReviews: number;
   createdAt: number;
   /** Relevance score (relevance order only). */
   score: number;
@@ -127,6 +132,8 @@ export class SearchIndex {
   private capacity = 1024;
   private readonly dids = new StringTable();
   private reputation = new Float64Array(this.capacity);
+  private averageRating = new Float64Array(this.capacity);
+  private totalReviews = new Float64Array(this.capacity);
   private createdAt = new Float64Array(this.capacity);
   private scores = new Int32Array(this.capacity);
   private readonly postingsOfSlot = new SlotPostingIds();
@@ -146,6 +153,8 @@ export class SearchIndex {
   private readonly byReputation = new SortedOrder(
     (a, b) =>
       (this.reputation[b] as number) - (this.reputation[a] as number) ||
+      (this.averageRating[b] as number) - (this.averageRating[a] as number) ||
+      (this.totalReviews[b] as number) - (this.totalReviews[a] as number) ||
       (this.createdAt[b] as number) - (this.createdAt[a] as number) ||
       this.dids.compare(b, a),
   );
@@ -169,6 +178,8 @@ export class SearchIndex {
     if (agent.status !== 'active') return;
     const slot = this.allocate(agent.did);
     this.reputation[slot] = agent.reputation_score;
+    this.averageRating[slot] = agent.average_rating;
+    this.totalReviews[slot] = agent.total_reviews;
     this.createdAt[slot] = Number(agent.created_at);
     const ids = this.postingIdsOf(agent);
     for (const id of ids) this.postings.add(id, slot);
@@ -206,6 +217,8 @@ export class SearchIndex {
       if (agent.status !== 'active' || this.dids.has(agent.did)) continue;
       const slot = this.allocate(agent.did);
       this.reputation[slot] = agent.reputation_score;
+      this.averageRating[slot] = agent.average_rating;
+      this.totalReviews[slot] = agent.total_reviews;
       this.createdAt[slot] = Number(agent.created_at);
       const ids = this.postingIdsOf(agent);
       for (const id of ids) this.postings.add(id, slot);
@@ -640,6 +653,8 @@ export class SearchIndex {
           : {
               did: this.dids.get(lastSlot),
               reputation: this.reputation[lastSlot] as number,
+              averageRating: this.averageRating[lastSlot] as number,
+              totalReviews: this.totalReviews[lastSlot] as number,
               createdAt: this.createdAt[lastSlot] as number,
               score: scoreOf(lastSlot),
             },
@@ -752,6 +767,8 @@ export class SearchIndex {
   private placeProbe(key: RankKey, score: number): number {
     this.dids.setProbe(key.did);
     this.reputation[PROBE] = key.reputation;
+    this.averageRating[PROBE] = key.averageRating;
+    this.totalReviews[PROBE] = key.totalReviews;
     this.createdAt[PROBE] = key.createdAt;
     // Scores are small integers; a cursor's is clamped so that an altered one cannot wrap around.
     this.scores[PROBE] = Math.max(-1, Math.min(Math.round(score), 2 ** 20));
@@ -810,6 +827,8 @@ export class SearchIndex {
   private grow(): void {
     this.capacity *= 2;
     this.reputation = withRoom(this.reputation, this.capacity);
+    this.averageRating = withRoom(this.averageRating, this.capacity);
+    this.totalReviews = withRoom(this.totalReviews, this.capacity);
     this.createdAt = withRoom(this.createdAt, this.capacity);
     this.scores = withRoom(this.scores, this.capacity);
     this.candidatesBuffer = new Uint32Array(this.capacity);

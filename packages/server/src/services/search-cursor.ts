@@ -14,8 +14,8 @@ interface CursorBody {
   v: 1;
   /** Digest of the search (filters, sort, order). */
   s: string;
-  /** Keyset: [score, reputation, created_at, did]. */
-  k?: [number, number, number, string];
+  /** Keyset: [score, reputation, average_rating, total_reviews, created_at, did]. */
+  k?: [number, number, number, number, number, string];
   /** Position: the offset of the next page. */
   o?: number;
 }
@@ -30,7 +30,14 @@ export function encodeSearchCursor(digest: string, position: SearchPosition): st
       ? {
           v: 1,
           s: digest,
-          k: [position.key.score, position.key.reputation, position.key.createdAt, position.key.did],
+          k: [
+            position.key.score,
+            position.key.reputation,
+            position.key.averageRating,
+            position.key.totalReviews,
+            position.key.createdAt,
+            position.key.did,
+          ],
         }
       : { v: 1, s: digest, o: position.offset };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
@@ -44,8 +51,8 @@ export function decodeSearchCursor(cursor: string, digest: string): SearchPositi
     );
   }
   if (body.k !== undefined) {
-    const [score, reputation, createdAt, did] = body.k;
-    return { kind: 'key', key: { score, reputation, createdAt, did } };
+    const [score, reputation, averageRating, totalReviews, createdAt, did] = body.k;
+    return { kind: 'key', key: { score, reputation, averageRating, totalReviews, createdAt, did } };
   }
   return { kind: 'offset', offset: body.o as number };
 }
@@ -75,9 +82,9 @@ function isCursorBody(value: unknown): value is CursorBody {
     const key = body.k;
     return (
       Array.isArray(key) &&
-      key.length === 4 &&
-      key.slice(0, 3).every((part) => typeof part === 'number' && Number.isFinite(part)) &&
-      typeof key[3] === 'string'
+      key.length === 6 &&
+      key.slice(0, 5).every((part) => typeof part === 'number' && Number.isFinite(part)) &&
+      typeof key[5] === 'string'
     );
   }
   return typeof body.o === 'number' && Number.isSafeInteger(body.o) && body.o >= 0;

@@ -1,3 +1,4 @@
+import type { AgentLabel } from '../../services/agent-labels.js';
 import type { AgentSummary } from '../../services/search.js';
 import { html, type Html } from './html.js';
 
@@ -13,10 +14,6 @@ export function formatScore(score: number): string {
   return String(Number(score.toFixed(1)));
 }
 
-export function keyTypeOf(did: string): string {
-  return did.startsWith('did:pkh:') ? 'secp256k1' : 'ed25519';
-}
-
 export function copyButton(text: string, label: string): Html {
   return html`<button type="button" class="copy" data-copy="${text}" aria-label="${label}" hidden>
     Copy
@@ -30,7 +27,17 @@ export function tagList(tags: string[], label: string): Html {
   </ul>`;
 }
 
-export function agentCard(agent: AgentSummary): Html {
+/** A rate 0-1 as a whole percentage ("97 %"); one decimal only when it would otherwise read 100 or 0. */
+export function formatRate(rate: number): string {
+  const percent = rate * 100;
+  const whole = Math.round(percent);
+  const text = (whole === 100 && rate < 1) || (whole === 0 && rate > 0) ? percent.toFixed(1) : String(whole);
+  return `${text} %`;
+}
+
+/** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
+export function agentCard(agent: AgentSummary, label: AgentLabel | undefined): Html {
+  const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   return html`<li class="card">
     <article aria-labelledby="card-${agent.did}">
@@ -42,8 +49,20 @@ export function agentCard(agent: AgentSummary): Html {
         <span class="score" title="Reputation score out of 100"
           >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
         >
-        <span>${agent.total_reviews} ${agent.total_reviews === 1 ? 'review' : 'reviews'}</span>
-        <span>${keyTypeOf(agent.did)}</span>
+        ${
+          agent.total_reviews === 0
+            ? html`<span>No reviews</span>`
+            : html`<span title="Plain mean of the ratings, 1 to 10"
+                >Rated <strong>${agent.average_rating.toFixed(1)}</strong>/10 by ${agent.total_reviews}</span
+              >`
+        }
+        ${
+          successRate === null
+            ? html`<span title="No brokered call in the last 30 days">No calls in 30 days</span>`
+            : html`<span title="Brokered calls that succeeded in the last 30 days"
+                >Success <strong>${formatRate(successRate)}</strong></span
+              >`
+        }
       </p>
     </article>
   </li>`;

@@ -133,6 +133,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
       } else {
         try {
           view.result = await ctx.search.search(searchRequest);
+          view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
         } catch (error) {
           if (!(error instanceof ApiError) || error.status !== 400) throw error;
           view.error = error.details;
@@ -175,10 +176,11 @@ export function webRoutes(app: App, ctx: AppContext): void {
             })
           : Promise.resolve(undefined),
       ]);
+      const reviewers = await ctx.agentLabels.labels(reviews.reviews.map((review) => review.reviewer_did));
       return sendPage(reply, assets, {
         title: profile.name,
         description: profile.description ?? `Agent ${profile.did}`,
-        body: renderAgent({ profile, reputation, reviews, didDocument, publicUrl }),
+        body: renderAgent({ profile, reputation, reviews, reviewers, didDocument, publicUrl }),
       });
     });
 

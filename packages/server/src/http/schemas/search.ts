@@ -64,7 +64,7 @@ export const SearchQuery = Type.Object(
         type: 'string',
         enum: ['reputation', 'created_at', 'success_rate', 'latency'],
         description:
-          'Default: reputation, or relevance when q is given. success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way',
+          'Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way',
       }),
     ),
     order: Type.Optional(

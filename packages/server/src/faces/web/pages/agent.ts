@@ -1,5 +1,7 @@
 import type { DidDocument } from '../../../identity/did-document.js';
+import type { AgentLabel } from '../../../services/agent-labels.js';
 import type { AgentProfile } from '../../../services/agent-view.js';
+import { REPUTATION_MODEL } from '../../../services/reputation-model.js';
 import type { ReputationStats } from '../../../services/reputation.js';
 import type { ReviewsPage } from '../../../services/reviews.js';
 import { barChart } from '../charts.js';
@@ -13,6 +15,8 @@ export interface AgentView {
   profile: AgentProfile;
   reputation: ReputationStats;
   reviews: ReviewsPage;
+  /** The reviewers of this page of reviews, by DID (one query for the page). */
+  reviewers: Map<string, AgentLabel>;
   /** Undefined when the DID does not resolve (a deactivated agent). */
   didDocument: DidDocument | undefined;
   publicUrl: string;
@@ -33,8 +37,9 @@ function serviceRecordSection(profile: AgentProfile): Html {
     ['Last 7 days', record.last_7_days],
     ['Last 30 days', record.last_30_days],
   ] as const;
+  // On a phone each window stacks as a card of labelled values (site.css reads data-label).
   const table = html`<div class="table-scroll" tabindex="0">
-    <table>
+    <table class="stack-narrow">
       <caption class="muted">
         Brokered calls; the agent's own calls and those of identities linked to it do not count.
       </caption>
@@ -54,12 +59,16 @@ function serviceRecordSection(profile: AgentProfile): Html {
           ([label, window]) =>
             html`<tr>
               <th scope="row">${label}</th>
-              <td>${window.invocations}</td>
-              <td>${percent(window.success_rate)}</td>
-              <td>${percent(window.timeout_rate)}</td>
-              <td>${milliseconds(window.latency_p50_ms)} / ${milliseconds(window.latency_p95_ms)}</td>
-              <td>${window.distinct_callers}</td>
-              <td>${window.last_completed_at === null ? '-' : formatDate(window.last_completed_at)}</td>
+              <td data-label="Calls">${window.invocations}</td>
+              <td data-label="Success rate">${percent(window.success_rate)}</td>
+              <td data-label="Timeouts">${percent(window.timeout_rate)}</td>
+              <td data-label="Latency p50 / p95">
+                ${milliseconds(window.latency_p50_ms)} / ${milliseconds(window.latency_p95_ms)}
+              </td>
+              <td data-label="Distinct callers">${window.distinct_callers}</td>
+              <td data-label="Last completed call">
+                ${window.last_completed_at === null ? '-' : formatDate(window.last_completed_at)}
+              </td>
             </tr>`,
         )}
       </tbody>
@@ -78,6 +87,37 @@ function serviceRecordSection(profile: AgentProfile): Html {
           ${table}`
     }
   </section>`;
+}
+
+/**
+ * Why the score reads what it does, from the numbers on the page: most surprising is a score far
+ * from what the ratings suggest, because young or little-used reviewers weigh little.
+ */
+function reputationHint(reputation: ReputationStats): Html {
+  const { priorMean, priorWeight, maturityDays, breadthPartners } = REPUTATION_MODEL;
+  if (reputation.total_reviews === 0) {
+    return html`<p class="hint-why" id="why-score">
+      <strong>Why 0?</strong> No reviews yet; unrated agents sort below every rated one.
+    </p>`;
+  }
+  const fromRatings = ((reputation.average_rating - 1) / 9) * 100;
+  const score = formatScore(reputation.reputation_score);
+  if (Math.abs(fromRatings - reputation.reputation_score) < 5) {
+    return html`<p class="hint-why" id="why-score">
+      <strong>Why ${score}?</strong> A neutral ${priorMean}, counted as ${priorWeight} reviews, moved by each
+      review as far as the registry trusts its reviewer.
+    </p>`;
+  }
+  return html`<p class="hint-why" id="why-score">
+    <strong
+      >Why ${score}, when the average rating ${reputation.average_rating.toFixed(2)}/10 alone would give
+      ${formatScore(fromRatings)}?</strong
+    >
+    A review
+    counts as far as the registry trusts its reviewer: accounts younger than ${maturityDays} days weigh
+    nothing, callers of fewer than ${breadthPartners} other reviewed agents little, and the score starts
+    from a neutral ${priorMean} counted as ${priorWeight} reviews.
+  </p>`;
 }
 
 function isInvocable(profile: AgentProfile): boolean {
@@ -180,8 +220,18 @@ function snippetSection(view: AgentView): Html {
   </section>`;
 }
 
+/** The reviewing agent by name, linked to its page (its DID on hover); the DID only when it has no row. */
+function reviewerLine(did: string, label: AgentLabel | undefined): Html {
+  if (label === undefined) {
+    return html`<p class="reviewer">by <a href="${agentHref(did)}"><code>${did}</code></a></p>`;
+  }
+  return html`<p class="reviewer">
+    by <a href="${agentHref(did)}" title="${did}">${label.name}</a>${label.active ? '' : ' (deactivated)'}
+  </p>`;
+}
+
 function reviewsSection(view: AgentView): Html {
-  const { reviews, profile } = view;
+  const { reviews, profile, reviewers } = view;
   return html`<section aria-labelledby="reviews-title" class="panel" id="reviews">
     <h2 id="reviews-title">Reviews <span class="count">(${reviews.total})</span></h2>
     ${
@@ -205,9 +255,7 @@ function reviewsSection(view: AgentView): Html {
                       >
                     </p>
                     ${review.comment === null ? '' : html`<p class="comment">${review.comment}</p>`}
-                    <p class="reviewer">
-                      by <a href="${agentHref(review.reviewer_did)}"><code>${review.reviewer_did}</code></a>
-                    </p>
+                    ${reviewerLine(review.reviewer_did, reviewers.get(review.reviewer_did))}
                   </article>
                 </li>`,
             )}
@@ -282,6 +330,7 @@ export function renderAgent(view: AgentView): Html {
         ${reputation.average_rating.toFixed(2)}/10 · ${reputation.total_reviews}
         ${reputation.total_reviews === 1 ? 'review' : 'reviews'}, ${reputation.verified_reviews} verified
       </p>
+      ${reputationHint(reputation)}
       <figure>
         ${reputation.total_reviews === 0 ? html`<p class="muted">No ratings yet.</p>` : barChart({ title: 'Rating distribution', bars: distribution, unit: 'reviews' })}
         <figcaption>

@@ -1,3 +1,4 @@
+import type { AgentLabel } from '../../../services/agent-labels.js';
 import type { ExtendedStats } from '../../../services/stats.js';
 import type { SearchRequest, SearchResponse } from '../../../services/search.js';
 import { agentCard, pager } from '../components.js';
@@ -22,6 +23,8 @@ export interface HomeView {
   /** Why the search could not run (shown instead of results). */
   error?: string;
   stats: ExtendedStats;
+  /** Success rates of the result's agents, read for the page in one query. */
+  labels?: Map<string, AgentLabel>;
 }
 
 export function searchHref(form: SearchForm, offset: number): string {
@@ -57,7 +60,7 @@ function option(value: string, label: string, selected: string): Html {
 }
 
 export function renderHome(view: HomeView): Html {
-  const { form, result, error, stats } = view;
+  const { form, result, error, stats, labels } = view;
   const filtered = ['capability', 'tags', 'min_reputation', 'sort', 'order'].some(
     (key) => form[key as keyof SearchForm] !== '',
   );
@@ -147,7 +150,7 @@ export function renderHome(view: HomeView): Html {
     </form>
 
     <section id="results" class="results" aria-labelledby="results-title" aria-live="polite">
-      ${renderResults(form, searching, result, error)}
+      ${renderResults(form, searching, result, error, labels)}
     </section>`;
 }
 
@@ -156,6 +159,7 @@ function renderResults(
   searching: boolean,
   result: SearchResponse | undefined,
   error: string | undefined,
+  labels: Map<string, AgentLabel> | undefined,
 ): Html {
   if (error !== undefined) {
     return html`<h2 id="results-title">Results</h2>
@@ -172,7 +176,7 @@ function renderResults(
             No agent matches. Try fewer words or filters, or <a href="/">see all agents</a>.
           </p>`
         : html`<ol class="cards">
-            ${result.agents.map(agentCard)}
+            ${result.agents.map((agent) => agentCard(agent, labels?.get(agent.did)))}
           </ol>`
     }
     ${pager({

@@ -1,4 +1,5 @@
 import type { Activity } from '../../../services/activity.js';
+import type { Governance } from '../../../services/governance.js';
 import type { ExtendedStats } from '../../../services/stats.js';
 import { barChart } from '../charts.js';
 import { html, type Html } from '../html.js';
@@ -30,6 +31,36 @@ function activityChart(activity: Activity, key: 'invocations' | 'reviews', title
       Per UTC day, ${activity.days[0]?.date ?? ''} to ${activity.days.at(-1)?.date ?? ''}.
     </figcaption>
   </figure>`;
+}
+
+/** The reviewer weights of reputation v2 in words, from the published governance numbers. */
+function reviewerWeights(weights: Governance['reputation']['reviewer_weight']): Html {
+  return html`<ul class="reviewer-weights">
+    <li>
+      <strong>Account age:</strong> a reviewer registered today weighs nothing; the weight grows evenly
+      to full at ${weights.maturity_days} days.
+    </li>
+    <li>
+      <strong>Breadth:</strong> a reviewer who has really called (through the registry)
+      ${weights.breadth_partners} or more other reviewed agents counts fully; one who has called none,
+      ${weights.breadth_floor} of that.
+    </li>
+    <li>
+      <strong>Standing:</strong> 0.5 + the reviewer's own score ÷ 200; ${weights.unrated_standing} for a
+      reviewer without reviews.
+    </li>
+    <li>
+      <strong>Reciprocity:</strong> when the reviewed agent has also reviewed its reviewer, the review
+      keeps ${weights.reciprocal_factor} of its weight.
+    </li>
+    <li>
+      <strong>Unproven reviews</strong> (not a verified call by a reviewer of full breadth) weigh at most
+      ${weights.unproven_cap} ${weights.unproven_cap === 1 ? 'review' : 'reviews'} together.
+    </li>
+    <li>
+      <strong>Linked identities</strong> (${weights.identity_links.join('; ')}): ${weights.linked_reviewers}.
+    </li>
+  </ul>`;
 }
 
 export function renderStats(stats: ExtendedStats, activity: Activity): Html {
@@ -111,9 +142,17 @@ export function renderStats(stats: ExtendedStats, activity: Activity): Html {
         with a neutral prior of ${reputation.prior_mean} counted as ${reputation.prior_weight} extra reviews,
         so one review cannot make or break an agent. Verified reviews weigh ${reputation.verified_weight} and
         unverified ones ${reputation.unverified_weight}, and each weight fades with the review's age as
-        e^(−age in days ÷ ${reputation.decay_days}), so recent experience counts most. An agent without
-        reviews shows 0 (unrated). Scores are recomputed whenever a review changes and every
-        ${unitPhrase(reputation.refresh_interval_seconds)} so the fading shows.
+        e^(−age in days ÷ ${reputation.decay_days}), so recent experience counts most. Each weight is then
+        multiplied by the registry's trust in the reviewer, from 0 to 1:
+      </p>
+      ${reviewerWeights(reputation.reviewer_weight)}
+      <p>
+        So on a new registry, where every reviewer is younger than ${reputation.reviewer_weight.maturity_days}
+        days, every reviewed agent reads ${reputation.prior_mean} whatever its ratings; equal scores are
+        listed by average rating, then by number of reviews. An agent without reviews shows 0 (unrated).
+        Scores are recomputed whenever a review changes and every
+        ${unitPhrase(reputation.refresh_interval_seconds)} so the fading and the reviewers' growing trust
+        show.
       </p>
       <h3>Search</h3>
       <p>
