@@ -106,6 +106,17 @@ describe('authentication without audience: a deprecation window', () => {
     assertDeprecationHeaders(accepted.headers, /This token has no \\"aud\\" claim.*POST \/api\/auth\/token/);
     assert.equal(await metric('token_without_aud', 'accepted'), 1);
 
+    // The MCP face answers through its own transport and keeps the headers.
+    const mcp = await registry.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...bearer(oldToken), accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    assert.equal(mcp.statusCode, 200, mcp.body);
+    assertDeprecationHeaders(mcp.headers, /This token has no \\"aud\\" claim/);
+    assert.equal(await metric('token_without_aud', 'accepted'), 2);
+
     // Today's token gets no deprecation headers.
     const current = await rename(did, token);
     assert.equal(current.statusCode, 200, current.body);
