@@ -51,6 +51,8 @@ export interface Config {
   taskSweepSeconds: number;
   /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
   profileCacheBytes: number;
+  /** Epoch ms: until then tokens without `aud` and the login message without `audience` are accepted. */
+  legacyAuthUntil: number;
 }
 
 export class ConfigError extends Error {
@@ -72,6 +74,12 @@ export const SQLITE_DEFAULTS = {
   busyTimeoutMs: 5_000,
   mmapBytes: SQLITE_MMAP_MAX_MB * 2 ** 20,
 } as const;
+
+/**
+ * End of the deprecation window for authentication without audience (CHANGELOG.md): about three
+ * months after the release that added it, longer than any token issued before it lives (30 days).
+ */
+export const LEGACY_AUTH_UNTIL_DEFAULT = '2027-03-01';
 
 /** The only reader of environment variables: every setting is parsed and checked here, at boot. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
@@ -99,6 +107,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     if (['false', '0', 'no'].includes(raw)) return false;
     problems.push(`${name} must be true or false, got "${raw}"`);
     return fallback;
+  };
+
+  /** A UTC date (`2027-03-01`, meaning its midnight) or date-time (`2027-03-01T12:00:00Z`), as epoch ms. */
+  const instant = (name: string, fallback: string): number => {
+    const raw = read(name) ?? fallback;
+    const value = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z)?$/.test(raw)
+      ? Date.parse(raw)
+      : NaN;
+    // Date.parse rolls 2027-02-30 over to March; a date that does not read back the same is refused.
+    if (Number.isNaN(value) || new Date(value).toISOString().slice(0, 10) !== raw.slice(0, 10)) {
+      problems.push(`${name} must be a UTC date like 2027-03-01 or 2027-03-01T12:00:00Z, got "${raw}"`);
+      return Date.parse(fallback);
+    }
+    return value;
   };
 
   const port = integer('PORT', 8080, 0, 65535);
@@ -154,6 +176,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
+    legacyAuthUntil: instant('LEGACY_AUTH_UNTIL', LEGACY_AUTH_UNTIL_DEFAULT),
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');

@@ -212,7 +212,15 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         requireAudience: config.requireRegistrationAudience,
         schemas: capabilitySchemas,
       }),
-      authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
+      authentication: new AuthenticationService({
+        db,
+        clock,
+        tokens,
+        didWebDomain,
+        audience: publicUrl,
+        telemetry,
+        legacyAuthUntil: config.legacyAuthUntil,
+      }),
       agents: new AgentService({
         db,
         telemetry,

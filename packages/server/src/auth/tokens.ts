@@ -10,7 +10,11 @@ export interface TokenClaims {
   exp: number;
   jti: string;
   iss: string;
-  aud: string;
+  /**
+   * This registry's origin. Absent only from tokens issued before tokens carried it: they verify here
+   * and the caller decides whether their deprecation window is still open.
+   */
+  aud?: string;
 }
 
 export interface IssuedToken {
@@ -35,6 +39,14 @@ const VERIFIED_TOKEN_CACHE_SIZE = 10_000;
 
 const expiredToken = (): UnauthorizedError =>
   new UnauthorizedError('TOKEN_EXPIRED', 'The token has expired; get a new one at POST /api/auth/token');
+
+const tokenRefusal = (error: unknown): UnauthorizedError =>
+  error instanceof errors.JWTExpired
+    ? expiredToken()
+    : new UnauthorizedError(
+        'TOKEN_INVALID',
+        'The bearer token is malformed or its signature does not verify',
+      );
 
 const base64url = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -93,7 +105,11 @@ export class TokenService {
     return { token: `${signingInput}.${signature.toString('base64url')}`, expiresAt: exp * 1000 };
   }
 
-  /** Checks signature, algorithm, issuer and expiry; throws 401 errors with a code saying which failed. */
+  /**
+   * Checks signature, algorithm, issuer, audience and expiry; throws 401 errors with a code saying which
+   * failed. A token without `aud` (issued before tokens carried one) passes the other checks and comes
+   * back without `aud`.
+   */
   async verify(token: string): Promise<TokenClaims> {
     const cached = this.verified.get(token);
     if (cached !== undefined) {
@@ -103,23 +119,34 @@ export class TokenService {
     }
     let claims: TokenClaims;
     try {
-      const { payload } = await jwtVerify(token, this.publicKey, {
-        algorithms: ['EdDSA'],
-        issuer: this.options.issuer,
-        audience: this.options.audience,
-        currentDate: new Date(this.options.clock.now()),
-        requiredClaims: ['sub', 'iat', 'exp', 'jti', 'aud'],
-      });
-      claims = payload as unknown as TokenClaims;
+      claims = await this.verifyClaims(token, true);
     } catch (error) {
-      if (error instanceof errors.JWTExpired) throw expiredToken();
-      throw new UnauthorizedError(
-        'TOKEN_INVALID',
-        'The bearer token is malformed or its signature does not verify',
-      );
+      // jose reports a missing claim only once the signature has verified.
+      if (!(
+        error instanceof errors.JWTClaimValidationFailed &&
+        error.claim === 'aud' &&
+        error.reason === 'missing'
+      ))
+        throw tokenRefusal(error);
+      try {
+        claims = await this.verifyClaims(token, false);
+      } catch (withoutAudience) {
+        throw tokenRefusal(withoutAudience);
+      }
     }
     this.remember(token, claims);
     return claims;
+  }
+
+  private async verifyClaims(token: string, withAudience: boolean): Promise<TokenClaims> {
+    const { payload } = await jwtVerify(token, this.publicKey, {
+      algorithms: ['EdDSA'],
+      issuer: this.options.issuer,
+      ...(withAudience ? { audience: this.options.audience } : {}),
+      currentDate: new Date(this.options.clock.now()),
+      requiredClaims: withAudience ? ['sub', 'iat', 'exp', 'jti', 'aud'] : ['sub', 'iat', 'exp', 'jti'],
+    });
+    return payload as unknown as TokenClaims;
   }
 
   /**

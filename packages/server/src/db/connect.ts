@@ -68,6 +68,7 @@ function openSqlite(
       new SqliteDialect({ database: statements }),
       isSqliteUnavailable,
       connections,
+      () => sqlite.inTransaction,
     ),
     plugins: [new LiteralLimits()],
   });

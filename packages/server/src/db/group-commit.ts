@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import type { Db, Dialect } from './connect.js';
+import { isDatabaseUnavailable } from './errors.js';
 
 /** Runs a unit of work in a transaction of its own, or in a savepoint of a transaction shared with others. */
 export interface TransactionRunner {
@@ -87,6 +88,9 @@ export class GroupCommit implements TransactionRunner {
             await trx.executeQuery(RELEASE);
           } catch (error) {
             outcomes.push({ ok: false, error });
+            // SQLite may have rolled the whole transaction back already (disk full, I/O error): the
+            // savepoint is gone with it, and so is every unit's work, so the whole group fails.
+            if (isDatabaseUnavailable(error)) throw error;
             await trx.executeQuery(ROLLBACK);
             await trx.executeQuery(RELEASE);
           }

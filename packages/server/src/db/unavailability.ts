@@ -62,14 +62,19 @@ export const isSqliteUnavailable: UnavailabilityClassifier = (error) => {
  * Wraps a Kysely dialect so that every driver error meaning "database unavailable" surfaces as the
  * typed DatabaseUnavailableError (503 + Retry-After), whichever query, transaction step or connection
  * checkout raised it. Other errors pass through untouched (unique violations, bugs).
+ * `inTransaction` (SQLite) says whether a transaction is still open: SQLite rolls one back by itself
+ * on some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM), and the driver's ROLLBACK would then fail
+ * with "no transaction is active" in place of the error that caused it.
  */
 export function classifyingDialect(
   inner: Dialect,
   isUnavailable: UnavailabilityClassifier,
   connections: HeldConnections = { held: 0 },
+  inTransaction?: () => boolean,
 ): Dialect {
   return {
-    createDriver: () => new ClassifyingDriver(inner.createDriver(), isUnavailable, connections),
+    createDriver: () =>
+      new ClassifyingDriver(inner.createDriver(), isUnavailable, connections, inTransaction),
     createQueryCompiler: (): QueryCompiler => inner.createQueryCompiler(),
     createAdapter: (): DialectAdapter => inner.createAdapter(),
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own Dialect signature
@@ -89,6 +94,7 @@ class ClassifyingDriver implements Driver {
     private readonly inner: Driver,
     private readonly isUnavailable: UnavailabilityClassifier,
     private readonly connections: HeldConnections,
+    private readonly inTransaction: (() => boolean) | undefined,
   ) {}
 
   init(): Promise<void> {
@@ -112,6 +118,7 @@ class ClassifyingDriver implements Driver {
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.inTransaction !== undefined && !this.inTransaction()) return Promise.resolve();
     return this.guard(() => this.inner.rollbackTransaction(this.unwrap(connection)));
   }
 

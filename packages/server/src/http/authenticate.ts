@@ -1,5 +1,7 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { DeprecatedAuthForm } from '../auth/deprecation.js';
 import type { AppContext } from '../context.js';
+import { markDeprecated } from './deprecation.js';
 import type { AuthenticatedAgent } from '../services/authentication.js';
 
 declare module 'fastify' {
@@ -17,13 +19,23 @@ export function authenticated(
   ctx: AppContext,
   options: { allowDeactivatedSelf?: boolean } = {},
 ): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     const params = request.params as { did?: string } | undefined;
     request.caller = await ctx.authentication.authenticate(
       request.headers.authorization,
       options.allowDeactivatedSelf ? { allowDeactivatedFor: params?.did } : {},
     );
+    markIfDeprecated(ctx, reply, request.caller.deprecated);
   };
+}
+
+/** Deprecation headers on the answer when the request authenticated in a form kept for a window. */
+export function markIfDeprecated(
+  ctx: AppContext,
+  reply: FastifyReply,
+  form: DeprecatedAuthForm | undefined,
+): void {
+  if (form !== undefined) markDeprecated(reply, form, ctx.config.legacyAuthUntil, ctx.config.publicUrl);
 }
 
 /** The agent `authenticated` put on the request. */

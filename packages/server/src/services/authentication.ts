@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { AUTHENTICATION_MAX_AGE_MS, authenticationMessage } from '@agent-registry/protocol';
+import {
+  AUTHENTICATION_MAX_AGE_MS,
+  AUTHENTICATION_PURPOSE,
+  authenticationMessage,
+  canonicalJson,
+  type KeyType,
+} from '@agent-registry/protocol';
+import { deprecationAdvice, windowEnd, type DeprecatedAuthForm } from '../auth/deprecation.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
@@ -11,9 +18,20 @@ import { requireDid } from './did-param.js';
 import { parsePublicKey } from '../identity/keys.js';
 import { parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { SIGNING_DOC, assertAuthenticationTimestamp, signatureCoversAny } from './signature-proof.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface AuthenticatedAgent {
   did: string;
+  /** Set when the request used a form accepted only during its deprecation window. */
+  deprecated?: DeprecatedAuthForm;
+}
+
+export interface IssuedSession {
+  did: string;
+  token: string;
+  expires_at: number;
+  /** Set when the login used a message accepted only during its deprecation window. */
+  deprecated?: DeprecatedAuthForm;
 }
 
 export interface TokenRequest {
@@ -31,6 +49,19 @@ export interface AuthenticationDeps {
   didWebDomain: string;
   /** This registry's origin (PUBLIC_URL), part of every authentication message. */
   audience: string;
+  telemetry: Telemetry;
+  /** LEGACY_AUTH_UNTIL (epoch ms): until then, tokens without `aud` and logins without `audience` pass. */
+  legacyAuthUntil: number;
+}
+
+/**
+ * The login message before it named the registry: `{purpose:"authenticate", did, timestamp}`, by the
+ * same rules as today's (canonical JSON for Ed25519, this member order for secp256k1).
+ */
+function loginMessageWithoutAudience(keyType: KeyType, did: string, timestamp: number): string {
+  return keyType === 'ed25519'
+    ? canonicalJson({ did, purpose: AUTHENTICATION_PURPOSE, timestamp })
+    : JSON.stringify({ purpose: AUTHENTICATION_PURPOSE, did, timestamp });
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -54,6 +85,7 @@ export class AuthenticationService {
       throw new UnauthorizedError('TOKEN_INVALID', 'The Authorization header must be "Bearer <token>"');
     }
     const claims = await this.deps.tokens.verify(match[1] as string);
+    const deprecated = claims.aud === undefined ? this.accepted('token_without_aud') : undefined;
     const status = await findAgentStatus(this.deps.db, claims.sub);
     if (status === undefined) {
       throw new UnauthorizedError('TOKEN_INVALID', 'The token names an agent this registry does not know');
@@ -64,7 +96,31 @@ export class AuthenticationService {
         'The agent this token belongs to has been deactivated',
       );
     }
-    return { did: claims.sub };
+    return deprecated === undefined ? { did: claims.sub } : { did: claims.sub, deprecated };
+  }
+
+  /** A deprecated form that was accepted, counted. */
+  private accepted(form: DeprecatedAuthForm): DeprecatedAuthForm {
+    this.assertWindowOpen(form);
+    this.deps.telemetry.deprecatedAuthentication({ form, accepted: true });
+    return form;
+  }
+
+  /** Refuses a deprecated form once its window has closed, with an error saying so (counted). */
+  private assertWindowOpen(form: DeprecatedAuthForm): void {
+    const { legacyAuthUntil, telemetry, audience } = this.deps;
+    if (this.deps.clock.now() < legacyAuthUntil) return;
+    telemetry.deprecatedAuthentication({ form, accepted: false });
+    const advice = deprecationAdvice(form, audience);
+    throw form === 'token_without_aud'
+      ? new UnauthorizedError(
+          'TOKEN_INVALID',
+          `The token has no "aud" claim: tokens issued before this registry named itself in "aud" were accepted until ${windowEnd(legacyAuthUntil)}; ${advice}`,
+        )
+      : new UnauthorizedError(
+          'INVALID_SIGNATURE',
+          `the signature covers the login message without "audience", accepted until ${windowEnd(legacyAuthUntil)}; ${advice}`,
+        );
   }
 
   private namesSameAgent(rawDid: string | undefined, did: string): boolean {
@@ -79,10 +135,9 @@ export class AuthenticationService {
   /**
    * A fresh token for an agent that signs `{purpose:"authenticate", did, audience, timestamp}` with its
    * key. The audience binds the signature to this registry; each signed message is exchanged once.
+   * Until LEGACY_AUTH_UNTIL the earlier message without `audience` is taken too, by the same rules.
    */
-  async tokenForSignature(
-    request: TokenRequest,
-  ): Promise<{ did: string; token: string; expires_at: number }> {
+  async tokenForSignature(request: TokenRequest): Promise<IssuedSession> {
     const { audience } = this.deps;
     const did = requireDid(request.did, this.deps.didWebDomain).did;
     if (request.audience !== undefined && request.audience !== audience) {
@@ -101,16 +156,23 @@ export class AuthenticationService {
         ? parseEd25519KeyQuickly(agent.public_key)
         : parsePublicKey(agent.key_type, agent.public_key);
     // The agent signs the DID exactly as it sent it, so verify over that spelling.
-    const message = authenticationMessage(agent.key_type, {
+    let message = authenticationMessage(agent.key_type, {
       did: request.did,
       audience,
       timestamp: request.timestamp,
     });
+    let withoutAudience = false;
     if (!(await signatureCoversAny(key, [message], request.signature))) {
-      throw new UnauthorizedError(
-        'INVALID_SIGNATURE',
-        `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, audience:"${audience}", timestamp}; the exact text is in ${SIGNING_DOC.authentication}`,
-      );
+      const earlier = loginMessageWithoutAudience(agent.key_type, request.did, request.timestamp);
+      if (!(await signatureCoversAny(key, [earlier], request.signature))) {
+        throw new UnauthorizedError(
+          'INVALID_SIGNATURE',
+          `signature does not verify for ${did} over ${agent.key_type === 'ed25519' ? 'the canonical JSON' : 'the EIP-191 personal_sign text'} of {purpose:"authenticate", did, audience:"${audience}", timestamp}; the exact text is in ${SIGNING_DOC.authentication}`,
+        );
+      }
+      this.assertWindowOpen('login_without_audience');
+      message = earlier;
+      withoutAudience = true;
     }
     // Keyed by the signed text, not the signature bytes: an ECDSA signature can be re-encoded (high S)
     // without the key, and that must not make a captured login usable twice.
@@ -124,6 +186,9 @@ export class AuthenticationService {
       );
     }
     const issued = await this.deps.tokens.issue(did);
-    return { did, token: issued.token, expires_at: issued.expiresAt };
+    const session = { did, token: issued.token, expires_at: issued.expiresAt };
+    if (!withoutAudience) return session;
+    this.deps.telemetry.deprecatedAuthentication({ form: 'login_without_audience', accepted: true });
+    return { ...session, deprecated: 'login_without_audience' };
   }
 }

@@ -107,6 +107,13 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
     registers: [registry],
   });
 
+  const deprecatedAuthentication = new client.Counter({
+    name: 'registry_deprecated_authentication_total',
+    help: 'Requests that used an authentication form kept for a deprecation window (LEGACY_AUTH_UNTIL), by form (token_without_aud, login_without_audience) and outcome (accepted, refused)',
+    labelNames: ['form', 'outcome'],
+    registers: [registry],
+  });
+
   // Series read from their source at each scrape, not updated on the hot path.
   const gauge = (name: string, help: string, read: () => number) =>
     new client.Gauge({
@@ -160,6 +167,8 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
       invocationsWaiting: (delta) => openTasks.inc(delta),
       longPollWaiters: (delta) => longPolls.inc(delta),
       databaseError: () => databaseErrors.inc(),
+      deprecatedAuthentication: ({ form, accepted }) =>
+        deprecatedAuthentication.inc({ form, outcome: accepted ? 'accepted' : 'refused' }),
     }),
     watchPool: (pool) => {
       gauge('registry_db_pool_connections', 'PostgreSQL connections open in the pool', () => pool.totalCount);

@@ -1,3 +1,4 @@
+import type { DeprecatedAuthForm } from '../auth/deprecation.js';
 import type { TaskDelivery } from '../db/schema/index.js';
 import type { KeyType } from '../identity/types.js';
 
@@ -37,6 +38,8 @@ export interface Telemetry {
   longPollWaiters(delta: 1 | -1): void;
   /** A query failed because of the database itself (unreachable, dropped connection, timeout). */
   databaseError(event: { error: unknown }): void;
+  /** A request used an authentication form kept for a deprecation window: accepted, or refused once it closed. */
+  deprecatedAuthentication(event: { form: DeprecatedAuthForm; accepted: boolean }): void;
 }
 
 /** For code paths and tests that need no telemetry. */
@@ -49,4 +52,5 @@ export const silentTelemetry: Telemetry = {
   invocationsWaiting: () => undefined,
   longPollWaiters: () => undefined,
   databaseError: () => undefined,
+  deprecatedAuthentication: () => undefined,
 };

@@ -10,6 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { agentNotFound } from '../../errors.js';
+import { markIfDeprecated } from '../../http/authenticate.js';
 import { DidParams } from '../../http/schemas/common.js';
 import type { App } from '../../http/types.js';
 import { LIMITS } from '../../services/limits.js';
@@ -27,9 +28,10 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator();
  * until a tool that acts as an agent is called, which then answers a tool error saying what to send.
  */
 function optionalCaller(ctx: AppContext): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     const header = request.headers.authorization;
     request.caller = header === undefined ? null : await ctx.authentication.authenticate(header);
+    markIfDeprecated(ctx, reply, request.caller?.deprecated);
   };
 }
 

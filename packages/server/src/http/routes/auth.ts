@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { markIfDeprecated } from '../authenticate.js';
 import { TokenRequest, TokenResponse } from '../schemas/agents.js';
 import { errors, ref } from '../schemas/common.js';
 import { Jwks } from '../schemas/discovery.js';
@@ -30,7 +31,11 @@ export function authRoutes(app: App, ctx: AppContext): void {
         response: { 200: ref(TokenResponse), ...errors(400, 401, 404) },
       },
     },
-    async (request) => ctx.authentication.tokenForSignature(request.body),
+    async (request, reply) => {
+      const { deprecated, ...session } = await ctx.authentication.tokenForSignature(request.body);
+      markIfDeprecated(ctx, reply, deprecated);
+      return session;
+    },
   );
 
   app.get(
