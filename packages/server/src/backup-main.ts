@@ -1,4 +1,4 @@
-import { BackupError, backupDatabase } from './backup.js';
+import { BackupError, backupDatabase, abandonBackups } from './backup.js';
 import { ConfigError, loadConfig } from './config.js';
 
 const USAGE = 'Usage: npm run backup -- <destination-file> [--force]';
@@ -33,5 +33,16 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
 }
+
+// Stopped (Ctrl-C, a supervisor): no half-written file is left beside the destination.
+for (const [signal, status] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.once(signal, () => {
+    abandonBackups();
+    console.error(`Backup interrupted (${signal}): nothing was written`);
+    process.exit(status);
+  });
 
 process.exitCode = await main(process.argv.slice(2));

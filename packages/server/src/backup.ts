@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -20,6 +20,17 @@ export class BackupError extends Error {
     super(message);
     this.name = 'BackupError';
   }
+}
+
+/** Temporary files and pg_dump processes of backups under way, for when the process is told to stop. */
+const partials = new Set<string>();
+const dumps = new Set<ChildProcess>();
+
+/** Ends every backup under way: stops its pg_dump and removes its temporary file (the process then exits). */
+export function abandonBackups(): void {
+  for (const child of dumps) child.kill('SIGTERM');
+  for (const file of partials) rmSync(file, { force: true });
+  partials.clear();
 }
 
 export interface BackupOptions {
@@ -60,6 +71,7 @@ export async function backupDatabase(
     );
   }
   const partial = path.join(directory, `.${path.basename(file)}.partial-${process.pid}`);
+  partials.add(partial);
   try {
     if (database.kind === 'sqlite') vacuumInto(database.path, database.busyTimeoutMs, partial);
     else await pgDump(database.url, partial, options.pgDump ?? 'pg_dump');
@@ -81,6 +93,7 @@ export async function backupDatabase(
     syncFile(directory);
   } finally {
     rmSync(partial, { force: true });
+    partials.delete(partial);
   }
   return { file, bytes: statSync(file).size, kind: database.kind };
 }
@@ -124,6 +137,8 @@ function pgDump(url: string, target: string, command: string): Promise<void> {
       env: password === '' ? process.env : { ...process.env, PGPASSWORD: password },
     },
   );
+  dumps.add(child);
+  child.once('exit', () => dumps.delete(child));
   return new Promise((resolve, reject) => {
     child.once('error', (error) => {
       reject(

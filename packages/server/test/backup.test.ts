@@ -237,6 +237,72 @@ describe('npm run backup under sustained writes', () => {
   );
 
   test(
+    'PostgreSQL: a failing pg_dump is exit 1, a stopped backup leaves no file and no pg_dump behind',
+    {
+      skip: testDatabase === 'postgres' ? false : 'pg_dump is used for PostgreSQL only',
+    },
+    async () => {
+      // A stand-in pg_dump on PATH: writes part of its file, then fails or waits to be stopped.
+      const bin = fs.mkdtempSync(path.join(dir, 'bin-'));
+      const pidFile = path.join(bin, 'pid');
+      fs.writeFileSync(
+        path.join(bin, 'pg_dump'),
+        `#!/bin/sh
+for arg; do case "$arg" in --file=*) file="\${arg#--file=}";; esac; done
+echo 'half a dump' > "$file"
+[ "$FAKE_PG_DUMP" = fail ] && { echo 'pg_dump: error: connection refused' >&2; exit 1; }
+echo $$ > '${pidFile}.tmp' && mv '${pidFile}.tmp' '${pidFile}'
+exec sleep 60
+`,
+        { mode: 0o755 },
+      );
+      const target = fs.mkdtempSync(path.join(dir, 'target-'));
+      const env = { PATH: `${bin}:${process.env.PATH ?? ''}` };
+
+      const failed = await backup(testDb.url, [path.join(target, 'failed.dump')], {
+        ...env,
+        FAKE_PG_DUMP: 'fail',
+      });
+      assert.equal(failed.code, 1);
+      assert.match(
+        failed.stderr,
+        /pg_dump: error: connection refused\nBackup failed: pg_dump failed \(exit status 1\)/,
+      );
+      assert.deepEqual(fs.readdirSync(target), []);
+
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/backup-main.ts', path.join(target, 'stopped.dump')],
+        {
+          cwd: serverDir,
+          env: { ...process.env, DATABASE_URL: testDb.url, ...env },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      while (!fs.existsSync(pidFile)) await new Promise((resolve) => setTimeout(resolve, 20));
+      const dumpPid = Number(fs.readFileSync(pidFile, 'utf8'));
+      assert.equal(fs.readdirSync(target).length, 1, 'the dump is being written under its temporary name');
+      child.kill('SIGTERM');
+      assert.equal(await exited, 143);
+      assert.match(stderr, /Backup interrupted \(SIGTERM\): nothing was written/);
+      assert.deepEqual(fs.readdirSync(target), []);
+      // pg_dump was told to stop too (its exit is the kernel's to report, so wait for it).
+      const alive = () => {
+        try {
+          process.kill(dumpPid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      while (alive()) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  );
+
+  test(
     'SQLite: a database file that does not exist is named, not created',
     {
       skip: testDatabase === 'sqlite' ? false : 'SQLite only',
