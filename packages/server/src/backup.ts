@@ -36,8 +36,6 @@ export function abandonBackups(): void {
 export interface BackupOptions {
   /** Replace an existing file at the destination (refused otherwise). */
   overwrite: boolean;
-  /** The pg_dump to run (PostgreSQL); found on PATH when not given. */
-  pgDump?: string;
 }
 
 export interface BackupResult {
@@ -52,7 +50,7 @@ export interface BackupResult {
  * it start over (the online backup API restarts whenever another connection writes, and on a busy
  * registry never finishes). PostgreSQL: `pg_dump --format=custom` (one repeatable-read snapshot),
  * which pg_restore reads. Either is written under a temporary name in the destination's directory and
- * renamed only once complete, so the destination never holds a partial backup.
+ * given its name only once complete, so the destination never holds a partial backup.
  */
 export async function backupDatabase(
   database: DatabaseConfig,
@@ -74,7 +72,7 @@ export async function backupDatabase(
   partials.add(partial);
   try {
     if (database.kind === 'sqlite') vacuumInto(database.path, database.busyTimeoutMs, partial);
-    else await pgDump(database.url, partial, options.pgDump ?? 'pg_dump');
+    else await pgDump(database.url, partial);
     syncFile(partial);
     if (options.overwrite) renameSync(partial, file);
     else {
@@ -125,7 +123,8 @@ function vacuumInto(source: string, busyTimeoutMs: number | undefined, target: s
 }
 
 /** The password goes to pg_dump through its environment, not its command line (visible to `ps`). */
-function pgDump(url: string, target: string, command: string): Promise<void> {
+function pgDump(url: string, target: string): Promise<void> {
+  const command = 'pg_dump';
   const parsed = new URL(url);
   const password = decodeURIComponent(parsed.password);
   parsed.password = '';
