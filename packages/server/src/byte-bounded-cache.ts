@@ -34,6 +34,11 @@ export class ByteBoundedCache<V> {
     this.onEvict(existing.value);
   }
 
+  /** Drops every entry (each value goes to `onEvict`). */
+  clear(): void {
+    for (const key of [...this.entries.keys()]) this.delete(key);
+  }
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;

@@ -173,7 +173,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
     // Every active agent into this node's search index before the first request (issue 16).
-    const searchIndex = new SearchIndexFollower(db, new SearchIndex());
+    const searchIndex = new SearchIndexFollower(db, new SearchIndex(), (agents) => {
+      // The restored database hands out change numbers again: a cached profile's number proves nothing.
+      profileCache.clear();
+      log.warn(
+        { agents },
+        'change feed moved backwards (database restored from a backup): search index and profile cache reloaded',
+      );
+    });
     const indexStarted = Date.now();
     await searchIndex.load();
     log.info({ agents: searchIndex.index.size, ms: Date.now() - indexStarted }, 'search index loaded');

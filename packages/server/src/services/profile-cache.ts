@@ -56,6 +56,11 @@ export class ProfileCache {
     else if (this.entries.maxBytes > 0) this.entries.set(did, { changeSeq, body }, entryBytes(did, body));
   }
 
+  /** Forgets every body: after a restore from backup, change numbers are handed out a second time. */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get hits(): number {
     return this.hitCount;
   }

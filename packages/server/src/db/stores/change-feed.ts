@@ -61,6 +61,37 @@ export async function readChangeHead(db: Db): Promise<number> {
   return Number(row?.seq ?? 0);
 }
 
+/**
+ * The head with the identity of the table that holds it. A restore from backup puts an older head
+ * back; `pg_restore --clean` (or a restore into a new database) also recreates the table, so on
+ * PostgreSQL a changed `tableoid` tells a restore apart even once new writes have carried the head
+ * past where a node had read. SQLite has no such identity (a node there is stopped for a restore).
+ */
+export interface ChangeFeedHead {
+  seq: number;
+  generation: string | null;
+}
+
+const changeHeadWithGeneration = compiledOnce(
+  (db) =>
+    db
+      .selectFrom('change_feed_head')
+      .select([
+        'seq',
+        sqlDialect(db) === 'postgres'
+          ? sql<string | null>`tableoid::text`.as('generation')
+          : sql<string | null>`null`.as('generation'),
+      ])
+      .where('id', '=', sql.lit(1)),
+  [] as const,
+);
+
+/** The head before a search (search-index/follower.ts), with what tells a restored feed apart. */
+export async function readChangeFeedHead(db: Db): Promise<ChangeFeedHead> {
+  const [row] = await changeHeadWithGeneration(db);
+  return { seq: Number(row?.seq ?? 0), generation: row?.generation ?? null };
+}
+
 /** Agents whose latest change comes after `seq`, in change order (each agent once, at its latest state). */
 export async function agentsChangedAfter(db: Db, seq: number, limit: number): Promise<AgentRow[]> {
   return db
