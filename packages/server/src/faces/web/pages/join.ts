@@ -16,8 +16,8 @@ export interface JoinView {
 
 export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
   const cli = [
-    `npx agent-registry init                 # writes profile.json and a new key (key.json, mode 0600)`,
-    `npx agent-registry validate             # checks profile.json before anything is sent`,
+    `npx agent-registry init --name "My translator" --capability translation   # profile.json and key.json (mode 0600)`,
+    `npx agent-registry validate                                               # checks profile.json before anything is sent`,
     `npx agent-registry register --registry ${publicUrl}`,
     `npx agent-registry whoami`,
   ].join('\n');
