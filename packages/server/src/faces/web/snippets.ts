@@ -90,6 +90,7 @@ export function callSnippets({ registry, did, capability, inputSchema }: Snippet
   ].join('\n');
   const body = JSON.stringify({ target_did: did, capability, input });
   const curl = [
+    `export AGENT_REGISTRY_TOKEN=$(agent-registry token --registry ${shellQuote(registry)})`,
     `curl -sS -X POST ${shellQuote(`${registry}/api/invoke`)} \\`,
     `  -H "Authorization: Bearer $AGENT_REGISTRY_TOKEN" \\`,
     `  -H 'Content-Type: application/json' \\`,
