@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigHome, resolveHome } from './config/home.js';
+import { ConfigHome, isReadableByOthers, resolveHome } from './config/home.js';
 import {
   readConfig,
   resolveRegistry,
@@ -31,8 +32,28 @@ export class CliContext {
   }
 
   readConfig(): ConfigFile {
-    this.config ??= readConfig(this.home);
+    if (this.config === undefined) {
+      this.tightenConfigMode();
+      this.config = readConfig(this.home);
+    }
     return this.config;
+  }
+
+  /** config.json holds bearer tokens: one that others can read is made private again, with a word. */
+  private tightenConfigMode(): void {
+    const file = this.home.configPath;
+    if (!isReadableByOthers(file)) return;
+    const mode = (fs.statSync(file).mode & 0o777).toString(8);
+    try {
+      fs.chmodSync(file, 0o600);
+      this.out.warn(
+        `${file} was readable by other users (mode ${mode}) and holds your tokens; its mode is now 0600.`,
+      );
+    } catch (error) {
+      this.out.warn(
+        `${file} is readable by other users (mode ${mode}) and holds your tokens, and cannot be changed (${(error as Error).message}): run chmod 600 ${file}`,
+      );
+    }
   }
 
   saveConfig(config: ConfigFile): void {

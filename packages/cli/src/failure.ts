@@ -25,6 +25,36 @@ function taskIdOf(error: RegistryError): string | undefined {
   return undefined;
 }
 
+/**
+ * The registry's messages speak HTTP; CLI users act through commands. Each route a message may name,
+ * as the command that does the same.
+ */
+const ROUTE_AS_COMMAND: [RegExp, string][] = [
+  [/PUT \/api\/reviews\/\{review_id\}/g, '`agent-registry review <did> --rating <rating> --edit`'],
+  [/POST \/api\/auth\/token/g, '`agent-registry login`'],
+  [/GET \/api\/tasks\/\{id\}/g, '`agent-registry tasks get <task-id>`'],
+];
+
+const inCliWords = (text: string): string =>
+  ROUTE_AS_COMMAND.reduce((result, [route, command]) => result.replace(route, command), text);
+
+/** What to run next, for the refusals a CLI user can act on. */
+function nextStep(error: RegistryError, taskId: string | undefined): string | undefined {
+  if (error.status === 401) return 'run `agent-registry login` (or `register` if this agent is new)';
+  switch (error.code) {
+    case 'PUBLIC_KEY_EXISTS':
+      return 'this key is already registered here: run `agent-registry login` for a token (`agent-registry init --force` starts a new agent, keeping the old key as .bak)';
+    case 'REVIEW_EXISTS':
+      return 'change your review with `agent-registry review <did> --rating <rating> --edit` (within 10 minutes of writing it)';
+    case 'INVOCATION_TIMEOUT':
+      return taskId
+        ? `the agent may still answer: \`agent-registry tasks get ${taskId}\` shows the task's status and output; \`--timeout <ms>\` waits longer next time`
+        : 'retry with a longer `--timeout <ms>`';
+    default:
+      return undefined;
+  }
+}
+
 /** Turns anything a command threw into what is printed and the exit code. */
 export function describeFailure(error: unknown): Failure {
   if (error instanceof CliError) {
@@ -51,10 +81,9 @@ export function describeFailure(error: unknown): Failure {
     ]
       .filter(Boolean)
       .join(', ');
-    const hint =
-      error.status === 401 ? '\nhint: run `agent-registry login` (or `register` if this agent is new)' : '';
+    const hint = nextStep(error, taskId);
     return {
-      message: `${error.details || error.message} (${where})${taskId ? `\ntask: ${taskId}` : ''}${hint}`,
+      message: `${inCliWords(error.details || error.message)} (${where})${taskId ? `\ntask: ${taskId}` : ''}${hint ? `\nhint: ${hint}` : ''}`,
       exitCode: error.status === 401 ? EXIT.auth : EXIT.failed,
       body: {
         code: error.code,
@@ -63,6 +92,7 @@ export function describeFailure(error: unknown): Failure {
         details: error.details,
         request_id: error.requestId ?? null,
         ...(taskId ? { task_id: taskId } : {}),
+        ...(hint ? { hint } : {}),
       },
     };
   }

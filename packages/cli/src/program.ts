@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { registerConfig } from './commands/config.js';
 import { registerReputation, registerSearch } from './commands/discover.js';
-import { registerLogin, registerRegister, registerWhoami } from './commands/identity.js';
+import { registerLogin, registerRegister, registerToken, registerWhoami } from './commands/identity.js';
 import { registerInit } from './commands/init.js';
 import { registerInvoke } from './commands/invoke.js';
 import { registerKeys } from './commands/keys.js';
@@ -40,6 +40,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerRegister(program);
   registerLogin(program);
   registerWhoami(program);
+  registerToken(program);
   registerShow(program);
   registerUpdate(program);
   registerDeactivate(program);

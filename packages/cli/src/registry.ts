@@ -24,12 +24,7 @@ export async function agentClient(cli: CliContext): Promise<Connection> {
   const registry = cli.registry().url;
   const session = cli.session();
   const did = session?.did ?? (await key.did());
-  if (!did) {
-    throw new AuthRequiredError(
-      `this agent is not registered at ${registry}: run \`agent-registry register\` (or pass --registry)`,
-      'NOT_REGISTERED',
-    );
-  }
+  if (!did) throw notRegisteredHere(cli);
   const client = new RegistryClient({
     registry,
     key,
@@ -48,8 +43,45 @@ export async function targetDid(cli: CliContext, did: string | undefined): Promi
   const key = await readKey(cli);
   const own = await key.did();
   if (own) return own;
+  const elsewhere = registeredElsewhere(cli);
   throw new AuthRequiredError(
-    `give a DID, or register this agent at ${cli.registry().url} first (\`agent-registry register\`)`,
+    elsewhere.length > 0
+      ? `give a DID, or ${useRegistry(cli, elsewhere)}`
+      : `give a DID, or register this agent at ${cli.registry().url} first (\`agent-registry register\`)`,
+    'NOT_REGISTERED',
+  );
+}
+
+/** Registries other than the current one where this agent holds a session. */
+function registeredElsewhere(cli: CliContext): string[] {
+  const current = cli.registry().url;
+  return Object.keys(cli.readConfig().sessions).filter((url) => url !== current);
+}
+
+/** How to reach the registry (or registries) the agent is registered at instead of the current one. */
+function useRegistry(cli: CliContext, elsewhere: string[]): string {
+  const [first] = elsewhere;
+  const where = elsewhere.length === 1 ? first : `${elsewhere.join(', ')}; for example ${first}`;
+  const source = cli.registry().source;
+  const from =
+    source === 'flag'
+      ? 'the --registry option'
+      : source === 'env'
+        ? 'AGENT_REGISTRY_URL'
+        : 'the default registry';
+  return (
+    `this agent is registered at ${where}, not at ${cli.registry().url} (from ${from}): ` +
+    `add \`--registry ${first}\` or make it the default with \`agent-registry config set registry ${first}\``
+  );
+}
+
+/** Exit 4 for an agent with no session at the current registry, naming where it has one, if anywhere. */
+function notRegisteredHere(cli: CliContext): AuthRequiredError {
+  const elsewhere = registeredElsewhere(cli);
+  return new AuthRequiredError(
+    elsewhere.length > 0
+      ? useRegistry(cli, elsewhere)
+      : `this agent is not registered at ${cli.registry().url}: run \`agent-registry register\` (or pass --registry)`,
     'NOT_REGISTERED',
   );
 }

@@ -81,3 +81,27 @@ describe('config and registry precedence', () => {
     assert.match(badKey.stderr, /unknown config key "colour"; known keys: registry/);
   });
 });
+
+describe('config.json holds tokens', () => {
+  const home = tempHome();
+  after(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it('a config.json readable by others is made 0600 again, with a warning', async () => {
+    const file = path.join(home, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ registry: 'https://saved.example', sessions: {} }, null, 2), {
+      mode: 0o644,
+    });
+    fs.chmodSync(file, 0o644);
+    const result = await runCli(['config', 'get', 'registry'], { home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout.trim(), 'https://saved.example');
+    assert.match(
+      result.stderr,
+      /warning: .*config\.json was readable by other users \(mode 644\) and holds your tokens; its mode is now 0600/,
+    );
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    // Once private, nothing more is said.
+    const again = await runCli(['config', 'get', 'registry'], { home });
+    assert.equal(again.stderr, '');
+  });
+});

@@ -10,6 +10,7 @@ const COMMANDS = [
   ['register'],
   ['login'],
   ['whoami'],
+  ['token'],
   ['show'],
   ['update'],
   ['deactivate'],

@@ -140,7 +140,8 @@ export class RegistryClient {
   readonly audience: string;
   readonly key: AgentKey | undefined;
   did: string | undefined;
-  token: string | undefined;
+  /** The bearer token, kept out of logs, `JSON.stringify`, spreads and clones like the key. */
+  #token: string | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly onToken: ((session: Session) => void) | undefined;
   private readonly headers: Record<string, string>;
@@ -159,6 +160,31 @@ export class RegistryClient {
     this.fetchImpl = fetchImpl.bind(globalThis);
     this.onToken = options.onToken;
     this.headers = options.headers ?? {};
+  }
+
+  /** The current bearer token (set by register, login and renewal; settable when you hold one). */
+  get token(): string | undefined {
+    return this.#token;
+  }
+
+  set token(token: string | undefined) {
+    this.#token = token;
+  }
+
+  /** What `JSON.stringify` writes: where and who, never the key's private part or the token. */
+  toJSON(): Record<string, unknown> {
+    return {
+      registry: this.registry,
+      audience: this.audience,
+      did: this.did ?? null,
+      key: this.key?.toJSON() ?? null,
+      token: this.#token === undefined ? null : '[redacted]',
+    };
+  }
+
+  /** What `console.log` and `util.inspect` show: the same as toJSON. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RegistryClient ${JSON.stringify(this.toJSON())}`;
   }
 
   // ---- identity -------------------------------------------------------------------------------

@@ -41,16 +41,36 @@ function checkPrivateKey(hex: string, what: string): string {
   return hex.replace(/^0x/, '').toLowerCase();
 }
 
-/** An agent's key: signs the registry's messages and knows its public key, address and (when it can) DID. */
+/** What logging, inspecting or serialising a key shows instead of its private key. */
+const REDACTED = '[redacted]';
+
+/**
+ * An agent's key: signs the registry's messages and knows its public key, address and (when it can) DID.
+ * The private key lives in a true private field: `console.log`, `util.inspect`, `JSON.stringify`,
+ * spreading and `structuredClone` never show it; only `exportPrivateKey()` does.
+ */
 export class AgentKey {
-  private publicKeyCache: string | undefined;
+  #publicKeyCache: string | undefined;
+  readonly #backing: Backing;
 
   private constructor(
     readonly keyType: KeyType,
     /** `eip155:<n>` for secp256k1 keys, null for Ed25519. */
     readonly chainId: string | null,
-    private readonly backing: Backing,
-  ) {}
+    backing: Backing,
+  ) {
+    this.#backing = backing;
+  }
+
+  /** What `JSON.stringify` writes: the key's kind, never its private part. */
+  toJSON(): { keyType: KeyType; chainId: string | null; privateKey: string } {
+    return { keyType: this.keyType, chainId: this.chainId, privateKey: REDACTED };
+  }
+
+  /** What `console.log` and `util.inspect` show (Node looks this symbol up by its registered name). */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `AgentKey ${JSON.stringify(this.toJSON())}`;
+  }
 
   /** A new random Ed25519 key (a did:web agent; the registry assigns its DID at registration). */
   static generateEd25519(): AgentKey {
@@ -83,8 +103,8 @@ export class AgentKey {
 
   /** Public key as the registry stores it: 64 hex (Ed25519) or 66 hex compressed (secp256k1). */
   async publicKey(): Promise<string> {
-    this.publicKeyCache ??= await this.computePublicKey();
-    return this.publicKeyCache;
+    this.#publicKeyCache ??= await this.computePublicKey();
+    return this.#publicKeyCache;
   }
 
   /** EIP-55 address of a secp256k1 key; null for Ed25519. */
@@ -101,32 +121,32 @@ export class AgentKey {
 
   /** Signs a message text: Ed25519 hex signature of its UTF-8 bytes, or EIP-191 personal_sign (`0x...`). */
   async sign(message: string): Promise<string> {
-    switch (this.backing.kind) {
+    switch (this.#backing.kind) {
       case 'ed25519':
-        return signEd25519(message, this.backing.privateKey);
+        return signEd25519(message, this.#backing.privateKey);
       case 'secp256k1':
-        return signEip191(message, this.backing.privateKey);
+        return signEip191(message, this.#backing.privateKey);
       case 'signer':
-        return this.backing.signer.signMessage(message);
+        return this.#backing.signer.signMessage(message);
     }
   }
 
   /** The private key as hex; a signer-backed key has none to give. */
   exportPrivateKey(): string {
-    if (this.backing.kind === 'signer') {
+    if (this.#backing.kind === 'signer') {
       throw new TypeError('this key is held by an external signer; it has no private key to export');
     }
-    return this.backing.privateKey;
+    return this.#backing.privateKey;
   }
 
   private async computePublicKey(): Promise<string> {
-    switch (this.backing.kind) {
+    switch (this.#backing.kind) {
       case 'ed25519':
-        return ed25519PublicKey(this.backing.privateKey);
+        return ed25519PublicKey(this.#backing.privateKey);
       case 'secp256k1':
-        return secp256k1PublicKey(this.backing.privateKey);
+        return secp256k1PublicKey(this.#backing.privateKey);
       case 'signer': {
-        const { signer } = this.backing;
+        const { signer } = this.#backing;
         const given = signer.signingKey?.publicKey ?? signer.publicKey;
         if (given !== undefined) return compressed(given.replace(/^0x/, ''));
         // A signer that does not expose its key reveals it through one signature.

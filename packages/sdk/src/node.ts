@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentKey } from './keys.js';
@@ -23,12 +24,30 @@ export function expandHome(file: string): string {
   return path.resolve(file);
 }
 
-/** Writes the key (and what to remember with it) with mode 0600, in a directory of mode 0700. */
-export async function saveKey(
-  file: string,
-  key: AgentKey,
-  extra: { did?: string | null; registry?: string | null } = {},
-): Promise<string> {
+/** saveKey found a key where it was asked to write one, and was not told to replace it. */
+export class KeyFileExistsError extends Error {
+  readonly code = 'KEY_EXISTS';
+  constructor(readonly file: string) {
+    super(
+      `${file} already holds a key: it is an agent's identity and cannot be recovered once overwritten. ` +
+        'Save the new key to another file, or pass { overwrite: true } to replace it (the old file is kept as .bak).',
+    );
+    this.name = 'KeyFileExistsError';
+  }
+}
+
+export interface SaveKeyOptions {
+  did?: string | null;
+  registry?: string | null;
+  /** Replace an existing file; the old one is first copied beside it as `<file>.<epoch ms>.bak` (mode 0600). */
+  overwrite?: boolean;
+}
+
+/**
+ * Writes the key (and what to remember with it) with mode 0600, in a directory of mode 0700. Refuses
+ * (KeyFileExistsError) to replace an existing file unless `overwrite` is set: losing a key loses the agent.
+ */
+export async function saveKey(file: string, key: AgentKey, options: SaveKeyOptions = {}): Promise<string> {
   const target = expandHome(file);
   await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   const content: KeyFile = {
@@ -37,10 +56,26 @@ export async function saveKey(
     private_key: key.exportPrivateKey(),
     public_key: await key.publicKey(),
     chain_id: key.chainId,
-    did: extra.did ?? (await key.did()),
-    registry: extra.registry ?? null,
+    did: options.did ?? (await key.did()),
+    registry: options.registry ?? null,
   };
-  await writeFile(target, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  const text = `${JSON.stringify(content, null, 2)}\n`;
+  if (options.overwrite === true) {
+    if (existsSync(target)) {
+      const backup = `${target}.${Date.now()}.bak`;
+      await copyFile(target, backup, constants.COPYFILE_EXCL);
+      await chmod(backup, 0o600);
+    }
+    await writeFile(target, text, { mode: 0o600 });
+  } else {
+    // 'wx' creates the file or fails if it exists, in one step: no window to lose a key in.
+    try {
+      await writeFile(target, text, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new KeyFileExistsError(target);
+      throw error;
+    }
+  }
   // writeFile keeps the mode of an existing file: make sure it is private anyway.
   await chmod(target, 0o600);
   return target;

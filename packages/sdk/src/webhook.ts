@@ -64,6 +64,12 @@ export interface WebhookHandlerOptions {
   capabilities: Record<string, CapabilityHandler>;
   /** When given, a handler failure is reported with failTask (the caller sees your message) instead of a 500. */
   client?: RegistryClient;
+  /**
+   * Most delivery ids remembered to refuse replays (default 100000); past it the oldest is forgotten
+   * first. An id is kept until its timestamp leaves the tolerance window, after which the signature
+   * check refuses the delivery anyway.
+   */
+  maxRememberedIds?: number;
 }
 
 export interface WebhookAnswer {
@@ -124,14 +130,60 @@ function readBody(req: NodeRequestLike): Promise<string | Uint8Array> {
   });
 }
 
-/** Verifies each delivery, runs the capability's handler and answers with its output. */
+/** How far a webhook-timestamp may be from now: the tolerance of the standardwebhooks library. */
+const TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
+
+/**
+ * Delivery ids seen within the timestamp tolerance, each until it can no longer verify; bounded by
+ * count (the oldest first out). Insertion order is close to expiry order, so pruning stops early.
+ */
+class SeenIds {
+  private readonly expiries = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** False when the id was seen and has not expired; otherwise remembers it and returns true. */
+  add(id: string, expiresAt: number, now: number): boolean {
+    for (const [seen, expiry] of this.expiries) {
+      if (expiry > now) break;
+      this.expiries.delete(seen);
+    }
+    const known = this.expiries.get(id);
+    if (known !== undefined && known > now) return false;
+    while (this.expiries.size >= this.max) {
+      const oldest = this.expiries.keys().next();
+      if (oldest.done === true) break;
+      this.expiries.delete(oldest.value);
+    }
+    this.expiries.set(id, expiresAt);
+    return true;
+  }
+}
+
+/**
+ * Verifies each delivery, runs the capability's handler and answers with its output. A delivery whose
+ * webhook-id this handler has already accepted (a replay within the timestamp tolerance) is answered
+ * 409 without running anything: the registry sends each task once.
+ */
 export function webhookHandler(options: WebhookHandlerOptions): WebhookHandler {
+  const seen = new SeenIds(Math.max(1, Math.floor(options.maxRememberedIds ?? 100_000)));
+
   async function handle(rawBody: string | Uint8Array, headers: HeaderBag): Promise<WebhookAnswer> {
     let delivery: WebhookDelivery;
     try {
       delivery = verifyWebhook(options.secret, rawBody, headers);
     } catch (error) {
       return { status: 401, body: { error: (error as Error).message } };
+    }
+    const record = headerRecord(headers);
+    const id = record['webhook-id'] ?? '';
+    const now = Date.now();
+    const sentAt = Number(record['webhook-timestamp']) * 1000;
+    if (!seen.add(id, sentAt + TIMESTAMP_TOLERANCE_MS, now)) {
+      return {
+        status: 409,
+        body: { error: `delivery ${id} was already received; a replayed delivery is not run again` },
+      };
     }
     const handler = options.capabilities[delivery.capability];
     const controller = new AbortController();

@@ -79,6 +79,11 @@ class QueueWorker implements Worker {
   private readonly stopping = new AbortController();
   private readonly aborting = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * Tasks this worker holds, by id, with their accept call: a task stays pending (so polls return it
+   * again) until the registry has our accept, and it must not reach a second slot meanwhile.
+   */
+  private readonly held = new Map<string, Promise<unknown>>();
   private readonly concurrency: number;
   private readonly waitSeconds: number;
   private readonly validator: OutputValidator | undefined;
@@ -149,7 +154,13 @@ class QueueWorker implements Worker {
           this.emit('connected', undefined);
         }
         delay = initial;
-        for (const task of tasks) this.start(task);
+        const fresh = tasks.filter((task) => !this.held.has(task.task_id));
+        for (const task of fresh) this.start(task);
+        if (fresh.length === 0 && tasks.length > 0) {
+          // Only tasks we are accepting came back: polling again before those accepts land would
+          // return them at once, in a loop.
+          await Promise.race(tasks.map((task) => this.held.get(task.task_id)));
+        }
       } catch (error) {
         if (stop.aborted) break;
         if (this.connected) {
@@ -165,9 +176,13 @@ class QueueWorker implements Worker {
   }
 
   private start(task: PendingTask): void {
-    const work = this.handle(task).catch((error: unknown) => this.emit('error', error));
+    let accepted!: () => void;
+    this.held.set(task.task_id, new Promise<void>((resolve) => (accepted = resolve)));
+    const work = this.handle(task, accepted).catch((error: unknown) => this.emit('error', error));
     this.inFlight.add(work);
     void work.finally(() => {
+      accepted();
+      this.held.delete(task.task_id);
       this.inFlight.delete(work);
       const freed = this.slotFreed;
       this.slotFreed = undefined;
@@ -175,13 +190,15 @@ class QueueWorker implements Worker {
     });
   }
 
-  private async handle(task: PendingTask): Promise<void> {
+  private async handle(task: PendingTask, accepted: () => void): Promise<void> {
     const { client } = this.options;
     try {
       await client.acceptTask(task.task_id);
     } catch (error) {
       if (error instanceof RegistryError && TASK_GONE.has(error.status)) return;
       throw error;
+    } finally {
+      accepted();
     }
     const handler = this.options.capabilities[task.capability];
     if (handler === undefined) {

@@ -17,6 +17,7 @@ import {
 import {
   registryProcess,
   sqliteDatabase,
+  until,
   type RegistryProcess,
   type TestDatabase,
 } from './registry-process.js';
@@ -55,6 +56,91 @@ describe('verifyWebhook', () => {
     assert.throws(() => verifyWebhook(other, body, headers), WebhookVerificationError);
     const old = signed(body, new Date(Date.now() - 10 * 60 * 1000));
     assert.throws(() => verifyWebhook(secret, body, old), /timestamp/i);
+  });
+});
+
+describe('webhookHandler refuses replayed deliveries', () => {
+  const secret = `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}`;
+  const delivery = (id: string) => {
+    const body = JSON.stringify({
+      task_id: id,
+      capability: 'translation',
+      input: { text: id },
+      caller_did: 'did:web:x:agent:1',
+      target_did: 'did:web:x:agent:2',
+      created_at: Date.now(),
+      deadline_at: Date.now() + 30_000,
+    });
+    const at = new Date();
+    return {
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(id, at, body),
+      },
+    };
+  };
+
+  test('over HTTP: the same webhook-id again within the tolerance answers 409 and runs nothing', async () => {
+    const ran: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const handler = webhookHandler({
+      secret,
+      capabilities: {
+        translation: async (input) => {
+          ran.push(String(input.text));
+          if (input.text === 'slow') await released;
+          return { text: `fr: ${String(input.text)}` };
+        },
+      },
+    });
+    const server = http.createServer((req, res) => void handler.node(req, res));
+    const url = await listen(server);
+    const post = (sent: ReturnType<typeof delivery>) =>
+      fetch(url, { method: 'POST', headers: sent.headers, body: sent.body });
+    try {
+      const first = delivery('task-1');
+      const answer = await post(first);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(await answer.json(), { output: { text: 'fr: task-1' } });
+      const replay = await post(first);
+      assert.equal(replay.status, 409);
+      assert.match(((await replay.json()) as { error: string }).error, /task-1 was already received/);
+      assert.deepEqual(ran, ['task-1']);
+
+      // A replay while the first delivery is still running is refused too.
+      const slow = delivery('slow');
+      const running = post(slow);
+      await until(() => ran.includes('slow'), 'the slow handler to start');
+      assert.equal((await post(slow)).status, 409);
+      release();
+      assert.equal((await running).status, 200);
+
+      // Another delivery is served as usual.
+      assert.equal((await post(delivery('task-2'))).status, 200);
+      assert.deepEqual(ran, ['task-1', 'slow', 'task-2']);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('memory stays bounded: past maxRememberedIds the oldest id is forgotten first', async () => {
+    let runs = 0;
+    const handler = webhookHandler({
+      secret,
+      maxRememberedIds: 2,
+      capabilities: { translation: async () => ({ n: ++runs }) },
+    });
+    const [a, b, c] = [delivery('a'), delivery('b'), delivery('c')];
+    for (const sent of [a, b, c]) assert.equal((await handler.handle(sent.body, sent.headers)).status, 200);
+    assert.equal((await handler.handle(c.body, c.headers)).status, 409);
+    assert.equal((await handler.handle(b.body, b.headers)).status, 409);
+    // 'a' was pushed out by 'c': the bound, documented, rather than unbounded growth.
+    assert.equal((await handler.handle(a.body, a.headers)).status, 200);
+    assert.equal(runs, 4);
   });
 });
 

@@ -106,6 +106,57 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
     }
   });
 
+  test('with concurrency > 1, a task polled again before its accept lands goes to one slot only', async () => {
+    // The accept of each task is held back until a later poll has answered: that poll sees the task
+    // still pending, as a re-poll racing the accept does on a busy registry.
+    const accepts: { taskId: string; status: number }[] = [];
+    const pollAnswered: (() => void)[] = [];
+    let closing = false;
+    const heldFetch: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const accept = /\/api\/agent\/tasks\/([^/]+)\/accept$/.exec(url.pathname);
+      if (accept && !closing) await new Promise<void>((resolve) => pollAnswered.push(resolve));
+      const response = await fetch(input, init);
+      if (accept) accepts.push({ taskId: decodeURIComponent(accept[1] as string), status: response.status });
+      if (url.pathname === '/api/agent/tasks') for (const release of pollAnswered.splice(0)) release();
+      return response;
+    };
+    const key = AgentKey.generateEd25519();
+    const client = new RegistryClient({ registry: registry.url, key, fetch: heldFetch });
+    const { did } = await client.register(profile('Held accepts'));
+    await client.setInvocation({ enabled: true, delivery_mode: 'queue' });
+    const runs: string[] = [];
+    const worker = serve({
+      client,
+      concurrency: 4,
+      waitSeconds: 1,
+      capabilities: {
+        translation: async (input, ctx) => {
+          runs.push(ctx.task.task_id);
+          return { text: `fr: ${String(input.text)}` };
+        },
+      },
+    });
+    try {
+      const invoker = await caller(registry.url);
+      const outputs = await Promise.all(
+        [1, 2, 3].map((n) => invoker.invoke(did, 'translation', { text: `t${n}` }, { timeoutMs: 30_000 })),
+      );
+      assert.deepEqual(outputs.map((output) => output.text).sort(), ['fr: t1', 'fr: t2', 'fr: t3']);
+      assert.deepEqual(
+        accepts.filter((accept) => accept.status !== 200),
+        [],
+        'no accept is refused (409) because the task already went to another slot',
+      );
+      assert.equal(accepts.length, 3, JSON.stringify(accepts));
+      assert.equal(new Set(runs).size, runs.length, 'no task ran twice');
+    } finally {
+      closing = true;
+      for (const release of pollAnswered.splice(0)) release();
+      await worker.close();
+    }
+  });
+
   test('ctx.signal aborts at the task deadline; the caller gets the deadline error', async () => {
     const { client, did } = await queueAgent(registry.url, 'Slow');
     let abortedWith: unknown;

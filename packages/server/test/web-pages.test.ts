@@ -129,6 +129,11 @@ describe('call snippets', () => {
     assert.match(snippets.sdk, /new RegistryClient\(\{ registry: "http:\/\/localhost:8080", key \}\)/);
     assert.match(snippets.sdk, /client\.invoke\(/);
     assert.match(snippets.curl, /'http:\/\/localhost:8080\/api\/invoke'/);
+    assert.match(
+      snippets.curl,
+      /AGENT_REGISTRY_TOKEN=\$\(agent-registry token --registry 'http:\/\/localhost:8080'\)/,
+    );
+    assert.match(snippets.sdk, /loadKey\('\.\/my-agent-key\.json'\)/);
     // The curl body is the exact invoke request.
     const body = /-d '(.*)'$/s.exec(snippets.curl)?.[1];
     assert.deepEqual(JSON.parse(body ?? ''), {
@@ -330,6 +335,9 @@ describe('web pages over HTTP', () => {
       assertLacks(join, 'href="/docs/signing"');
     }
     assert.match(join, /npx agent-registry register --registry http:\/\/localhost:8080/);
+    // The SDK snippet keeps its key in a file of its own: the CLI's key.json is another agent's identity.
+    assert.match(join, /saveKey\(&#39;\.\/my-agent-key\.json&#39;, key\)/);
+    assert.doesNotMatch(join, /saveKey\([^)]*\.config\/agent-registry\/key\.json/);
   });
 
   it('names each reviewer, linked to its page, from one lookup for the whole page of reviews', async () => {

@@ -2,6 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
 import { anonymousClient, targetDid } from '../registry.js';
+import { neutralScoreHint } from '../reputation-hint.js';
 
 /** Commander parser for a whole number in a range; a bad value is a usage error (exit 2). */
 export const integerIn =
@@ -117,13 +118,16 @@ export function registerReputation(program: Command): void {
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
-      const stats = await anonymousClient(cli).getReputation(target);
-      cli.out.result({ ...stats, did: target }, () => {
+      const client = anonymousClient(cli);
+      const stats = await client.getReputation(target);
+      const why = await neutralScoreHint(client, stats);
+      cli.out.result({ ...stats, did: target, ...(why ? { why } : {}) }, () => {
         cli.out.fields([
           ['did', target],
           ['reputation', stats.reputation_score],
           ['average rating', stats.average_rating],
           ['reviews', stats.total_reviews],
+          ['why', why],
         ]);
         const distribution = Object.entries(stats.rating_distribution as Record<string, unknown>).filter(
           ([, count]) => typeof count === 'number',

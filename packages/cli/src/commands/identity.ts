@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { RegistryClient } from '@agent-registry/sdk';
+import { RegistryClient, RegistryError } from '@agent-registry/sdk';
+import { CliError, EXIT } from '../exit-codes.js';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { withExamples } from '../help.js';
@@ -36,7 +37,7 @@ export function registerRegister(program: Command): void {
       const cli = contextOf(self);
       const profile = loadCheckedProfile(cli, options.profile, 'register');
       const key = await readKey(cli);
-      const registry = cli.registry().url;
+      const { url: registry, source } = cli.registry();
       const client = new RegistryClient({ registry, key });
       const progress = cli.out.progress(`registering at ${registry}`);
       let session;
@@ -45,19 +46,37 @@ export function registerRegister(program: Command): void {
           profile as unknown as Parameters<RegistryClient['register']>[0],
           options.referrer ? { referrer: options.referrer } : {},
         );
+      } catch (error) {
+        if (error instanceof RegistryError && error.code === 'PUBLIC_KEY_EXISTS') {
+          const flag = source === 'flag' ? ` --registry ${registry}` : '';
+          throw new CliError(
+            `this key is already registered at ${registry}: get a token for it with \`agent-registry login${flag}\` (\`agent-registry init --force\` starts a new agent, keeping the old key as .bak)`,
+            EXIT.failed,
+            'PUBLIC_KEY_EXISTS',
+            { status: error.status },
+          );
+        }
+        throw error;
       } finally {
         progress.done();
       }
       cli.saveSession(session);
-      cli.out.result({ registry, did: session.did, expires_at: session.expires_at }, () => {
-        cli.out.fields([
-          ['registered', session.did],
-          ['registry', registry],
-          ['token expires', when(session.expires_at)],
-        ]);
-        cli.out.line();
-        cli.out.line('Next: serve your capabilities with `agent-registry worker ./handler.mjs`.');
-      });
+      // As `init --registry` does: the registry an agent registered at is where its next commands go.
+      const remembered = source === 'flag' && cli.readConfig().registry !== registry;
+      if (remembered) cli.saveConfig({ ...cli.readConfig(), registry });
+      cli.out.result(
+        { registry, did: session.did, expires_at: session.expires_at, saved_as_default: remembered },
+        () => {
+          cli.out.fields([
+            ['registered', session.did],
+            ['registry', registry],
+            ['token expires', when(session.expires_at)],
+          ]);
+          if (remembered) cli.out.note(`${registry} is now the default registry (config.json)`);
+          cli.out.line();
+          cli.out.line('Next: serve your capabilities with `agent-registry worker ./handler.mjs`.');
+        },
+      );
     });
   withExamples(
     command,
@@ -87,10 +106,45 @@ export function registerLogin(program: Command): void {
   withExamples(command, 'agent-registry login', 'agent-registry login --registry https://registry.example');
 }
 
+export function registerToken(program: Command): void {
+  const command = program
+    .command('token')
+    .description(
+      'Print a fresh bearer token for this agent (signed with key.json) for MCP clients, A2A clients or curl',
+    )
+    .action(async (_options: unknown, self: Command) => {
+      const cli = contextOf(self);
+      const { client } = await agentClient(cli);
+      const session = await client.login();
+      cli.saveSession(session);
+      // Only the token on stdout, so `$(agent-registry token)` is the token; when it ends goes to stderr.
+      cli.out.result(
+        {
+          registry: cli.registry().url,
+          did: session.did,
+          token: session.token,
+          expires_at: session.expires_at,
+        },
+        () => {
+          cli.out.line(session.token);
+          cli.out.note(`token for ${session.did}, expires ${when(session.expires_at)}`);
+        },
+      );
+    });
+  withExamples(
+    command,
+    'agent-registry token',
+    'export AGENT_REGISTRY_TOKEN=$(agent-registry token)   # then: -H "Authorization: Bearer $AGENT_REGISTRY_TOKEN"',
+    'agent-registry token --json | jq -r .expires_at',
+  );
+}
+
 export function registerWhoami(program: Command): void {
   const command = program
     .command('whoami')
-    .description("Show this agent's DID, key and token, and its profile status at the registry")
+    .description(
+      "Show this agent's DID, key, when its token expires, and its profile status at the registry (`agent-registry token` prints the token)",
+    )
     .action(async (_options: unknown, self: Command) => {
       const cli = contextOf(self);
       const { client, did, key } = await agentClient(cli);

@@ -21,6 +21,12 @@ interface InitOptions {
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
+/**
+ * The capability type of an agent that only calls others. The interface wants at least one capability
+ * in every profile; this one says what the agent is, and `worker` refuses to serve it.
+ */
+export const CALLER_ONLY = 'caller';
+
 /** `type` or `type:description` of the --capability option. */
 function parseCapability(spec: string): { type: string; description?: string } {
   const colon = spec.indexOf(':');
@@ -37,7 +43,7 @@ export function registerInit(program: Command): void {
     .option('--description <text>', 'what the agent does')
     .option(
       '--capability <type[:description]>',
-      'a capability the agent offers (repeatable; default "echo")',
+      `a capability the agent offers (repeatable; without it the agent only calls others: its profile lists "${CALLER_ONLY}" and nothing can invoke it)`,
       collect,
     )
     .option('--tags <list>', 'comma-separated tags, e.g. fr,en')
@@ -66,7 +72,9 @@ export function registerInit(program: Command): void {
 
       let wroteProfile = false;
       if (!profileExists || options.force) {
-        const capabilities = (options.capability ?? ['echo:Returns its input']).map(parseCapability);
+        const capabilities = (
+          options.capability ?? [`${CALLER_ONLY}:Calls other agents; offers nothing to invoke`]
+        ).map(parseCapability);
         const tags = options.tags
           ?.split(',')
           .map((tag) => tag.trim())
@@ -121,6 +129,11 @@ export function registerInit(program: Command): void {
           ['did', key.did ?? '(assigned by the registry at registration)'],
           ['registry', registry.url],
         ]);
+        if (wroteProfile && options.capability === undefined) {
+          cli.out.line(
+            `capabilities: none to serve (the profile lists "${CALLER_ONLY}"); add some with --capability <type> or in profile.json`,
+          );
+        }
         cli.out.line();
         cli.out.line('Next: edit the profile if you like, then `agent-registry register`.');
       });

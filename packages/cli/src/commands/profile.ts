@@ -5,12 +5,13 @@ import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { agentClient, anonymousClient } from '../registry.js';
+import { neutralScoreHint } from '../reputation-hint.js';
 import { loadCheckedProfile } from './identity.js';
 
 type AgentProfile = Awaited<ReturnType<RegistryClient['getAgent']>>;
 
 /** The human view of a profile: fields, then its capabilities as a table. */
-export function printProfile(cli: CliContext, profile: AgentProfile): void {
+export function printProfile(cli: CliContext, profile: AgentProfile, why?: string): void {
   cli.out.fields([
     ['did', profile.did],
     ['name', profile.name],
@@ -24,6 +25,7 @@ export function printProfile(cli: CliContext, profile: AgentProfile): void {
       'reputation',
       `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} reviews)`,
     ],
+    ['why', why],
     ['created', new Date(profile.created_at).toISOString()],
   ]);
   cli.out.line();
@@ -47,8 +49,10 @@ export function registerShow(program: Command): void {
     .argument('<did>', 'the agent, e.g. did:web:registry.example:agent:0123...')
     .action(async (did: string, _options: unknown, self: Command) => {
       const cli = contextOf(self);
-      const profile = await anonymousClient(cli).getAgent(did);
-      cli.out.result(profile, () => printProfile(cli, profile));
+      const client = anonymousClient(cli);
+      const profile = await client.getAgent(did);
+      const why = cli.out.json ? undefined : await neutralScoreHint(client, profile);
+      cli.out.result(profile, () => printProfile(cli, profile, why));
     });
   withExamples(
     command,

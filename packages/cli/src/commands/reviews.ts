@@ -1,3 +1,4 @@
+import { RegistryError } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
@@ -82,12 +83,24 @@ export function registerReview(program: Command): void {
           ...(options.comment !== undefined ? { comment: options.comment } : {}),
         });
       } else {
-        review = await connection.client.review({
-          targetDid: did,
-          rating: options.rating,
-          ...(options.comment !== undefined ? { comment: options.comment } : {}),
-          ...(options.task !== undefined ? { callRecordId: options.task } : {}),
-        });
+        try {
+          review = await connection.client.review({
+            targetDid: did,
+            rating: options.rating,
+            ...(options.comment !== undefined ? { comment: options.comment } : {}),
+            ...(options.task !== undefined ? { callRecordId: options.task } : {}),
+          });
+        } catch (error) {
+          if (error instanceof RegistryError && error.code === 'REVIEW_EXISTS') {
+            throw new CliError(
+              `you have already reviewed ${did}: change that review with \`agent-registry review ${did} --rating ${options.rating} --edit\` (within 10 minutes of writing it)`,
+              EXIT.failed,
+              'REVIEW_EXISTS',
+              { status: error.status },
+            );
+          }
+          throw error;
+        }
       }
       const shown = review as ReviewRow;
       cli.out.result(review, () =>

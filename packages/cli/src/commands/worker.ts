@@ -1,11 +1,12 @@
 import { serve, type ServeOptions } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, UsageError } from '../exit-codes.js';
 import { loadHandlerModule } from '../handler-module.js';
 import { withExamples } from '../help.js';
 import { agentClient } from '../registry.js';
 import { integerIn } from './discover.js';
+import { CALLER_ONLY } from './init.js';
 
 type WorkerEvent = Record<string, unknown>;
 
@@ -31,12 +32,26 @@ export function registerWorker(program: Command): void {
       const report = reporter(cli);
       const { client, did } = await agentClient(cli);
       const profile = await client.getAgent(did);
-      const published = profile.capabilities.map((capability) => capability.type);
+      const published = profile.capabilities
+        .map((capability) => capability.type)
+        .filter((type) => type !== CALLER_ONLY);
+      if (published.length === 0) {
+        throw new UsageError(
+          `${did} only calls other agents: its profile declares no capability to serve. Add capabilities to profile.json (e.g. {"type": "translation"}) and run \`agent-registry update\`, then start the worker.`,
+          'NOTHING_TO_SERVE',
+        );
+      }
       const capabilities = await loadHandlerModule(modulePath, published);
       const unpublished = Object.keys(capabilities).filter((type) => !published.includes(type));
       if (unpublished.length > 0) {
         cli.out.warn(
           `handlers for capabilities not in the published profile (callers cannot find them): ${unpublished.join(', ')}`,
+        );
+      }
+      const unserved = published.filter((type) => !Object.hasOwn(capabilities, type));
+      if (unserved.length > 0) {
+        cli.out.warn(
+          `published capabilities with no handler in ${modulePath} (their calls will fail with "no handler"): ${unserved.join(', ')}`,
         );
       }
       const invocation = await client.getInvocation(did);

@@ -77,7 +77,7 @@ export function callSnippets({ registry, did, capability, inputSchema }: Snippet
     `import { RegistryClient } from '@agent-registry/sdk';`,
     `import { loadKey } from '@agent-registry/sdk/node';`,
     ``,
-    `const key = await loadKey('~/.config/agent-registry/key.json');`,
+    `const key = await loadKey('./my-agent-key.json'); // your agent's key (see /join)`,
     `const client = new RegistryClient({ registry: ${JSON.stringify(registry)}, key });`,
     `await client.login();`,
     `const out = await client.invoke(`,
@@ -90,6 +90,7 @@ export function callSnippets({ registry, did, capability, inputSchema }: Snippet
   ].join('\n');
   const body = JSON.stringify({ target_did: did, capability, input });
   const curl = [
+    `export AGENT_REGISTRY_TOKEN=$(agent-registry token --registry ${shellQuote(registry)})`,
     `curl -sS -X POST ${shellQuote(`${registry}/api/invoke`)} \\`,
     `  -H "Authorization: Bearer $AGENT_REGISTRY_TOKEN" \\`,
     `  -H 'Content-Type: application/json' \\`,

@@ -16,8 +16,8 @@ export interface JoinView {
 
 export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
   const cli = [
-    `npx agent-registry init                 # writes profile.json and a new key (key.json, mode 0600)`,
-    `npx agent-registry validate             # checks profile.json before anything is sent`,
+    `npx agent-registry init --name "My translator" --capability translation   # profile.json and key.json (mode 0600)`,
+    `npx agent-registry validate                                               # checks profile.json before anything is sent`,
     `npx agent-registry register --registry ${publicUrl}`,
     `npx agent-registry whoami`,
   ].join('\n');
@@ -26,7 +26,8 @@ export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
     `import { saveKey } from '@agent-registry/sdk/node';`,
     ``,
     `const key = AgentKey.generateEd25519();`,
-    `await saveKey('~/.config/agent-registry/key.json', key);`,
+    `// The SDK agent's own file, never the CLI's key.json; mode 0600, and never overwrites a key.`,
+    `await saveKey('./my-agent-key.json', key);`,
     `const client = new RegistryClient({ registry: ${JSON.stringify(publicUrl)}, key });`,
     `const { did, token } = await client.register({`,
     `  name: 'My translator',`,
@@ -34,7 +35,7 @@ export function renderJoin({ publicUrl, signingHref }: JoinView): Html {
     `  capabilities: [{ type: 'translation', description: 'English to French' }],`,
     `  tags: ['en', 'fr'],`,
     `});`,
-    `console.log(did);`,
+    `console.log(did); // keep it: logging in later takes this DID and the key`,
   ].join('\n');
   const http = [
     `POST ${publicUrl}/api/agents/register`,
