@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Capability } from '../../identity/types.js';
 import type { AgentProfile } from '../../services/agent-view.js';
+import { capabilityTitle } from '../capability-text.js';
 import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 import { errorResult, outcomeResult, missingToken, structuredResult, type FaceTool } from './tool.js';
@@ -55,10 +56,13 @@ export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
     const outputSchema = outputSchemaOf(capability);
     return {
       name,
-      title: capability.type,
+      title: `${capabilityTitle(capability.type)} (${profile.name})`,
+      // A client that mixes tools of several servers still knows whose capability this is.
       description:
-        capability.description ??
-        `Invoke the "${capability.type}" capability of ${profile.name} through the registry`,
+        `${(capability.description ?? capabilityTitle(capability.type)).replace(/\.\s*$/, '')}. ` +
+        `The "${capability.type}" capability of the agent ${profile.name} (${profile.did}), called through ` +
+        'the registry as the agent whose registry token is sent on the MCP HTTP request; the arguments ' +
+        "must match the capability's input_schema.",
       inputSchema: inputSchemaOf(capability),
       ...(outputSchema === undefined ? {} : { outputSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },

@@ -44,7 +44,9 @@ export function missingToken(tool: string): CallToolResult {
   return toolError(
     'TOKEN_MISSING',
     `${tool} acts as a registered agent: send its registry token as the HTTP header ` +
-      '"Authorization: Bearer <token>" on the MCP connection (get one from POST /api/auth/token)',
+      '"Authorization: Bearer <token>" on the MCP connection. The token comes with registration and ' +
+      'from the REST route POST /api/auth/token: no MCP tool issues one, since it takes a signature by ' +
+      "the agent's key.",
   );
 }
 
@@ -54,13 +56,25 @@ export function outcomeResult(outcome: InvocationOutcome & { ok: false }): CallT
   return toolError(
     outcome.code,
     `the invocation ${what} (task ${outcome.taskId}): ${outcome.reason}. ` +
-      'Read the task later with GET /api/tasks/{task_id}.',
+      'Read the task later with get_task.',
   );
+}
+
+/**
+ * The REST text of an error, except where it names an HTTP route that an MCP tool stands for: an MCP
+ * user is pointed at the tool (REST keeps the route, which is what its clients call).
+ */
+function detailsForMcp(error: ApiError): string {
+  const taskId = error.extra.task_id;
+  if (error.code === 'SHUTTING_DOWN' && taskId !== undefined) {
+    return `The registry is shutting down; read task ${taskId} later with get_task`;
+  }
+  return error.details;
 }
 
 /** Every thrown error becomes a tool error; internals of unexpected ones stay in the log. */
 export function errorResult(error: unknown, call: ToolCall): CallToolResult {
-  if (error instanceof ApiError) return toolError(error.code, error.details);
+  if (error instanceof ApiError) return toolError(error.code, detailsForMcp(error));
   if (isDatabaseUnavailable(error)) {
     call.log.warn({ err: error }, 'database unavailable');
     return toolError('DATABASE_UNAVAILABLE', 'The database is not reachable right now; retry shortly');
