@@ -423,6 +423,24 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       })) as CallToolResult;
       assert.equal(invalid.isError, true);
       assert.match(textOf(invalid), /^INPUT_SCHEMA_MISMATCH: .*must have required property 'to'/);
+
+      // This endpoint has only the agent's tools: the next step names the registry's endpoint too.
+      const failing = worker.serveOne(() => 'no dictionary');
+      const failed = (await client.callTool({
+        name: 'translate',
+        arguments: { text: 'hi', to: 'de' },
+      })) as CallToolResult;
+      await failing;
+      assert.match(
+        textOf(failed),
+        new RegExp(
+          `^AGENT_ERROR: .*no dictionary\\. Read the task later with the get_task tool of ${registry.url}/mcp\\.$`,
+        ),
+      );
+      assert.match(
+        client.getInstructions() ?? '',
+        new RegExp(`get_task.*submit_review, at ${registry.url}/mcp`),
+      );
     } finally {
       await client.close();
     }

@@ -4,7 +4,14 @@ import type { AgentProfile } from '../../services/agent-view.js';
 import { capabilityTitle } from '../capability-text.js';
 import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
-import { errorResult, outcomeResult, missingToken, structuredResult, type FaceTool } from './tool.js';
+import {
+  errorResult,
+  getTaskAt,
+  outcomeResult,
+  missingToken,
+  structuredResult,
+  type FaceTool,
+} from './tool.js';
 
 /** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25, "Tool names"). */
 const TOOL_NAME_MAX = 128;
@@ -51,6 +58,7 @@ function outputSchemaOf(capability: Capability): JsonSchema | undefined {
 export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
   if (!invocable(profile)) return [];
   const names = toolNames(profile.capabilities.map((capability) => capability.type));
+  const taskTool = getTaskAt(ctx.config.publicUrl);
   return profile.capabilities.map((capability, index) => {
     const name = names[index] as string;
     const outputSchema = outputSchemaOf(capability);
@@ -76,13 +84,13 @@ export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
             { target_did: profile.did, capability: capability.type, input: args ?? {} },
             call.signal,
           );
-          if (!outcome.ok) return outcomeResult(outcome);
+          if (!outcome.ok) return outcomeResult(outcome, taskTool);
           return structuredResult(
             `${capability.type} completed (task ${outcome.result.task_id})`,
             outcome.result.output,
           );
         } catch (error) {
-          return errorResult(error, call);
+          return errorResult(error, call, taskTool);
         }
       },
     };

@@ -92,6 +92,8 @@ const published = (schema: JsonSchema): JsonSchema =>
   ) as JsonSchema;
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+/** A review, once more, is another edit (edit_count) or a conflict: not idempotent. */
+const writes = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 function tool<T>(
   definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: JsonSchema },
@@ -285,12 +287,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
             '(verified reviews weigh double)',
         }),
         outputSchema: selfContained(Review),
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: false,
-          openWorldHint: false,
-        },
+        annotations: writes,
       },
       async (review, caller) => {
         try {
@@ -315,12 +312,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
           review_id: 'review_id of your review, from submit_review (or from its REVIEW_EXISTS error)',
         }),
         outputSchema: selfContained(Review),
-        annotations: {
-          readOnlyHint: false,
-          destructiveHint: false,
-          idempotentHint: true,
-          openWorldHint: false,
-        },
+        annotations: writes,
       },
       async ({ review_id, ...edit }, caller) => {
         const stored = await ctx.reviews.edit(caller, review_id, edit);

@@ -127,7 +127,8 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
       if (profile.status !== 'active') throw agentNotFound(profile.did);
       const instructions = invocable(profile)
         ? `Each tool is a capability of ${profile.name} (${profile.did}), invoked through the registry. ` +
-          'Calls need the header Authorization: Bearer <registry token> of the calling agent.'
+          'Calls need the header Authorization: Bearer <registry token> of the calling agent. Read a ' +
+          `call later with get_task, and review the agent with submit_review, at ${ctx.config.publicUrl}/mcp.`
         : `${profile.name} (${profile.did}) does not accept invocations, so it offers no tools.`;
       await answer(
         request,

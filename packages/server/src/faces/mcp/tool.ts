@@ -50,13 +50,22 @@ export function missingToken(tool: string): CallToolResult {
   );
 }
 
+/** The tool that reads a task, as named in the next step of an error on /mcp. */
+const GET_TASK = 'get_task';
+
+/** The same, from a per-agent endpoint, which has only the agent's tools. */
+export const getTaskAt = (publicUrl: string): string => `the get_task tool of ${publicUrl}/mcp`;
+
 /** The agent failed or did not answer in time: a tool result naming the outcome and the task. */
-export function outcomeResult(outcome: InvocationOutcome & { ok: false }): CallToolResult {
+export function outcomeResult(
+  outcome: InvocationOutcome & { ok: false },
+  taskTool: string = GET_TASK,
+): CallToolResult {
   const what = outcome.outcome === 'timeout' ? 'timed out' : 'failed';
   return toolError(
     outcome.code,
     `the invocation ${what} (task ${outcome.taskId}): ${outcome.reason}. ` +
-      'Read the task later with get_task.',
+      `Read the task later with ${taskTool}.`,
   );
 }
 
@@ -64,17 +73,17 @@ export function outcomeResult(outcome: InvocationOutcome & { ok: false }): CallT
  * The REST text of an error, except where it names an HTTP route that an MCP tool stands for: an MCP
  * user is pointed at the tool (REST keeps the route, which is what its clients call).
  */
-function detailsForMcp(error: ApiError): string {
+function detailsForMcp(error: ApiError, taskTool: string): string {
   const taskId = error.extra.task_id;
   if (error.code === 'SHUTTING_DOWN' && taskId !== undefined) {
-    return `The registry is shutting down; read task ${taskId} later with get_task`;
+    return `The registry is shutting down; read task ${taskId} later with ${taskTool}`;
   }
   return error.details;
 }
 
 /** Every thrown error becomes a tool error; internals of unexpected ones stay in the log. */
-export function errorResult(error: unknown, call: ToolCall): CallToolResult {
-  if (error instanceof ApiError) return toolError(error.code, detailsForMcp(error));
+export function errorResult(error: unknown, call: ToolCall, taskTool: string = GET_TASK): CallToolResult {
+  if (error instanceof ApiError) return toolError(error.code, detailsForMcp(error, taskTool));
   if (isDatabaseUnavailable(error)) {
     call.log.warn({ err: error }, 'database unavailable');
     return toolError('DATABASE_UNAVAILABLE', 'The database is not reachable right now; retry shortly');
