@@ -76,7 +76,8 @@ const ARGUMENT_HINTS: Record<string, string> = {
  * then by its REST description, then by ARGUMENT_HINTS.
  */
 function argumentsSchema(schema: TSchema, hints: Record<string, string> = {}): JsonSchema {
-  const { $id: _id, examples: _examples, ...rest } = structuredClone(selfContained(schema));
+  // A whole-request example (with a made-up DID) is for people; a model would copy its values.
+  const { $id: _id, examples: _examples, ...rest } = selfContained(schema);
   const properties = (rest.properties ?? {}) as Record<string, JsonSchema>;
   for (const [name, property] of Object.entries(properties)) {
     const description = hints[name] ?? property.description ?? ARGUMENT_HINTS[name];
