@@ -306,11 +306,14 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         title: 'Edit your review',
         description:
           `Change the rating or comment of a review you wrote, within ${REVIEW_RULES.editWindowMs / 60_000} ` +
-          `minutes of submitting it; the rating may move by at most ${REVIEW_RULES.maxRatingChangeHundredths / 100} ` +
+          `minutes of submitting it; the rating may move by at most ${(REVIEW_RULES.maxRatingChangeHundredths / 100).toFixed(1)} ` +
           'either way (same rules as PUT /api/reviews/{review_id}). Acts as the agent whose registry token is ' +
           'sent on the MCP HTTP request.',
         input: argumentsSchema(EditReviewArguments, {
           review_id: 'review_id of your review, from submit_review (or from its REVIEW_EXISTS error)',
+          comment:
+            `New comment, at most ${REVIEW_RULES.commentMaxLength} characters; leave it out (or null) to ` +
+            'keep the current one, "" to remove it',
         }),
         outputSchema: selfContained(Review),
         annotations: writes,
