@@ -45,6 +45,20 @@ function message(input: unknown, metadata?: Record<string, unknown>): SendMessag
   return { tenant: '', message: msg, configuration: undefined, metadata: undefined };
 }
 
+function textMessage(text: string, metadata?: Record<string, unknown>): SendMessageRequest {
+  const request = message({}, metadata);
+  request.message!.parts = [
+    { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+  ];
+  return request;
+}
+
+const uppercaseSchema = {
+  type: 'object',
+  properties: { text: { type: 'string', minLength: 1 }, locale: { type: 'string' } },
+  required: ['text'],
+};
+
 const asTask = (result: Message | Task): Task => {
   assert.ok('status' in result, 'the answer is a task');
   return result as Task;
@@ -66,6 +80,7 @@ describe('A2A face: agent cards and invocation through the official A2A client',
   let caller: Registered;
   let worker: QueueWorker;
   let multi: QueueWorker;
+  let upper: QueueWorker;
   let base: string;
   let client: Client;
   const auth = () => ({ serviceParameters: { authorization: `Bearer ${caller.token}` } });
@@ -104,6 +119,16 @@ describe('A2A face: agent cards and invocation through the official A2A client',
       name: 'Two skills',
       capabilities: [{ type: 'echo' }, { type: 'reverse' }],
     });
+    upper = await queueWorker(registry, {
+      name: 'Shouter',
+      capabilities: [
+        { type: 'uppercase', input_schema: uppercaseSchema },
+        {
+          type: 'text.count_words/v2',
+          input_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+        },
+      ],
+    });
     base = `${registry.url}/a2a/${encodeURIComponent(worker.did)}/`;
     client = await new ClientFactory().createFromUrl(base);
   });
@@ -124,7 +149,10 @@ describe('A2A face: agent cards and invocation through the official A2A client',
       protocolVersion: '1.0',
     });
     assert.equal(card.skills[0].id, 'translate');
+    assert.equal(card.skills[0].name, 'Translate');
     assert.deepEqual(card.skills[0].tags, ['fr']);
+    // Two required properties: no single place for a text, so JSON only.
+    assert.deepEqual(card.skills[0].inputModes, ['application/json']);
     assert.deepEqual(card.capabilities.extensions[0].params.schemas.translate.input_schema, translateSchema);
     assert.equal(card.securitySchemes.registryToken.httpAuthSecurityScheme.scheme, 'Bearer');
 
@@ -228,6 +256,126 @@ describe('A2A face: agent cards and invocation through the official A2A client',
     const task = asTask(await multiClient.sendMessage(message({ a: 1 }, { capability: 'reverse' }), auth()));
     await answered;
     assert.deepEqual(dataOf(task), { reversed: { a: 1 } });
+  });
+
+  test('a skill takes a text part when its input has one required string property, and says so', async () => {
+    const upperBase = `${registry.url}/a2a/${encodeURIComponent(upper.did)}/`;
+    const card = (await (await fetch(`${upperBase}.well-known/agent-card.json`)).json()) as Json;
+    assert.deepEqual(
+      card.skills.map((skill: Json) => [skill.id, skill.name, skill.inputModes]),
+      [
+        ['uppercase', 'Uppercase', ['application/json', 'text/plain']],
+        ['text.count_words/v2', 'Text count words v2', ['application/json']],
+      ],
+    );
+    const upperClient = await new ClientFactory().createFromUrl(upperBase);
+    assert.deepEqual((await upperClient.getAgentCard()).skills[0]?.inputModes, [
+      'application/json',
+      'text/plain',
+    ]);
+
+    // The text becomes the one required property; the agent sees ordinary JSON input.
+    let seen: unknown;
+    const answered = upper.serveOne((input) => {
+      seen = input;
+      return { text: String(input.text).toUpperCase() };
+    });
+    const task = asTask(
+      await upperClient.sendMessage(textMessage('hello', { capability: 'uppercase' }), auth()),
+    );
+    await answered;
+    assert.deepEqual(seen, { text: 'hello' });
+    assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+    assert.deepEqual(dataOf(task), { text: 'HELLO' });
+
+    // Data parts keep working for the same skill.
+    const viaData = upper.serveOne((input) => ({ echoed: input }));
+    const dataTask = asTask(
+      await upperClient.sendMessage(
+        message({ text: 'x', locale: 'tr' }, { capability: 'uppercase' }),
+        auth(),
+      ),
+    );
+    await viaData;
+    assert.deepEqual(dataOf(dataTask), { echoed: { text: 'x', locale: 'tr' } });
+
+    // The input schema still applies to the mapped text.
+    await assert.rejects(
+      upperClient.sendMessage(textMessage('', { capability: 'uppercase' }), auth()),
+      /INPUT_SCHEMA_MISMATCH/,
+    );
+
+    // A v0.3 client's text part is mapped the same way.
+    const legacyAnswer = upper.serveOne((input) => ({ legacy: input }));
+    const legacy = await fetch(upperBase, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${caller.token}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'message/send',
+        params: {
+          message: {
+            kind: 'message',
+            messageId: 'm2',
+            role: 'user',
+            parts: [{ kind: 'text', text: 'old client' }],
+            metadata: { capability: 'uppercase' },
+          },
+        },
+      }),
+    }).then((response) => response.json() as Promise<Json>);
+    await legacyAnswer;
+    assert.deepEqual(
+      legacy.result.artifacts[0].parts[0].data,
+      { legacy: { text: 'old client' } },
+      JSON.stringify(legacy),
+    );
+  });
+
+  test('a text part for a skill that takes JSON only is ContentTypeNotSupported (-32005)', async () => {
+    await assert.rejects(client.sendMessage(textMessage('hello'), auth()), (error: Error) => {
+      assert.match(
+        error.message,
+        /CONTENT_TYPE_NOT_SUPPORTED: "translate" does not take a text part: send its input as one data part/,
+      );
+      return true;
+    });
+    const rpc = await rpcV1(base, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+    });
+    assert.equal(rpc.error.code, -32005);
+    const upperBase = `${registry.url}/a2a/${encodeURIComponent(upper.did)}/`;
+    const counted = await rpcV1(upperBase, 'SendMessage', {
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        parts: [{ text: 'one two' }],
+        metadata: { capability: 'text.count_words/v2' },
+      },
+    });
+    assert.equal(counted.error.code, -32005);
+    // Two text parts, or a data part and nothing else wrong, stay request errors.
+    const twoTexts = await rpcV1(upperBase, 'SendMessage', {
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        parts: [{ text: 'a' }, { text: 'b' }],
+        metadata: { capability: 'uppercase' },
+      },
+    });
+    assert.equal(twoTexts.error.code, -32602);
+    assert.match(twoTexts.error.message, /^INVALID_MESSAGE: .*got 0 data and 2 text part/);
+    // An unknown capability is named as such, whatever the part.
+    const unknown = await rpcV1(upperBase, 'SendMessage', {
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        parts: [{ text: 'a' }],
+        metadata: { capability: 'nope' },
+      },
+    });
+    assert.match(unknown.error.message, /^CAPABILITY_NOT_OFFERED: .*uppercase/);
   });
 
   test('agent failure and timeout are the failed state with the reason', async () => {

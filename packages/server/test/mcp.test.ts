@@ -74,11 +74,14 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
   test('lists the registry tools, each with an input and an output schema', async () => {
     const { tools } = await anonymous.listTools();
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+      'edit_review',
       'get_agent',
       'get_reputation',
       'get_reviews',
+      'get_task',
       'invoke_agent',
       'search_agents',
+      'submit_review',
     ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
@@ -86,6 +89,39 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     }
     const invoke = tools.find((tool) => tool.name === 'invoke_agent')!;
     assert.deepEqual(invoke.inputSchema.required, ['target_did', 'capability', 'input']);
+  });
+
+  test('every argument of every registry tool has a description a model can act on', async () => {
+    const { tools } = await anonymous.listTools();
+    for (const tool of tools) {
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {})) {
+        const description = (property as { description?: unknown }).description;
+        assert.equal(typeof description, 'string', `${tool.name}.${name} has no description`);
+        assert.ok((description as string).length >= 10, `${tool.name}.${name}: "${String(description)}"`);
+      }
+    }
+    const describe = (tool: string, argument: string): string =>
+      (
+        tools.find((candidate) => candidate.name === tool)!.inputSchema.properties![argument] as {
+          description: string;
+        }
+      ).description;
+    assert.match(
+      describe('invoke_agent', 'input'),
+      /must match the capability's input_schema; see get_agent/,
+    );
+    assert.match(describe('invoke_agent', 'target_did'), /search_agents/);
+    assert.match(describe('submit_review', 'call_record_id'), /invoke_agent/);
+    assert.match(describe('get_task', 'task_id'), /invoke_agent/);
+    assert.match(describe('edit_review', 'review_id'), /submit_review/);
+  });
+
+  test('an unknown tool is a JSON-RPC error whose message is not prefixed twice', async () => {
+    await assert.rejects(anonymous.callTool({ name: 'no_such_tool', arguments: {} }), (error: Error) => {
+      assert.equal(error.message.match(/MCP error/g)?.length, 1, error.message);
+      assert.match(error.message, /^MCP error -32602: Unknown tool "no_such_tool"; tools: search_agents, /);
+      return true;
+    });
   });
 
   test('search_agents and get_agent answer structured content without a token', async () => {
@@ -153,8 +189,142 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     assert.equal(result.isError, true);
     const text = textOf(result);
     assert.match(text, /^INVOCATION_TIMEOUT: the invocation timed out \(task [0-9a-f-]{36}\)/);
+    // The next step is a tool, not an HTTP route the MCP user cannot call from here.
+    assert.match(text, /Read the task later with get_task\.$/);
+    assert.doesNotMatch(text, /\/api\//);
     const taskId = /task ([0-9a-f-]{36})/.exec(text)![1]!;
     assert.equal((await http(registry, 'GET', `/api/tasks/${taskId}`, caller.token)).body.status, 'timeout');
+    const read = (await authenticated.callTool({
+      name: 'get_task',
+      arguments: { task_id: taskId },
+    })) as CallToolResult;
+    assert.equal((read.structuredContent as { status: string }).status, 'timeout');
+  });
+
+  test('get_task reads a task as GET /api/tasks/{id} does, for its creator only', async () => {
+    const answered = worker.serveOne((input) => ({ text: `read ${String(input.text)}` }));
+    const invoked = (await authenticated.callTool({
+      name: 'invoke_agent',
+      arguments: { target_did: worker.did, capability: 'translate', input: { text: 'me', to: 'fr' } },
+    })) as CallToolResult;
+    const taskId = await answered;
+    assert.equal(invoked.isError, undefined, textOf(invoked));
+
+    const read = (await authenticated.callTool({
+      name: 'get_task',
+      arguments: { task_id: taskId },
+    })) as CallToolResult;
+    assert.equal(read.isError, undefined, textOf(read));
+    assert.deepEqual(
+      read.structuredContent,
+      (await http(registry, 'GET', `/api/tasks/${taskId}`, caller.token)).body,
+    );
+    assert.match(textOf(read), new RegExp(`^task ${taskId}: completed`));
+
+    const stranger = await register(registry);
+    const asStranger = await connect(`${registry.url}/mcp`, stranger.token);
+    try {
+      const refused = (await asStranger.callTool({
+        name: 'get_task',
+        arguments: { task_id: taskId },
+      })) as CallToolResult;
+      assert.equal(refused.isError, true);
+      assert.match(textOf(refused), /^NOT_TASK_CREATOR: /);
+    } finally {
+      await asStranger.close();
+    }
+    const anonymousRead = (await anonymous.callTool({
+      name: 'get_task',
+      arguments: { task_id: taskId },
+    })) as CallToolResult;
+    assert.match(textOf(anonymousRead), /^TOKEN_MISSING: get_task acts as a registered agent/);
+    const unknown = (await authenticated.callTool({
+      name: 'get_task',
+      arguments: { task_id: '00000000-0000-7000-8000-000000000000' },
+    })) as CallToolResult;
+    assert.match(textOf(unknown), /^TASK_NOT_FOUND: /);
+  });
+
+  test('submit_review closes the loop: a verified review citing the task, then edit_review', async () => {
+    const reviewer = await register(registry);
+    const client = await connect(`${registry.url}/mcp`, reviewer.token);
+    try {
+      const answered = worker.serveOne((input) => ({ text: `ok ${String(input.text)}` }));
+      const invoked = (await client.callTool({
+        name: 'invoke_agent',
+        arguments: { target_did: worker.did, capability: 'translate', input: { text: 'loop', to: 'de' } },
+      })) as CallToolResult;
+      const taskId = await answered;
+      assert.equal(invoked.isError, undefined, textOf(invoked));
+
+      const submitted = (await client.callTool({
+        name: 'submit_review',
+        arguments: { target_did: worker.did, rating: 8.5, comment: 'Fast', call_record_id: taskId },
+      })) as CallToolResult;
+      assert.equal(submitted.isError, undefined, textOf(submitted));
+      const review = submitted.structuredContent as { review_id: string; verified: boolean; rating: number };
+      assert.equal(review.verified, true);
+      assert.equal(review.rating, 8.5);
+      // The same review service as REST: the review is in the agent's list.
+      const listed = (await http(registry, 'GET', agentPath(worker.did, '/reviews'))).body.reviews as {
+        review_id: string;
+      }[];
+      assert.ok(listed.some((entry) => entry.review_id === review.review_id));
+
+      // A second review names the MCP tool and the id to use, not the HTTP route.
+      const again = (await client.callTool({
+        name: 'submit_review',
+        arguments: { target_did: worker.did, rating: 3 },
+      })) as CallToolResult;
+      assert.equal(again.isError, true);
+      const text = textOf(again);
+      assert.match(text, /^REVIEW_EXISTS: You have already reviewed /);
+      assert.match(text, new RegExp(`review_id ${review.review_id}.*edit_review`));
+      assert.doesNotMatch(text, /\/api\/|PUT /);
+      // REST keeps naming its own route.
+      const rest = await http(registry, 'POST', '/api/reviews', reviewer.token, {
+        target_did: worker.did,
+        rating: 3,
+      });
+      assert.equal(rest.status, 409);
+      assert.match(String(rest.body.details), /PUT \/api\/reviews\/\{review_id\}/);
+
+      const edited = (await client.callTool({
+        name: 'edit_review',
+        arguments: { review_id: review.review_id, rating: 7 },
+      })) as CallToolResult;
+      assert.equal(edited.isError, undefined, textOf(edited));
+      assert.deepEqual(
+        [
+          (edited.structuredContent as { rating: number }).rating,
+          (edited.structuredContent as { comment: string }).comment,
+        ],
+        [7, 'Fast'],
+      );
+      const tooFar = (await client.callTool({
+        name: 'edit_review',
+        arguments: { review_id: review.review_id, rating: 1 },
+      })) as CallToolResult;
+      assert.match(textOf(tooFar), /^RATING_CHANGE_TOO_LARGE: /);
+
+      const self = (await client.callTool({
+        name: 'submit_review',
+        arguments: { target_did: reviewer.did, rating: 10 },
+      })) as CallToolResult;
+      assert.match(textOf(self), /^SELF_REVIEW: /);
+      const bad = (await client.callTool({
+        name: 'submit_review',
+        arguments: { target_did: caller.did, rating: 11 },
+      })) as CallToolResult;
+      assert.match(textOf(bad), /^INVALID_RATING: /);
+    } finally {
+      await client.close();
+    }
+    const anonymousReview = (await anonymous.callTool({
+      name: 'submit_review',
+      arguments: { target_did: worker.did, rating: 5 },
+    })) as CallToolResult;
+    assert.match(textOf(anonymousReview), /^TOKEN_MISSING: submit_review acts as a registered agent/);
   });
 
   test('an agent failure is an isError result with the reason', async () => {
@@ -222,14 +392,19 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     );
     try {
       const { tools } = await client.listTools();
+      // Titles read as titles and name the agent, so a client mixing several servers' tools can tell them apart.
       assert.deepEqual(
         tools.map((tool) => [tool.name, tool.title]),
         [
-          ['translate', 'translate'],
-          ['summarize_text_v2', 'summarize text/v2'],
-          ['summarize_text_v2_2', 'summarize:text/v2'],
+          ['translate', 'Translate (Queue translator)'],
+          ['summarize_text_v2', 'Summarize text v2 (Queue translator)'],
+          ['summarize_text_v2_2', 'Summarize text v2 (Queue translator)'],
         ],
       );
+      for (const tool of tools) {
+        assert.match(tool.description ?? '', new RegExp(`of the agent Queue translator \\(${worker.did}\\)`));
+      }
+      assert.match(tools[0]!.description ?? '', /^Translate text\. The "translate" capability/);
       assert.deepEqual(tools[0]!.inputSchema, translateSchema);
       assert.deepEqual(tools[0]!.outputSchema, translatedSchema);
       assert.deepEqual(tools[1]!.inputSchema, { type: 'object' });
@@ -248,6 +423,24 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       })) as CallToolResult;
       assert.equal(invalid.isError, true);
       assert.match(textOf(invalid), /^INPUT_SCHEMA_MISMATCH: .*must have required property 'to'/);
+
+      // This endpoint has only the agent's tools: the next step names the registry's endpoint too.
+      const failing = worker.serveOne(() => 'no dictionary');
+      const failed = (await client.callTool({
+        name: 'translate',
+        arguments: { text: 'hi', to: 'de' },
+      })) as CallToolResult;
+      await failing;
+      assert.match(
+        textOf(failed),
+        new RegExp(
+          `^AGENT_ERROR: .*no dictionary\\. Read the task later with the get_task tool of ${registry.url}/mcp\\.$`,
+        ),
+      );
+      assert.match(
+        client.getInstructions() ?? '',
+        new RegExp(`get_task.*submit_review, at ${registry.url}/mcp`),
+      );
     } finally {
       await client.close();
     }
@@ -287,5 +480,39 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     const response = await http(registry, 'GET', '/mcp');
     assert.equal(response.status, 405);
     assert.equal(response.headers.get('allow'), 'POST');
+  });
+});
+
+describe('MCP face: a registry shutting down mid-invocation', () => {
+  test('the tool error points at get_task, not at the REST route', async () => {
+    const registry = await startListeningRegistry();
+    try {
+      const caller = await register(registry);
+      const worker = await queueWorker(registry, { name: 'Slow', capabilities: [{ type: 'echo' }] });
+      const client = await connect(`${registry.url}/mcp`, caller.token);
+      try {
+        const blocked = client.callTool({
+          name: 'invoke_agent',
+          arguments: { target_did: worker.did, capability: 'echo', input: {}, timeout_ms: 300_000 },
+        });
+        // The task exists once the worker can see it; then the registry begins to shut down.
+        let tasks: { task_id: string }[] = [];
+        while (tasks.length === 0) {
+          tasks = (await http(registry, 'GET', '/api/agent/tasks?wait=1', worker.token)).body
+            .tasks as typeof tasks;
+        }
+        await registry.ctx.stopWaiters();
+        const result = (await blocked) as CallToolResult;
+        assert.equal(result.isError, true);
+        assert.equal(
+          textOf(result),
+          `SHUTTING_DOWN: The registry is shutting down; read task ${tasks[0]!.task_id} later with get_task`,
+        );
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await registry.close();
+    }
   });
 });

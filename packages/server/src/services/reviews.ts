@@ -184,6 +184,13 @@ export class ReviewService {
     return this.page({ reviewer_did: caller.did }, page);
   }
 
+  /** The caller's review of an agent, if it wrote one (each reviewer reviews an agent once). */
+  async ownReviewOf(caller: AuthenticatedAgent, rawTargetDid: string): Promise<Review | undefined> {
+    const target = requireDid(rawTargetDid, this.deps.didWebDomain).did;
+    const row = await findReviewByPair(this.deps.db, caller.did, target);
+    return row === undefined ? undefined : toReview(row);
+  }
+
   private async page(filter: ReviewListFilter, page: PageRequest): Promise<ReviewsPage> {
     const limit = page.limit ?? REVIEW_RULES.pageLimitDefault;
     const list = 'target_did' in filter ? `of:${filter.target_did}` : `by:${filter.reviewer_did}`;

@@ -3,6 +3,7 @@ import { AgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
 import type { KeyObject } from 'node:crypto';
 import type { Capability } from '../../identity/types.js';
 import { a2aBaseUrl, type AgentProfile } from '../../services/agent-view.js';
+import { capabilityTitle, textInputProperty } from '../capability-text.js';
 import { invocable } from '../invocation.js';
 
 /** Card members are the A2A v1.0 JSON form (ProtoJSON of the AgentCard message). */
@@ -15,6 +16,8 @@ export type CardJson = Record<string, unknown>;
 export const CAPABILITY_SCHEMAS_EXTENSION = 'urn:agent-registry:a2a:capability-schemas:v1';
 export const A2A_VERSIONS = ['1.0', '0.3'] as const;
 const JSON_MODE = ['application/json'];
+/** A capability with one required string property also takes a text part (mapped to that property). */
+const JSON_OR_TEXT_MODES = ['application/json', 'text/plain'];
 const SECURITY_SCHEME = 'registryToken';
 
 const security = (publicUrl: string): CardJson => ({
@@ -38,10 +41,10 @@ const jsonRpcInterfaces = (url: string): CardJson[] =>
 function skill(capability: Capability): CardJson {
   return {
     id: capability.type,
-    name: capability.type,
+    name: capabilityTitle(capability.type),
     description: capability.description ?? `The "${capability.type}" capability`,
     tags: capability.tags ?? [],
-    inputModes: JSON_MODE,
+    inputModes: textInputProperty(capability) === undefined ? JSON_MODE : JSON_OR_TEXT_MODES,
     outputModes: JSON_MODE,
   };
 }
@@ -57,7 +60,8 @@ function schemasExtension(capabilities: Capability[]): CardJson {
     uri: CAPABILITY_SCHEMAS_EXTENSION,
     description:
       'params.schemas maps each skill id to the capability input_schema and output_schema (JSON Schema); ' +
-      'send the input as one data part, get the output as a data part',
+      'send the input as one data part (or, where the skill lists text/plain in inputModes, as one text ' +
+      'part: it becomes the one required string property), get the output as a data part',
     required: false,
     params: { schemas },
   };

@@ -13,6 +13,7 @@ import {
 } from '@a2a-js/sdk';
 import {
   A2AError,
+  ContentTypeNotSupportedError,
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -25,7 +26,9 @@ import type { AppContext } from '../../context.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { ApiError } from '../../errors.js';
 import type { AuthenticatedAgent } from '../../services/authentication.js';
+import type { AgentProfile } from '../../services/agent-view.js';
 import { requireDid } from '../../services/did-param.js';
+import { textInputProperty } from '../capability-text.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { agentCard } from './cards.js';
 import { completedTask, failedTask, taskFromView } from './tasks.js';
@@ -73,19 +76,51 @@ export function toA2AError(error: unknown, call: Pick<A2ACall, 'log' | 'requestI
   });
 }
 
-/** The invocation input: the one data part of the message. */
-function inputOf(message: Message): Record<string, unknown> {
+/**
+ * Where a text part's content goes, for the capability the message is for: `property` names the one
+ * required string property; `offered: false` when the agent has no such capability (the broker then
+ * answers CAPABILITY_NOT_OFFERED with the list).
+ */
+type TextTarget = { offered: true; capability: string; property: string | undefined } | { offered: false };
+
+/**
+ * The invocation input: the one data part of the message, as is; without a data part, its one text
+ * part, mapped to the property a capability with a single required string property names.
+ */
+async function inputOf(
+  message: Message,
+  textTarget: () => Promise<TextTarget>,
+): Promise<Record<string, unknown>> {
+  const cases = message.parts.map((part) => part.content?.$case);
   const data = message.parts.flatMap((part) => (part.content?.$case === 'data' ? [part.content.value] : []));
-  if (data.length !== 1) {
+  if (data.length === 1) {
+    const input: unknown = data[0];
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new RequestMalformedError('INVALID_MESSAGE: the data part must be a JSON object (the input)');
+    }
+    return input as Record<string, unknown>;
+  }
+  const texts = message.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []));
+  if (data.length > 1 || cases.length === 0 || texts.length > 1) {
     throw new RequestMalformedError(
-      `INVALID_MESSAGE: send the invocation input as exactly one data part ({"data": {...}}); got ${data.length}`,
+      'INVALID_MESSAGE: send the invocation input as exactly one data part ({"data": {...}}), or as one ' +
+        `text part where the skill's inputModes include text/plain; got ${data.length} data and ` +
+        `${texts.length} text part(s)`,
     );
   }
-  const input: unknown = data[0];
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new RequestMalformedError('INVALID_MESSAGE: the data part must be a JSON object (the input)');
-  }
-  return input as Record<string, unknown>;
+  const target = await textTarget();
+  if (!target.offered) return {};
+  if (texts.length === 1 && target.property !== undefined) return { [target.property]: texts[0] };
+  const sent =
+    texts.length === 1 ? 'a text part' : `a ${cases.find((kind) => kind !== 'text') ?? 'non-data'} part`;
+  throw new ContentTypeNotSupportedError({
+    message:
+      `CONTENT_TYPE_NOT_SUPPORTED: "${target.capability}" does not take ${sent}: send its input as one data ` +
+      "part, a JSON object matching its input_schema (in the card's capability-schemas extension). Only " +
+      'skills whose inputModes include text/plain take a text part (capabilities with a single required ' +
+      'string property).',
+    metadata: { code: 'CONTENT_TYPE_NOT_SUPPORTED' },
+  });
 }
 
 function metadataValue(metadata: Record<string, unknown> | undefined, key: string): unknown {
@@ -121,10 +156,19 @@ export class AgentA2AHandler implements A2ARequestHandler {
         metadataValue(message.metadata, 'capability') ?? metadataValue(params.metadata, 'capability');
       const timeout =
         metadataValue(message.metadata, 'timeout_ms') ?? metadataValue(params.metadata, 'timeout_ms');
+      // The profile is read only when the message needs it (no capability named, or a text part).
+      let profile: AgentProfile | undefined;
+      const readProfile = async () => (profile ??= await this.ctx.agents.getProfile(this.call.rawDid));
+      const named = capability ?? impliedCapability(await readProfile());
+      const textTarget = async (): Promise<TextTarget> => {
+        const offered = (await readProfile()).capabilities.find((candidate) => candidate.type === named);
+        if (offered === undefined) return { offered: false };
+        return { offered: true, capability: offered.type, property: textInputProperty(offered) };
+      };
       const request = {
         target_did: this.call.rawDid,
-        capability: capability ?? (await this.impliedCapability()),
-        input: inputOf(message),
+        capability: named,
+        input: await inputOf(message, textTarget),
         ...(timeout === undefined ? {} : { timeout_ms: timeout }),
       };
       const outcome = await invokeThroughBroker(this.ctx, this.call.caller, request, this.call.clientGone);
@@ -192,19 +236,18 @@ export class AgentA2AHandler implements A2ARequestHandler {
   private targetDid(): string {
     return requireDid(this.call.rawDid, this.ctx.config.didWebDomain).did;
   }
+}
 
-  /** No capability named: fine when the agent offers exactly one, else the choices are listed. */
-  private async impliedCapability(): Promise<string> {
-    const profile = await this.ctx.agents.getProfile(this.call.rawDid);
-    const types = profile.capabilities.map((capability) => capability.type);
-    if (types.length === 1) return types[0] as string;
-    throw new RequestMalformedError({
-      message:
-        `CAPABILITY_REQUIRED: ${profile.did} offers ${types.length} capabilities; name one in the message ` +
-        `metadata as {"capability": "..."}: ${types.join(', ')}`,
-      metadata: { code: 'CAPABILITY_REQUIRED', choices: types.join(',') },
-    });
-  }
+/** No capability named: fine when the agent offers exactly one, else the choices are listed. */
+function impliedCapability(profile: AgentProfile): string {
+  const types = profile.capabilities.map((capability) => capability.type);
+  if (types.length === 1) return types[0] as string;
+  throw new RequestMalformedError({
+    message:
+      `CAPABILITY_REQUIRED: ${profile.did} offers ${types.length} capabilities; name one in the message ` +
+      `metadata as {"capability": "..."}: ${types.join(', ')}`,
+    metadata: { code: 'CAPABILITY_REQUIRED', choices: types.join(',') },
+  });
 }
 
 const pushUnsupported = (): PushNotificationNotSupportedError =>

@@ -1,9 +1,17 @@
 import type { AppContext } from '../../context.js';
 import type { Capability } from '../../identity/types.js';
 import type { AgentProfile } from '../../services/agent-view.js';
+import { capabilityTitle } from '../capability-text.js';
 import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
-import { errorResult, outcomeResult, missingToken, structuredResult, type FaceTool } from './tool.js';
+import {
+  errorResult,
+  getTaskAt,
+  outcomeResult,
+  missingToken,
+  structuredResult,
+  type FaceTool,
+} from './tool.js';
 
 /** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25, "Tool names"). */
 const TOOL_NAME_MAX = 128;
@@ -50,15 +58,19 @@ function outputSchemaOf(capability: Capability): JsonSchema | undefined {
 export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
   if (!invocable(profile)) return [];
   const names = toolNames(profile.capabilities.map((capability) => capability.type));
+  const taskTool = getTaskAt(ctx.config.publicUrl);
   return profile.capabilities.map((capability, index) => {
     const name = names[index] as string;
     const outputSchema = outputSchemaOf(capability);
     return {
       name,
-      title: capability.type,
+      title: `${capabilityTitle(capability.type)} (${profile.name})`,
+      // A client that mixes tools of several servers still knows whose capability this is.
       description:
-        capability.description ??
-        `Invoke the "${capability.type}" capability of ${profile.name} through the registry`,
+        `${(capability.description ?? capabilityTitle(capability.type)).replace(/\.\s*$/, '')}. ` +
+        `The "${capability.type}" capability of the agent ${profile.name} (${profile.did}), called through ` +
+        'the registry as the agent whose registry token is sent on the MCP HTTP request; the arguments ' +
+        "must match the capability's input_schema.",
       inputSchema: inputSchemaOf(capability),
       ...(outputSchema === undefined ? {} : { outputSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
@@ -72,13 +84,13 @@ export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
             { target_did: profile.did, capability: capability.type, input: args ?? {} },
             call.signal,
           );
-          if (!outcome.ok) return outcomeResult(outcome);
+          if (!outcome.ok) return outcomeResult(outcome, taskTool);
           return structuredResult(
             `${capability.type} completed (task ${outcome.result.task_id})`,
             outcome.result.output,
           );
         } catch (error) {
-          return errorResult(error, call);
+          return errorResult(error, call, taskTool);
         }
       },
     };

@@ -1,25 +1,42 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
+import { ApiError } from '../../errors.js';
 import { AgentProfile } from '../../http/schemas/agents.js';
-import { InvokeResponse } from '../../http/schemas/invocation.js';
-import { ReputationStats, ReviewsPage, ReviewsQuery } from '../../http/schemas/reviews.js';
+import { InvokeRequest, InvokeResponse, TaskParams, TaskResponse } from '../../http/schemas/invocation.js';
+import {
+  EditReviewRequest,
+  ReputationStats,
+  Review,
+  ReviewIdParams,
+  ReviewsPage,
+  ReviewsQuery,
+  SubmitReviewRequest,
+} from '../../http/schemas/reviews.js';
 import { SearchQuery, SearchResponse } from '../../http/schemas/search.js';
-import { SEARCH_RULES } from '../../services/discovery-rules.js';
+import { forValidation } from '../../http/validation.js';
+import type { AuthenticatedAgent } from '../../services/authentication.js';
+import { REVIEW_RULES, SEARCH_RULES } from '../../services/discovery-rules.js';
 import { LIMITS } from '../../services/limits.js';
+import type { EditReviewCommand, SubmitReviewCommand } from '../../services/reviews.js';
 import type { SearchRequest } from '../../services/search.js';
-import { invokeArguments, invokeThroughBroker } from '../invocation.js';
-import { ArgumentValidator, selfContained } from '../schemas.js';
+import { invokeThroughBroker } from '../invocation.js';
+import { ArgumentValidator, selfContained, type JsonSchema } from '../schemas.js';
 import {
   errorResult,
   outcomeResult,
   missingToken,
   structuredResult,
+  toolError,
   type FaceTool,
   type ToolCall,
 } from './tool.js';
 
-const Did = Type.String({ minLength: 1, maxLength: 512, description: 'did:web:... or did:pkh:...' });
+const Did = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description: 'DID of the agent (did:web:... or did:pkh:...), as search_agents returns it',
+});
 
 /** Tags as a JSON array here; the search service takes the comma-separated form of the REST query. */
 const SearchArguments = Type.Object({
@@ -34,18 +51,61 @@ const SearchArguments = Type.Object({
 });
 const DidArguments = Type.Object({ did: Did });
 const ReviewsArguments = Type.Object({ did: Did, ...ReviewsQuery.properties });
+const TaskArguments = Type.Object({ task_id: TaskParams.properties.id });
+const EditReviewArguments = Type.Object({
+  review_id: ReviewIdParams.properties.review_id,
+  ...EditReviewRequest.properties,
+});
+
+/**
+ * Descriptions for the arguments whose REST schema has none, so that a model knows what to put in each
+ * (REST readers have the API reference around them). Only descriptions: the rules stay the REST ones.
+ */
+const ARGUMENT_HINTS: Record<string, string> = {
+  min_reputation: 'Lowest reputation score (0-100) an agent must have',
+  limit: 'How many results to return in this page',
+  offset: 'How many results to skip; for later pages prefer cursor',
+  order: 'asc or desc (default desc)',
+  target_did: 'DID of the agent to call, as search_agents or get_agent return it',
+  input: "The capability's input as a JSON object: must match the capability's input_schema; see get_agent",
+  comment: `Optional text, at most ${REVIEW_RULES.commentMaxLength} characters`,
+};
+
+/**
+ * The self-contained JSON Schema of a tool's arguments: every argument described, by `hints` first,
+ * then by its REST description, then by ARGUMENT_HINTS.
+ */
+function argumentsSchema(schema: TSchema, hints: Record<string, string> = {}): JsonSchema {
+  // A whole-request example (with a made-up DID) is for people; a model would copy its values.
+  const { $id: _id, examples: _examples, ...rest } = selfContained(schema);
+  const properties = (rest.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, property] of Object.entries(properties)) {
+    const description = hints[name] ?? property.description ?? ARGUMENT_HINTS[name];
+    if (description !== undefined) property.description = description;
+  }
+  return rest;
+}
+
+/** The schema as clients see it: with every constraint, without the registry's own annotation. */
+const published = (schema: JsonSchema): JsonSchema =>
+  JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) => (key === 'x-checked-by-service' ? undefined : value)),
+  ) as JsonSchema;
 
 const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
+/** A review, once more, is another edit (edit_count) or a conflict: not idempotent. */
+const writes = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
 function tool<T>(
-  definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: Parameters<typeof selfContained>[0] },
+  definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: JsonSchema },
   run: (args: T, call: ToolCall) => Promise<CallToolResult>,
 ): FaceTool {
-  const validator = new ArgumentValidator<T>(selfContained(definition.input));
-  const { input: _input, ...rest } = definition;
+  // Rules the service checks itself (a rating's range: INVALID_RATING) are left to it, as on REST.
+  const validator = new ArgumentValidator<T>(forValidation(definition.input));
+  const { input, ...rest } = definition;
   return {
     ...rest,
-    inputSchema: validator.schema,
+    inputSchema: published(input),
     call: async (args, call) => {
       try {
         return await run(validator.parse(args), call);
@@ -54,6 +114,34 @@ function tool<T>(
       }
     },
   };
+}
+
+/** A tool that acts as the agent whose token came with the MCP request. */
+function agentTool<T>(
+  definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: JsonSchema },
+  run: (args: T, caller: AuthenticatedAgent, call: ToolCall) => Promise<CallToolResult>,
+): FaceTool {
+  const inner = tool<T>(definition, (args, call) => run(args, call.caller as AuthenticatedAgent, call));
+  // The token is asked for first: without it no argument could make the call succeed.
+  return {
+    ...inner,
+    call: async (args, call) =>
+      call.caller === null ? missingToken(definition.name) : inner.call(args, call),
+  };
+}
+
+const reviewSummary = (what: string, review: { review_id: string; target_did: string; rating: number }) =>
+  `review ${review.review_id} of ${review.target_did} ${what}: rating ${review.rating}`;
+
+/** A second review of the same agent: the MCP user is pointed at edit_review with the id it needs. */
+function reviewExists(existing: { review_id: string; target_did: string } | undefined, error: ApiError) {
+  if (existing === undefined) return toolError(error.code, error.details);
+  return toolError(
+    error.code,
+    `You have already reviewed ${existing.target_did} (review_id ${existing.review_id}); each agent ` +
+      `reviews another once. Change that review with edit_review within ${REVIEW_RULES.editWindowMs / 60_000} ` +
+      'minutes of submitting it.',
+  );
 }
 
 /** The registry's own tools at POST /mcp: thin calls into the services the REST routes use. */
@@ -66,7 +154,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         description:
           'Find active agents by full text (q), capability type, tags and minimum reputation. ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
-        input: SearchArguments,
+        input: argumentsSchema(SearchArguments),
         outputSchema: selfContained(SearchResponse),
         annotations: readOnly,
       },
@@ -88,7 +176,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         description:
           'The profile of one agent: capabilities with their input/output JSON schemas, whether and how it ' +
           'accepts invocations, and its reputation score, mean rating and review count.',
-        input: DidArguments,
+        input: argumentsSchema(DidArguments),
         outputSchema: selfContained(AgentProfile),
         annotations: readOnly,
       },
@@ -109,8 +197,14 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         'limits and errors as POST /api/invoke; input at most 1 MiB of JSON and must match the ' +
         "capability's input_schema). Acts as the agent whose registry token is sent as " +
         '"Authorization: Bearer <token>" on the MCP HTTP request. A failed or timed-out invocation ' +
-        'is an error result naming the outcome and the task id.',
-      inputSchema: invokeArguments.schema,
+        'is an error result naming the outcome and the task id; read the task later with get_task, and ' +
+        'review the agent with submit_review citing the task id.',
+      // Validated by the broker's own validator (invokeThroughBroker); this copy only adds descriptions.
+      inputSchema: published(
+        argumentsSchema(InvokeRequest, {
+          capability: "One of the target's capability types (get_agent lists them with their schemas)",
+        }),
+      ),
       outputSchema: selfContained(InvokeResponse),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
       call: async (args, call) => {
@@ -131,7 +225,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         title: 'Read reviews of an agent',
         description:
           'Reviews of an agent, newest first (rating 1-10, comment, verified when tied to a call).',
-        input: ReviewsArguments,
+        input: argumentsSchema(ReviewsArguments),
         outputSchema: selfContained(ReviewsPage),
         annotations: readOnly,
       },
@@ -147,7 +241,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         name: 'get_reputation',
         title: 'Read the reputation of an agent',
         description: 'Reputation score (0-100), mean rating and the rating distribution of an agent.',
-        input: DidArguments,
+        input: argumentsSchema(DidArguments),
         outputSchema: selfContained(ReputationStats),
         annotations: readOnly,
       },
@@ -156,6 +250,77 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         return structuredResult(`reputation ${stats.reputation_score}, mean rating ${stats.average_rating}`, {
           ...stats,
         });
+      },
+    ),
+    agentTool<{ task_id: string }>(
+      {
+        name: 'get_task',
+        title: 'Read a task you created',
+        description:
+          'Status (pending, processing, completed, failed, timeout), output or error of an invocation you ' +
+          'made with invoke_agent (same as GET /api/tasks/{id}; only the agent that created the task may ' +
+          'read it). Acts as the agent whose registry token is sent on the MCP HTTP request.',
+        input: argumentsSchema(TaskArguments, {
+          task_id:
+            'task_id of an invocation you made, from invoke_agent (its result, or its error result when the ' +
+            'call failed or timed out)',
+        }),
+        outputSchema: selfContained(TaskResponse),
+        annotations: readOnly,
+      },
+      async ({ task_id }, caller) => {
+        const task = await ctx.invocation.getTask(caller, task_id);
+        return structuredResult(`task ${task.task_id}: ${task.status}`, { ...task });
+      },
+    ),
+    agentTool<SubmitReviewCommand>(
+      {
+        name: 'submit_review',
+        title: 'Review an agent',
+        description:
+          'Rate another agent from 1.00 to 10.00, once per agent (same rules as POST /api/reviews). Give the ' +
+          'task_id of an invoke_agent call you made to it as call_record_id to make the review verified. ' +
+          'Acts as the agent whose registry token is sent on the MCP HTTP request.',
+        input: argumentsSchema(SubmitReviewRequest, {
+          target_did: 'DID of the agent you are reviewing (not your own)',
+          call_record_id:
+            'task_id of a completed invoke_agent call you made to target_did; makes the review verified ' +
+            '(verified reviews weigh double)',
+        }),
+        outputSchema: selfContained(Review),
+        annotations: writes,
+      },
+      async (review, caller) => {
+        try {
+          const stored = await ctx.reviews.submit(caller, review);
+          return structuredResult(reviewSummary('submitted', stored), { ...stored });
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.code !== 'REVIEW_EXISTS') throw error;
+          return reviewExists(await ctx.reviews.ownReviewOf(caller, review.target_did), error);
+        }
+      },
+    ),
+    agentTool<EditReviewCommand & { review_id: string }>(
+      {
+        name: 'edit_review',
+        title: 'Edit your review',
+        description:
+          `Change the rating or comment of a review you wrote, within ${REVIEW_RULES.editWindowMs / 60_000} ` +
+          `minutes of submitting it; the rating may move by at most ${(REVIEW_RULES.maxRatingChangeHundredths / 100).toFixed(1)} ` +
+          'either way (same rules as PUT /api/reviews/{review_id}). Acts as the agent whose registry token is ' +
+          'sent on the MCP HTTP request.',
+        input: argumentsSchema(EditReviewArguments, {
+          review_id: 'review_id of your review, from submit_review (or from its REVIEW_EXISTS error)',
+          comment:
+            `New comment, at most ${REVIEW_RULES.commentMaxLength} characters; leave it out (or null) to ` +
+            'keep the current one, "" to remove it',
+        }),
+        outputSchema: selfContained(Review),
+        annotations: writes,
+      },
+      async ({ review_id, ...edit }, caller) => {
+        const stored = await ctx.reviews.edit(caller, review_id, edit);
+        return structuredResult(reviewSummary('edited', stored), { ...stored });
       },
     ),
   ];

@@ -35,6 +35,16 @@ function optionalCaller(ctx: AppContext): onRequestAsyncHookHandler {
   };
 }
 
+/**
+ * A JSON-RPC invalid-params error whose message is the text alone: McpError would put "MCP error
+ * -32602: " in the message, and the SDK client adds that prefix again when it raises the error.
+ */
+function invalidParams(message: string): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, message);
+  error.message = message;
+  return error;
+}
+
 function mcpServer(name: string, instructions: string, tools: FaceTool[], request: FastifyRequest): Server {
   const server = new Server(
     { name, version: SERVER_VERSION },
@@ -47,7 +57,7 @@ function mcpServer(name: string, instructions: string, tools: FaceTool[], reques
     const tool = tools.find((candidate) => candidate.name === call.params.name);
     if (tool === undefined) {
       const names = tools.map((candidate) => candidate.name).join(', ') || 'none';
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${call.params.name}"; tools: ${names}`);
+      throw invalidParams(`Unknown tool "${call.params.name}"; tools: ${names}`);
     }
     return tool.call(call.params.arguments, {
       caller: request.caller,
@@ -101,8 +111,10 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
     const server = mcpServer(
       'agent-registry',
       'An agent registry. Find agents with search_agents, read one with get_agent (capabilities and ' +
-        'their JSON schemas), call one with invoke_agent (needs the header Authorization: Bearer ' +
-        '<registry token>), and judge them with get_reviews and get_reputation.',
+        'their JSON schemas), call one with invoke_agent, read that call later with get_task, judge ' +
+        'agents with get_reviews and get_reputation, and review one you called with submit_review ' +
+        '(citing the task id) or edit_review. invoke_agent, get_task, submit_review and edit_review ' +
+        'act as an agent: they need the header Authorization: Bearer <registry token>.',
       tools,
       request,
     );
@@ -117,7 +129,8 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
       if (profile.status !== 'active') throw agentNotFound(profile.did);
       const instructions = invocable(profile)
         ? `Each tool is a capability of ${profile.name} (${profile.did}), invoked through the registry. ` +
-          'Calls need the header Authorization: Bearer <registry token> of the calling agent.'
+          'Calls need the header Authorization: Bearer <registry token> of the calling agent. Read a ' +
+          `call later with get_task, and review the agent with submit_review, at ${ctx.config.publicUrl}/mcp.`
         : `${profile.name} (${profile.did}) does not accept invocations, so it offers no tools.`;
       await answer(
         request,

@@ -44,23 +44,46 @@ export function missingToken(tool: string): CallToolResult {
   return toolError(
     'TOKEN_MISSING',
     `${tool} acts as a registered agent: send its registry token as the HTTP header ` +
-      '"Authorization: Bearer <token>" on the MCP connection (get one from POST /api/auth/token)',
+      '"Authorization: Bearer <token>" on the MCP connection. The token comes with registration and ' +
+      'from the REST route POST /api/auth/token: no MCP tool issues one, since it takes a signature by ' +
+      "the agent's key.",
   );
 }
 
+/** The tool that reads a task, as named in the next step of an error on /mcp. */
+const GET_TASK = 'get_task';
+
+/** The same, from a per-agent endpoint, which has only the agent's tools. */
+export const getTaskAt = (publicUrl: string): string => `the get_task tool of ${publicUrl}/mcp`;
+
 /** The agent failed or did not answer in time: a tool result naming the outcome and the task. */
-export function outcomeResult(outcome: InvocationOutcome & { ok: false }): CallToolResult {
+export function outcomeResult(
+  outcome: InvocationOutcome & { ok: false },
+  taskTool: string = GET_TASK,
+): CallToolResult {
   const what = outcome.outcome === 'timeout' ? 'timed out' : 'failed';
   return toolError(
     outcome.code,
     `the invocation ${what} (task ${outcome.taskId}): ${outcome.reason}. ` +
-      'Read the task later with GET /api/tasks/{task_id}.',
+      `Read the task later with ${taskTool}.`,
   );
 }
 
+/**
+ * The REST text of an error, except where it names an HTTP route that an MCP tool stands for: an MCP
+ * user is pointed at the tool (REST keeps the route, which is what its clients call).
+ */
+function detailsForMcp(error: ApiError, taskTool: string): string {
+  const taskId = error.extra.task_id;
+  if (error.code === 'SHUTTING_DOWN' && taskId !== undefined) {
+    return `The registry is shutting down; read task ${taskId} later with ${taskTool}`;
+  }
+  return error.details;
+}
+
 /** Every thrown error becomes a tool error; internals of unexpected ones stay in the log. */
-export function errorResult(error: unknown, call: ToolCall): CallToolResult {
-  if (error instanceof ApiError) return toolError(error.code, error.details);
+export function errorResult(error: unknown, call: ToolCall, taskTool: string = GET_TASK): CallToolResult {
+  if (error instanceof ApiError) return toolError(error.code, detailsForMcp(error, taskTool));
   if (isDatabaseUnavailable(error)) {
     call.log.warn({ err: error }, 'database unavailable');
     return toolError('DATABASE_UNAVAILABLE', 'The database is not reachable right now; retry shortly');
