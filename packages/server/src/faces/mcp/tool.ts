@@ -45,8 +45,8 @@ export function missingToken(tool: string): CallToolResult {
     'TOKEN_MISSING',
     `${tool} acts as a registered agent: send its registry token as the HTTP header ` +
       '"Authorization: Bearer <token>" on the MCP connection. The token comes with registration and ' +
-      'from the REST route POST /api/auth/token: no MCP tool issues one, since it takes a signature by ' +
-      "the agent's key.",
+      'from `agent-registry token` (the CLI) or the REST route POST /api/auth/token: no MCP tool issues ' +
+      "one, since it takes a signature by the agent's key.",
   );
 }
 

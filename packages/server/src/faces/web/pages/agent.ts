@@ -216,7 +216,7 @@ function snippetSection(view: AgentView): Html {
     </p>
     ${block('snippet-cli', 'CLI', snippets.cli, html`<p class="muted">After <code>npm ci</code> in the repository, run it as <code>npx agent-registry</code>.</p>`)}
     ${block('snippet-sdk', 'SDK (TypeScript)', snippets.sdk, html``)}
-    ${block('snippet-curl', 'curl', snippets.curl, html`<p class="muted">With a token from registration or <code>POST /api/auth/token</code> in <code>$AGENT_REGISTRY_TOKEN</code>.</p>`)}
+    ${block('snippet-curl', 'curl', snippets.curl, html`<p class="muted">The first line puts a fresh token from <code>agent-registry token</code> (or <code>POST /api/auth/token</code>) in <code>$AGENT_REGISTRY_TOKEN</code>.</p>`)}
   </section>`;
 }
 
