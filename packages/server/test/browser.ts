@@ -30,10 +30,10 @@ export interface LaunchedBrowser {
   source: string;
 }
 
-export async function launchChromium(): Promise<LaunchedBrowser> {
-  if (fs.existsSync(SYSTEM_CHROMIUM)) {
-    const browser = await chromium.launch({ executablePath: SYSTEM_CHROMIUM, args: ARGS });
-    return { browser, source: `${SYSTEM_CHROMIUM} ${browser.version()}` };
+export async function launchChromium(systemChromium = SYSTEM_CHROMIUM): Promise<LaunchedBrowser> {
+  if (fs.existsSync(systemChromium)) {
+    const browser = await chromium.launch({ executablePath: systemChromium, args: ARGS });
+    return { browser, source: `${systemChromium} ${browser.version()}` };
   }
   const packaged = await unpackPackagedChromium();
   const env: Record<string, string> = {};
@@ -49,7 +49,7 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
       FONTCONFIG_PATH: packaged.fonts,
     },
   });
-  return { browser, source: `@sparticuz/chromium ${browser.version()} (${SYSTEM_CHROMIUM} not found)` };
+  return { browser, source: `@sparticuz/chromium ${browser.version()} (${systemChromium} not found)` };
 }
 
 interface PackagedChromium {

@@ -96,6 +96,9 @@ function removeAbandonedClusters(): void {
         // Another user's: theirs to clean up.
         continue;
       }
+      // Gone before its directory is, and before the caller goes on (up to 10 s, checked every 50 ms).
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      for (let wait = 0; wait < 200 && alive(postmaster); wait++) Atomics.wait(pause, 0, 0, 50);
     }
     fs.rmSync(root, { recursive: true, force: true });
   }
