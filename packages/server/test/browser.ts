@@ -35,6 +35,11 @@ export async function launchChromium(systemChromium = SYSTEM_CHROMIUM): Promise<
     const browser = await chromium.launch({ executablePath: systemChromium, args: ARGS });
     return { browser, source: `${systemChromium} ${browser.version()}` };
   }
+  // The package's browser is a Linux x86-64 build.
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    throw new Error(
+      `${systemChromium} is missing and @sparticuz/chromium has no browser for ${process.platform}-${process.arch}: set TEST_CHROMIUM_PATH to a Chromium or Chrome executable`,
+    );
   const packaged = await unpackPackagedChromium();
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
