@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { App } from '../src/http/types.js';
 import type { HostResolver } from '../src/invocation/network-policy.js';
+import { DEFAULT_TEST_POSTGRES_URL } from './private-postgres.js';
 
 /** A clock tests can move: starts at the real time so signed timestamps look current. */
 export class TestClock implements Clock {
@@ -35,7 +36,7 @@ export interface TestRegistry {
 /** Which database the suite runs on: `TEST_DATABASE=postgres` runs it on the local PostgreSQL. */
 export const testDatabase: 'sqlite' | 'postgres' =
   process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
-const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? DEFAULT_TEST_POSTGRES_URL;
 
 export interface TestDatabase {
   url: string;

@@ -5,20 +5,11 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './browser.js';
 import { bearer, startRegistry, type TestRegistry } from './helpers.js';
 import { XSS_DESCRIPTION, XSS_NAME, seedWebFixture, type WebFixture } from './web-fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 /** Screenshots for people to look at; gitignored. */
 const SCREENSHOTS = fileURLToPath(new URL('../test-output/screenshots/', import.meta.url));
 const VIEWPORTS = {
@@ -57,10 +48,6 @@ describe('web pages in a real browser', () => {
   const problems: string[] = [];
 
   before(async () => {
-    assert.ok(
-      existsSync(CHROMIUM),
-      `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does`,
-    );
     registry = await startRegistry();
     await registry.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(registry.app.server.address() as AddressInfo).port}`;
@@ -69,7 +56,9 @@ describe('web pages in a real browser', () => {
     )?.[1];
     fixture = await seedWebFixture(registry, `${origin}${logo ?? ''}`);
     axeSource = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const launched = await launchChromium();
+    browser = launched.browser;
+    console.log(`browser: ${launched.source}`);
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
