@@ -51,6 +51,8 @@ export interface Config {
   taskSweepSeconds: number;
   /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
   profileCacheBytes: number;
+  /** Browser origins besides PUBLIC_URL whose pages may call the MCP endpoints (serialised origins). */
+  mcpAllowedOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -130,6 +132,22 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems.push(`PUBLIC_URL must be a URL, got "${publicUrlRaw}"`);
   }
 
+  const mcpAllowedOrigins: string[] = [];
+  for (const entry of (read('MCP_ALLOWED_ORIGINS') ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    try {
+      const url = new URL(given);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== given.replace(/\/$/, ''))
+        throw new Error('not an origin');
+      mcpAllowedOrigins.push(url.origin);
+    } catch {
+      problems.push(
+        `MCP_ALLOWED_ORIGINS must be comma-separated http(s) origins such as https://app.example, got "${given}"`,
+      );
+    }
+  }
+
   const logLevelRaw = (read('LOG_LEVEL') ?? 'info').toLowerCase();
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
   if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -154,6 +172,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
+    mcpAllowedOrigins,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
