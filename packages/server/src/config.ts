@@ -51,6 +51,10 @@ export interface Config {
   taskSweepSeconds: number;
   /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
   profileCacheBytes: number;
+  /** How long a client has to send a whole request (headers and body); waiting for the answer is not counted. */
+  requestTimeoutMs: number;
+  /** Open connections one peer address may hold; 0 turns the bound off (it is off behind TRUST_PROXY). */
+  maxConnectionsPerAddress: number;
   /** Browser origins besides PUBLIC_URL whose pages may call the MCP endpoints (serialised origins). */
   mcpAllowedOrigins: string[];
 }
@@ -172,6 +176,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+    maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     mcpAllowedOrigins,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)

@@ -61,6 +61,7 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
       const body = JSON.stringify({ error: title, details: known.details, code: known.code });
       socket.write(
         `HTTP/1.1 ${known.status} ${title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          'X-Content-Type-Options: nosniff\r\n' +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     }
