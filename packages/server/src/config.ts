@@ -51,6 +51,12 @@ export interface Config {
   taskSweepSeconds: number;
   /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
   profileCacheBytes: number;
+  /** Registrations per client address, and per /24 (IPv4) or /64 (IPv6) network, per window. */
+  registrationRateLimit: number;
+  registrationPrefixRateLimit: number;
+  registrationRateWindowSeconds: number;
+  /** Largest stored profile (every field as stored, capabilities with their schemas), in bytes. */
+  profileMaxBytes: number;
   /** How long a client has to send a whole request (headers and body); waiting for the answer is not counted. */
   requestTimeoutMs: number;
   /** Open connections one peer address may hold; 0 turns the bound off (it is off behind TRUST_PROXY). */
@@ -176,6 +182,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
+    registrationRateLimit: integer('REGISTRATION_RATE_LIMIT', 60, 1, 1_000_000),
+    registrationPrefixRateLimit: integer('REGISTRATION_PREFIX_RATE_LIMIT', 600, 1, 1_000_000),
+    registrationRateWindowSeconds: integer('REGISTRATION_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
+    profileMaxBytes: integer('PROFILE_MAX_KB', 128, 16, 1024) * 1024,
     requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     mcpAllowedOrigins,

@@ -16,7 +16,8 @@ import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.
 import { registrationMessageCandidates } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
-import { assertProfileRules, normaliseCapability } from './profile-rules.js';
+import { assertProfileRules, assertProfileSize, normaliseCapability } from './profile-rules.js';
+import type { RegistrationLimiter } from './registration-limits.js';
 import { assertNoBidiControls } from './text-rules.js';
 import {
   SIGNING_DOC,
@@ -56,12 +57,21 @@ export interface RegistrationDeps {
   audience: string;
   /** REQUIRE_REGISTRATION_AUDIENCE: refuse registrations that name no audience. */
   requireAudience: boolean;
+  /** Registrations per client address and network, counted with the agent's row. */
+  limiter: RegistrationLimiter;
+  /** PROFILE_MAX_KB: the most a stored profile may take. */
+  profileMaxBytes: number;
+}
+
+/** Who sent a registration, as the HTTP layer saw it (X-Forwarded-For behind TRUST_PROXY). */
+export interface RegistrationClient {
+  address: string;
 }
 
 export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
-  async register(command: RegisterCommand): Promise<RegisterResult> {
+  async register(command: RegisterCommand, client: RegistrationClient): Promise<RegisterResult> {
     // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
     // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';
@@ -120,8 +130,12 @@ export class RegistrationService {
       updated_at: now,
       deactivated_at: null,
     };
+    assertProfileSize(row, this.deps.profileMaxBytes);
     try {
-      await this.deps.writes.run((trx) => insertAgentIn(trx, row));
+      await this.deps.writes.run(async (trx) => {
+        await this.deps.limiter.admit(trx, client.address, now);
+        await insertAgentIn(trx, row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(
