@@ -55,6 +55,8 @@ export interface Config {
   registrationRateLimit: number;
   registrationPrefixRateLimit: number;
   registrationRateWindowSeconds: number;
+  /** Zero bits a registration's proof of work must reach (docs/operations.md); 0, the default, asks for none. */
+  registrationPowBits: number;
   /** Largest stored profile (every field as stored, capabilities with their schemas), in bytes. */
   profileMaxBytes: number;
   /** How long a client has to send a whole request (headers and body); waiting for the answer is not counted. */
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     registrationRateLimit: integer('REGISTRATION_RATE_LIMIT', 60, 1, 1_000_000),
     registrationPrefixRateLimit: integer('REGISTRATION_PREFIX_RATE_LIMIT', 600, 1, 1_000_000),
     registrationRateWindowSeconds: integer('REGISTRATION_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
+    registrationPowBits: integer('REGISTRATION_POW_BITS', 0, 0, 32),
     profileMaxBytes: integer('PROFILE_MAX_KB', 128, 16, 1024) * 1024,
     requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),

@@ -215,6 +215,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           windowMs: config.registrationRateWindowSeconds * 1000,
         }),
         profileMaxBytes: config.profileMaxBytes,
+        proofOfWorkBits: config.registrationPowBits,
       }),
       authentication: new AuthenticationService({ db, clock, tokens, didWebDomain, audience: publicUrl }),
       agents: new AgentService({

@@ -48,6 +48,8 @@ export const ERROR_CODES = [
   'TOKEN_EXPIRED',
   'AGENT_DEACTIVATED',
   'REGISTRATION_RATE_LIMITED',
+  'PROOF_OF_WORK_REQUIRED',
+  'INVALID_PROOF_OF_WORK',
   'INVALID_METRICS_TOKEN',
   // Profiles and invocation configuration
   'AGENT_NOT_FOUND',

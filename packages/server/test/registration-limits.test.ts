@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
+import { proofOfWorkInput } from '../src/services/proof-of-work.js';
 import { networkPrefix } from '../src/services/registration-limits.js';
 import {
   agentPath,
@@ -171,6 +173,69 @@ describe('a profile stored bytes are bounded (PROFILE_MAX_KB), at registration a
       assert.equal(grown.json().code, 'PROFILE_TOO_LARGE');
       const profile = await registry.app.inject({ url: agentPath(did) });
       assert.equal(profile.json().capabilities.length, 10);
+    } finally {
+      await registry.close();
+    }
+  });
+});
+
+const zeroBits = (publicKey: string, timestamp: number, nonce: string): number => {
+  const head = crypto
+    .createHash('sha256')
+    .update(proofOfWorkInput(publicKey, timestamp, nonce))
+    .digest()
+    .readUInt32BE(0);
+  return head === 0 ? 32 : Math.clz32(head);
+};
+
+/** The client's side of the proof of work: the first counter whose nonce meets `wanted`. */
+function findNonce(wanted: (nonce: string) => boolean): string {
+  for (let counter = 0; ; counter++) if (wanted(counter.toString(36))) return counter.toString(36);
+}
+
+describe('registration cost: an operator may ask for a proof of work (REGISTRATION_POW_BITS)', () => {
+  test('off by default: registrations without proof_of_work are served', async () => {
+    const registry = await startRegistry();
+    try {
+      assert.equal(registry.config.registrationPowBits, 0);
+      assert.equal((await registerFrom(registry, '127.0.0.1')).statusCode, 201);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('when on: missing, wrong and right proofs', async () => {
+    const registry = await startRegistry({ REGISTRATION_POW_BITS: '10' });
+    try {
+      const agent = ed25519Agent();
+      const timestamp = registry.clock.now();
+      const body = await registrationBody(agent, defaultProfile(), timestamp);
+      const send = (extra: Record<string, unknown>) =>
+        registry.app.inject({ method: 'POST', url: '/api/agents/register', payload: { ...body, ...extra } });
+
+      const missing = await send({});
+      assert.equal(missing.statusCode, 400);
+      assert.equal(missing.json().code, 'PROOF_OF_WORK_REQUIRED');
+      assert.match(missing.json().details, /start with 10 zero bits/);
+
+      const key = agent.publicKey;
+      const wrong = await send({ proof_of_work: findNonce((nonce) => zeroBits(key, timestamp, nonce) < 10) });
+      assert.equal(wrong.statusCode, 400);
+      assert.equal(wrong.json().code, 'INVALID_PROOF_OF_WORK');
+
+      // A proof made for another timestamp (or key) does not carry over.
+      const stale = await send({
+        proof_of_work: findNonce(
+          (nonce) => zeroBits(key, timestamp - 1, nonce) >= 10 && zeroBits(key, timestamp, nonce) < 10,
+        ),
+      });
+      assert.equal(stale.statusCode, 400);
+      assert.equal(stale.json().code, 'INVALID_PROOF_OF_WORK');
+
+      const right = await send({
+        proof_of_work: findNonce((nonce) => zeroBits(key, timestamp, nonce) >= 10),
+      });
+      assert.equal(right.statusCode, 201, right.body);
     } finally {
       await registry.close();
     }

@@ -18,6 +18,7 @@ import type { KeyType, ProfileInput } from '../identity/types.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
 import { assertProfileRules, assertProfileSize, normaliseCapability } from './profile-rules.js';
 import type { RegistrationLimiter } from './registration-limits.js';
+import { assertProofOfWork } from './proof-of-work.js';
 import { assertNoBidiControls } from './text-rules.js';
 import {
   SIGNING_DOC,
@@ -36,6 +37,8 @@ export interface RegisterCommand {
   referrer?: string | null;
   /** The registry this registration is meant for; part of the signed object when present. */
   audience?: string | null;
+  /** REGISTRATION_POW_BITS > 0: the nonce of the proof of work (not signed). */
+  proof_of_work?: string | null;
 }
 
 export interface RegisterResult {
@@ -61,6 +64,8 @@ export interface RegistrationDeps {
   limiter: RegistrationLimiter;
   /** PROFILE_MAX_KB: the most a stored profile may take. */
   profileMaxBytes: number;
+  /** REGISTRATION_POW_BITS: zero bits a registration's proof of work must reach; 0 asks for none. */
+  proofOfWorkBits: number;
 }
 
 /** Who sent a registration, as the HTTP layer saw it (X-Forwarded-For behind TRUST_PROXY). */
@@ -80,6 +85,8 @@ export class RegistrationService {
     const now = this.deps.clock.now();
     try {
       assertFreshTimestamp(command.timestamp, now);
+      // One hash, before the signature: a flood without the work costs the registry little.
+      assertProofOfWork(this.deps.proofOfWorkBits, command);
       this.checkAudience(command.audience ?? null);
       const messages = registrationMessageCandidates(keyType, { ...command, chain_id: chainId });
       if (!(await signatureCoversAny(key, messages, command.signature))) {
