@@ -105,11 +105,15 @@ export class TokenService {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: ['EdDSA'],
+        // The key also signs A2A agent cards (typ JOSE): only a JWS typed as a JWT is a token.
+        typ: 'JWT',
         issuer: this.options.issuer,
         audience: this.options.audience,
         currentDate: new Date(this.options.clock.now()),
         requiredClaims: ['sub', 'iat', 'exp', 'jti', 'aud'],
       });
+      // The registry issues one audience, itself; a token naming several is not one of its own.
+      if (typeof payload.aud !== 'string') throw new Error('aud is not a single string');
       claims = payload as unknown as TokenClaims;
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw expiredToken();
