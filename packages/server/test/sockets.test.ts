@@ -112,6 +112,29 @@ describe('a request that never finishes arriving is cut off; answers that take l
     assert.match(raw.received(), /"code":"REQUEST_TIMEOUT"/);
   });
 
+  test(
+    'a 413 answered early is the only answer, even when the rest of the body is slower than the deadline',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const raw = await rawConnection(registry.url);
+      await write(
+        raw.socket,
+        'POST /api/agents/register HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${10 * 1024 * 1024}\r\n\r\n{`,
+      );
+      await raw.waitFor('"code":"PAYLOAD_TOO_LARGE"}');
+      const trickle = setInterval(() => void write(raw.socket, ' '), 200);
+      try {
+        await raw.closed;
+      } finally {
+        clearInterval(trickle);
+      }
+      assert.equal(raw.received().match(/HTTP\/1\.1 /g)?.length, 1, raw.received());
+    },
+  );
+
   test('headers that never end are cut off too', { timeout: 30_000 }, async () => {
     const raw = await rawConnection(registry.url);
     await write(raw.socket, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n');

@@ -30,6 +30,12 @@ export function boundConnectionsPerAddress(server: Server, max: number): void {
   });
 }
 
+/** Sockets whose request was answered while its body was still arriving. */
+const answered = new WeakSet<Socket>();
+
+/** The request on this socket has its answer: a later parser error (the receive deadline) adds none. */
+export const alreadyAnswered = (socket: Socket): boolean => answered.has(socket);
+
 /** The most a refused body is read (and thrown away) after its answer, and for how long. */
 const LINGER_BYTES = 32 * 1024 * 1024;
 const LINGER_MS = 5_000;
@@ -44,6 +50,7 @@ const LINGER_MS = 5_000;
 export function lingerAfterAnswer(request: FastifyRequest): void {
   const { socket } = request.raw;
   if (request.raw.complete || socket.destroyed) return;
+  answered.add(socket);
   // Node destroys the socket with destroySoon() once a Connection: close answer is written.
   socket.destroySoon = () => {
     let drained = 0;
