@@ -205,8 +205,17 @@ describe('registration cost: an operator may ask for a proof of work (REGISTRATI
   });
 
   test('when on: missing, wrong and right proofs', async () => {
-    const registry = await startRegistry({ REGISTRATION_POW_BITS: '10' });
+    const registry = await startRegistry({ REGISTRATION_POW_BITS: '10', ...limits(7, 70, 600) });
     try {
+      // Clients read the rules in GET /api/stats.
+      const { identity } = (await registry.app.inject({ url: '/api/stats' })).json().governance;
+      assert.equal(identity.registration_proof_of_work_bits, 10);
+      assert.deepEqual(identity.registration_rate_limit, {
+        per_address: 7,
+        per_network: 70,
+        window_seconds: 600,
+      });
+      assert.equal(identity.profile_max_bytes, 128 * 1024);
       const agent = ed25519Agent();
       const timestamp = registry.clock.now();
       const body = await registrationBody(agent, defaultProfile(), timestamp);
