@@ -90,7 +90,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         params: DidParams,
         body: UpdateProfileRequest,
         'x-status-reasons': {
-          400: 'A field is invalid, or the profile would take more than PROFILE_MAX_KB as stored (`PROFILE_TOO_LARGE`).',
+          400: 'A body field is missing, malformed or out of range, or breaks a profile rule (`details` names it), or the profile would take more than PROFILE_MAX_KB as stored after the update (`PROFILE_TOO_LARGE`).',
           403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
         },
