@@ -35,6 +35,9 @@ export async function startRegistry(launch: RegistryLaunch, children: ChildProce
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       REVIEW_RATE_LIMIT: '100000',
+      // The load generator registers tens of thousands of agents from one address.
+      REGISTRATION_RATE_LIMIT: '1000000',
+      REGISTRATION_PREFIX_RATE_LIMIT: '1000000',
       NODE_ENV: 'production',
     },
     launch.processLog,

@@ -28,6 +28,7 @@ import { operationsRoutes } from './http/routes/operations.js';
 import { COMPONENT_SCHEMAS } from './http/schemas/components.js';
 import { forValidation } from './http/validation.js';
 import { observeRequests } from './http/observe.js';
+import { CONNECTIONS_CHECK_MS, boundConnectionsPerAddress } from './http/sockets.js';
 import type { App } from './http/types.js';
 import { MAX_JSON_DEPTH, jsonDepthExceeds } from './http/json-depth.js';
 import { BadRequestError } from './errors.js';
@@ -35,6 +36,19 @@ import { assertValidText } from './services/text-rules.js';
 
 /** Body members that are payloads passed between agents, not text the registry stores or searches. */
 const OPAQUE_BODY_MEMBERS = ['input', 'output'];
+
+/** Swagger UI's bundle sets inline styles; everything else, scripts included, is this origin's. */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -66,6 +80,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     // One line per request, written by observeRequests when the response is sent (not Fastify's two).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: ctx.config.bodyLimitBytes,
+    // Receiving a request (headers and body) has a deadline; a long poll or a blocked invocation, whose
+    // request has arrived, waits for its answer without one. Checked every second, not Node's 30 s.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    http: { headersTimeout: ctx.config.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     trustProxy: ctx.config.trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
     // Errors raised before routing (bad URL encoding, an over-long DID) and by Node's HTTP parser
@@ -78,6 +96,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     },
     ajv: { customOptions: ajvOptions },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Behind a trusted proxy every peer is the proxy: it bounds connections per client (docs/operations.md).
+  if (ctx.config.maxConnectionsPerAddress > 0 && !ctx.config.trustProxy)
+    boundConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerAddress);
 
   // Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
   // One pair per app, so several apps (two registry nodes in one test) can be built in one process.
@@ -152,6 +174,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { deepLinking: true },
+    // Swagger UI's page and scripts come from this origin only and it is never framed (clickjacking).
+    staticCSP: DOCS_CSP,
     ...swaggerUiBranding,
   });
   app.get('/openapi.json', { schema: { hide: true }, logLevel: 'warn' }, async () => app.swagger());

@@ -53,6 +53,20 @@ export interface Config {
   profileCacheBytes: number;
   /** Epoch ms: until then tokens without `aud` and the login message without `audience` are accepted. */
   legacyAuthUntil: number;
+  /** Registrations per client address, and per /24 (IPv4) or /64 (IPv6) network, per window. */
+  registrationRateLimit: number;
+  registrationPrefixRateLimit: number;
+  registrationRateWindowSeconds: number;
+  /** Zero bits a registration's proof of work must reach (docs/operations.md); 0, the default, asks for none. */
+  registrationPowBits: number;
+  /** Largest stored profile (every field as stored, capabilities with their schemas), in bytes. */
+  profileMaxBytes: number;
+  /** How long a client has to send a whole request (headers and body); waiting for the answer is not counted. */
+  requestTimeoutMs: number;
+  /** Open connections one peer address may hold; 0 turns the bound off (it is off behind TRUST_PROXY). */
+  maxConnectionsPerAddress: number;
+  /** Browser origins besides PUBLIC_URL whose pages may call the MCP endpoints (serialised origins). */
+  mcpAllowedOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -152,6 +166,22 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     problems.push(`PUBLIC_URL must be a URL, got "${publicUrlRaw}"`);
   }
 
+  const mcpAllowedOrigins: string[] = [];
+  for (const entry of (read('MCP_ALLOWED_ORIGINS') ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    try {
+      const url = new URL(given);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== given.replace(/\/$/, ''))
+        throw new Error('not an origin');
+      mcpAllowedOrigins.push(url.origin);
+    } catch {
+      problems.push(
+        `MCP_ALLOWED_ORIGINS must be comma-separated http(s) origins such as https://app.example, got "${given}"`,
+      );
+    }
+  }
+
   const logLevelRaw = (read('LOG_LEVEL') ?? 'info').toLowerCase();
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
   if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -177,6 +207,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
     legacyAuthUntil: instant('LEGACY_AUTH_UNTIL', LEGACY_AUTH_UNTIL_DEFAULT),
+    registrationRateLimit: integer('REGISTRATION_RATE_LIMIT', 60, 1, 1_000_000),
+    registrationPrefixRateLimit: integer('REGISTRATION_PREFIX_RATE_LIMIT', 600, 1, 1_000_000),
+    registrationRateWindowSeconds: integer('REGISTRATION_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
+    registrationPowBits: integer('REGISTRATION_POW_BITS', 0, 0, 32),
+    profileMaxBytes: integer('PROFILE_MAX_KB', 128, 16, 1024) * 1024,
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
+    maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+    mcpAllowedOrigins,
   };
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');

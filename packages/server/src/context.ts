@@ -9,6 +9,7 @@ import { CapabilitySchemas } from './services/capability-schemas.js';
 import { AuthenticationService } from './services/authentication.js';
 import { DidResolutionService } from './services/did-resolution.js';
 import { RegistrationService } from './services/registration.js';
+import { RegistrationLimiter } from './services/registration-limits.js';
 import { transactionRunner, type TransactionRunner } from './db/group-commit.js';
 import { AgentTaskService } from './services/agent-tasks.js';
 import { InvocationService } from './services/invocation.js';
@@ -218,6 +219,13 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         audience: publicUrl,
         requireAudience: config.requireRegistrationAudience,
         schemas: capabilitySchemas,
+        limiter: new RegistrationLimiter({
+          perAddress: config.registrationRateLimit,
+          perPrefix: config.registrationPrefixRateLimit,
+          windowMs: config.registrationRateWindowSeconds * 1000,
+        }),
+        profileMaxBytes: config.profileMaxBytes,
+        proofOfWorkBits: config.registrationPowBits,
       }),
       authentication: new AuthenticationService({
         db,
@@ -238,6 +246,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         schemas: capabilitySchemas,
         serviceRecord,
         profileCache,
+        profileMaxBytes: config.profileMaxBytes,
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),

@@ -116,6 +116,8 @@ async function openWorld(file: string, now: number): Promise<World> {
     PUBLIC_URL: 'http://localhost:8080',
     LOG_LEVEL: 'silent',
     REVIEW_RATE_LIMIT: '100000',
+    REGISTRATION_RATE_LIMIT: '1000000',
+    REGISTRATION_PREFIX_RATE_LIMIT: '1000000',
   });
   return { ctx: await createContext(config, { clock }), clock };
 }
@@ -129,7 +131,8 @@ const profile = (name: string): Profile => ({
 
 async function registerAgent(world: World, name: string): Promise<string> {
   const body = await registrationBody(ed25519Agent(), profile(name), world.clock.now());
-  return (await world.ctx.registration.register(body as unknown as RegisterCommand)).did;
+  return (await world.ctx.registration.register(body as unknown as RegisterCommand, { address: '127.0.0.1' }))
+    .did;
 }
 
 /** A brokered call: the task row the broker writes, then the target's own result or fail (the real terminal path). */

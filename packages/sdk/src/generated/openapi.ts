@@ -175,10 +175,11 @@ export interface paths {
      *
      *     Responses:
      *     - `201`: Registered: the DID and a bearer token.
-     *     - `400`: A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).
+     *     - `400`: A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule, a profile over PROFILE_MAX_KB as stored: `PROFILE_TOO_LARGE`) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).
      *     - `409`: An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token.
      *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
      *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More registrations than REGISTRATION_RATE_LIMIT from this client address, or REGISTRATION_PREFIX_RATE_LIMIT from its network (/24 IPv4, /64 IPv6), in the window (`REGISTRATION_RATE_LIMITED`); retry after Retry-After seconds.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -214,7 +215,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `400`: A body field is missing, malformed or out of range, or breaks a profile rule (`details` names it), or the profile would take more than PROFILE_MAX_KB as stored after the update (`PROFILE_TOO_LARGE`).
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The DID is another agent's (`NOT_OWNER`).
      *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
@@ -886,6 +887,8 @@ export interface components {
         | 'VALIDATION_BUSY'
         | 'IDEMPOTENCY_KEY_REUSED'
         | 'INVALID_IDEMPOTENCY_KEY'
+        | 'ORIGIN_NOT_ALLOWED'
+        | 'HOST_NOT_ALLOWED'
         | 'INVALID_SIGNATURE'
         | 'SIGNATURE_REUSED'
         | 'AUDIENCE_REQUIRED'
@@ -904,12 +907,16 @@ export interface components {
         | 'TOKEN_INVALID'
         | 'TOKEN_EXPIRED'
         | 'AGENT_DEACTIVATED'
+        | 'REGISTRATION_RATE_LIMITED'
+        | 'PROOF_OF_WORK_REQUIRED'
+        | 'INVALID_PROOF_OF_WORK'
         | 'INVALID_METRICS_TOKEN'
         | 'AGENT_NOT_FOUND'
         | 'NOT_OWNER'
         | 'INVALID_URL'
         | 'INVALID_TAGS'
         | 'INVALID_CAPABILITY_SCHEMA'
+        | 'PROFILE_TOO_LARGE'
         | 'INVALID_WEBHOOK_SECRET'
         | 'WEBHOOK_URL_REQUIRED'
         | 'WEBHOOK_URL_FORBIDDEN'
@@ -1061,6 +1068,8 @@ export interface components {
       referrer?: string | null;
       /** @description Origin of the registry this registration is meant for (its PUBLIC_URL, e.g. https://registry.example). Not in the original interface: when present it is a member of the signed object and must name this registry, so the body cannot be replayed to another registry. Required when the operator sets REQUIRE_REGISTRATION_AUDIENCE=true. See docs/signing.md, section "Audience". */
       audience?: string | null;
+      /** @description Extension, only when the operator sets REGISTRATION_POW_BITS: a nonce such that SHA-256 of "agent-registry-pow:<public_key>:<timestamp>:<proof_of_work>" starts with that many zero bits (docs/operations.md, section "Registration cost (proof of work)"). Not part of the signed message. */
+      proof_of_work?: string | null;
     };
     TokenResponse: {
       /** @example did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b */
@@ -1764,7 +1773,7 @@ export interface operations {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
-      /** @description A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes). */
+      /** @description A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule, a profile over PROFILE_MAX_KB as stored: `PROFILE_TOO_LARGE`) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -1798,6 +1807,17 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More registrations than REGISTRATION_RATE_LIMIT from this client address, or REGISTRATION_PREFIX_RATE_LIMIT from its network (/24 IPv4, /64 IPv6), in the window (`REGISTRATION_RATE_LIMITED`); retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
           [name: string]: unknown;
         };
         content: {
@@ -1934,7 +1954,7 @@ export interface operations {
           'application/json': components['schemas']['AgentProfile'];
         };
       };
-      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      /** @description A body field is missing, malformed or out of range, or breaks a profile rule (`details` names it), or the profile would take more than PROFILE_MAX_KB as stored after the update (`PROFILE_TOO_LARGE`). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3962,6 +3982,16 @@ export interface operations {
                 chains: string[];
                 registration_timestamp_window_seconds: number;
                 token_ttl_seconds: number;
+                /** @description Registrations per client address and per /24 (IPv4) or /64 (IPv6) network per window */
+                registration_rate_limit: {
+                  per_address: number;
+                  per_network: number;
+                  window_seconds: number;
+                };
+                /** @description Zero bits the proof_of_work of a registration must reach; 0: none is asked */
+                registration_proof_of_work_bits: number;
+                /** @description Most bytes a profile may take as stored */
+                profile_max_bytes: number;
               };
               reviews: {
                 rating_min: number;

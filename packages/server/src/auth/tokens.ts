@@ -141,11 +141,15 @@ export class TokenService {
   private async verifyClaims(token: string, withAudience: boolean): Promise<TokenClaims> {
     const { payload } = await jwtVerify(token, this.publicKey, {
       algorithms: ['EdDSA'],
+      // The key also signs A2A agent cards (typ JOSE): only a JWS typed as a JWT is a token.
+      typ: 'JWT',
       issuer: this.options.issuer,
       ...(withAudience ? { audience: this.options.audience } : {}),
       currentDate: new Date(this.options.clock.now()),
       requiredClaims: withAudience ? ['sub', 'iat', 'exp', 'jti', 'aud'] : ['sub', 'iat', 'exp', 'jti'],
     });
+    // The registry issues one audience, itself; a token naming several is not one of its own.
+    if (withAudience && typeof payload.aud !== 'string') throw new Error('aud is not a single string');
     return payload as unknown as TokenClaims;
   }
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
+import { alreadyAnswered } from './sockets.js';
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (bad Content-Length, bad chunked
@@ -56,11 +57,12 @@ export function clientErrorHandler(log: FastifyBaseLogger) {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     const known = (error.code !== undefined ? PARSER_ERRORS[error.code] : undefined) ?? MALFORMED;
     log.debug({ err: error }, 'client error');
-    if (socket.writable) {
+    if (socket.writable && !alreadyAnswered(socket)) {
       const title = http.STATUS_CODES[known.status] ?? 'Bad Request';
       const body = JSON.stringify({ error: title, details: known.details, code: known.code });
       socket.write(
         `HTTP/1.1 ${known.status} ${title}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          'X-Content-Type-Options: nosniff\r\n' +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
     }

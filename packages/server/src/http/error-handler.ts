@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, DatabaseUnavailableError } from '../errors.js';
+import { lingerAfterAnswer } from './sockets.js';
 
 /** Longest path parameter the router accepts (a DID, percent-encoded, fits with room). */
 export const MAX_PARAM_LENGTH = 512;
@@ -135,6 +136,13 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
       details: `The registry could not complete the request (request id ${request.id})`,
       code: 'INTERNAL_ERROR',
     };
+  }
+  // Errors raised before routing skip the onSend hooks that add it to every other answer.
+  reply.header('x-content-type-options', 'nosniff');
+  if (status === 413 && !request.raw.complete) {
+    // The client may still be sending: it reads this answer, then the connection closes.
+    reply.header('connection', 'close');
+    lingerAfterAnswer(request);
   }
   void reply.status(status).send(body);
 }

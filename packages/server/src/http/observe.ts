@@ -50,9 +50,12 @@ export function observeRequests(app: App, ctx: AppContext): void {
   app.decorateReply('errorCode', null);
   const { observeRequest } = ctx.metrics;
 
-  // Every response carries its request id; for errors, the code is read from the JSON body for the log line.
+  // Every response carries its request id, and nosniff: JSON bodies hold stored text (names,
+  // descriptions) that a browser must never sniff into HTML. For errors, the code is read from the JSON
+  // body for the log line.
   app.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
+    void reply.header('x-content-type-options', 'nosniff');
     if (reply.statusCode >= 400 && typeof payload === 'string') {
       const match = CODE.exec(payload);
       if (match !== null) reply.errorCode = match[1] ?? null;

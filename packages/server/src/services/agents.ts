@@ -21,7 +21,12 @@ import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from './did-param.js';
 import { LIMITS } from './limits.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
-import { assertHttpUrl, assertProfileRules, normaliseCapability } from './profile-rules.js';
+import {
+  assertHttpUrl,
+  assertProfileRules,
+  assertProfileSize,
+  normaliseCapability,
+} from './profile-rules.js';
 
 /** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
 export interface ProfileUpdate {
@@ -67,6 +72,8 @@ export interface AgentServiceDeps {
   serviceRecord: ServiceRecordService;
   schemas: CapabilitySchemas;
   profileCache: ProfileCache;
+  /** PROFILE_MAX_KB: the most a stored profile may take after an update. */
+  profileMaxBytes: number;
 }
 
 export class AgentService {
@@ -127,7 +134,8 @@ export class AgentService {
     rawDid: string | undefined,
     update: ProfileUpdate,
   ): Promise<AgentProfile> {
-    const { did } = await this.requireOwnActiveAgent(caller, rawDid);
+    const current = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = current;
     assertProfileRules(update, '');
     await this.deps.schemas.assertPublishable(update.capabilities);
     const patch: AgentPatch = { updated_at: this.deps.clock.now() };
@@ -138,6 +146,7 @@ export class AgentService {
     if (update.capabilities != null)
       patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
     if (update.tags != null) patch.tags = JSON.stringify(update.tags);
+    assertProfileSize({ ...current, ...patch }, this.deps.profileMaxBytes);
     if (!(await updateAgentAndStamp(this.deps.db, did, patch))) throw agentNotFound(did);
     return this.getProfile(did);
   }

@@ -14,6 +14,9 @@ export interface Governance {
     chains: string[];
     registration_timestamp_window_seconds: number;
     token_ttl_seconds: number;
+    registration_rate_limit: { per_address: number; per_network: number; window_seconds: number };
+    registration_proof_of_work_bits: number;
+    profile_max_bytes: number;
   };
   reviews: {
     rating_min: number;
@@ -73,6 +76,13 @@ export function registryGovernance(config: Config): Governance {
       chains: SUPPORTED_CHAINS.map((chain) => chain.chain_id),
       registration_timestamp_window_seconds: LIMITS.timestampSkewMs / 1000,
       token_ttl_seconds: config.tokenTtlSeconds,
+      registration_rate_limit: {
+        per_address: config.registrationRateLimit,
+        per_network: config.registrationPrefixRateLimit,
+        window_seconds: config.registrationRateWindowSeconds,
+      },
+      registration_proof_of_work_bits: config.registrationPowBits,
+      profile_max_bytes: config.profileMaxBytes,
     },
     reviews: {
       rating_min: REVIEW_RULES.ratingMinHundredths / 100,

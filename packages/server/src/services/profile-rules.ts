@@ -44,6 +44,32 @@ export function assertProfileRules(
   if (profile.website) assertHttpUrl(`${prefix}website`, profile.website);
 }
 
+/** A profile's columns as the agents row stores them (capabilities and tags as JSON text). */
+export interface StoredProfileText {
+  name: string;
+  description?: string | null;
+  avatar?: string | null;
+  website?: string | null;
+  capabilities: string;
+  tags?: string | null;
+}
+
+/**
+ * PROFILE_MAX_KB bounds what one agent stores (and every node's search index holds), at registration
+ * and after each update, whatever mix of fields fills it.
+ */
+export function assertProfileSize(profile: StoredProfileText, maxBytes: number): void {
+  const { name, description, avatar, website, capabilities, tags } = profile;
+  let bytes = 0;
+  for (const text of [name, description, avatar, website, capabilities, tags])
+    if (text != null) bytes += Buffer.byteLength(text, 'utf8');
+  if (bytes <= maxBytes) return;
+  throw new BadRequestError(
+    'PROFILE_TOO_LARGE',
+    `the profile takes ${bytes} bytes as stored (name, description, URLs, tags, and capabilities with their schemas as JSON); this registry stores at most ${maxBytes}: shorten descriptions or schemas, or publish fewer capabilities`,
+  );
+}
+
 /** The stored form of a capability: known members only, absent optional members left out. */
 export function normaliseCapability(capability: Capability): Capability {
   const stored: Capability = { type: capability.type };

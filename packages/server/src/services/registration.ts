@@ -16,7 +16,9 @@ import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.
 import { registrationMessageCandidates } from '@agent-registry/protocol';
 import type { KeyType, ProfileInput } from '../identity/types.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
-import { assertProfileRules, normaliseCapability } from './profile-rules.js';
+import { assertProfileRules, assertProfileSize, normaliseCapability } from './profile-rules.js';
+import type { RegistrationLimiter } from './registration-limits.js';
+import { assertProofOfWork } from './proof-of-work.js';
 import { assertNoBidiControls } from './text-rules.js';
 import {
   SIGNING_DOC,
@@ -35,6 +37,8 @@ export interface RegisterCommand {
   referrer?: string | null;
   /** The registry this registration is meant for; part of the signed object when present. */
   audience?: string | null;
+  /** REGISTRATION_POW_BITS > 0: the nonce of the proof of work (not signed). */
+  proof_of_work?: string | null;
 }
 
 export interface RegisterResult {
@@ -56,12 +60,23 @@ export interface RegistrationDeps {
   audience: string;
   /** REQUIRE_REGISTRATION_AUDIENCE: refuse registrations that name no audience. */
   requireAudience: boolean;
+  /** Registrations per client address and network, counted with the agent's row. */
+  limiter: RegistrationLimiter;
+  /** PROFILE_MAX_KB: the most a stored profile may take. */
+  profileMaxBytes: number;
+  /** REGISTRATION_POW_BITS: zero bits a registration's proof of work must reach; 0 asks for none. */
+  proofOfWorkBits: number;
+}
+
+/** Who sent a registration, as the HTTP layer saw it (X-Forwarded-For behind TRUST_PROXY). */
+export interface RegistrationClient {
+  address: string;
 }
 
 export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
-  async register(command: RegisterCommand): Promise<RegisterResult> {
+  async register(command: RegisterCommand, client: RegistrationClient): Promise<RegisterResult> {
     // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
     // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';
@@ -70,6 +85,8 @@ export class RegistrationService {
     const now = this.deps.clock.now();
     try {
       assertFreshTimestamp(command.timestamp, now);
+      // One hash, before the signature: a flood without the work costs the registry little.
+      assertProofOfWork(this.deps.proofOfWorkBits, command);
       this.checkAudience(command.audience ?? null);
       const messages = registrationMessageCandidates(keyType, { ...command, chain_id: chainId });
       if (!(await signatureCoversAny(key, messages, command.signature))) {
@@ -120,8 +137,12 @@ export class RegistrationService {
       updated_at: now,
       deactivated_at: null,
     };
+    assertProfileSize(row, this.deps.profileMaxBytes);
     try {
-      await this.deps.writes.run((trx) => insertAgentIn(trx, row));
+      await this.deps.writes.run(async (trx) => {
+        await this.deps.limiter.admit(trx, client.address, now);
+        await insertAgentIn(trx, row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new ConflictError(

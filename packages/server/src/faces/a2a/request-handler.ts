@@ -187,14 +187,21 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
+    // An unknown id, another caller's task and a task of another agent get one answer, word for word,
+    // so that task ids of others cannot be probed (docs/a2a.md).
+    const notFound = (): TaskNotFoundError =>
+      new TaskNotFoundError({
+        message: `TASK_NOT_FOUND: You created no task ${params.id} for ${this.targetDid()}`,
+        metadata: { code: 'TASK_NOT_FOUND', http_status: '404' },
+      });
     try {
       const view = await this.ctx.invocation.getTask(this.call.caller, params.id);
       // Tasks are read at the base of the agent they went to; another agent's base does not know them.
-      if (view.target_did !== this.targetDid()) {
-        throw new TaskNotFoundError(`TASK_NOT_FOUND: No task ${params.id} for ${this.targetDid()}`);
-      }
+      if (view.target_did !== this.targetDid()) throw notFound();
       return taskFromView(view);
     } catch (error) {
+      if (error instanceof ApiError && (error.code === 'TASK_NOT_FOUND' || error.code === 'NOT_TASK_CREATOR'))
+        throw notFound();
       throw toA2AError(error, this.call);
     }
   }

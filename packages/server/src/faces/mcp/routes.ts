@@ -16,6 +16,7 @@ import type { App } from '../../http/types.js';
 import { LIMITS } from '../../services/limits.js';
 import { invocable } from '../invocation.js';
 import { agentTools } from './agent-tools.js';
+import { mcpOriginGuard } from './origin.js';
 import { registryTools } from './registry-tools.js';
 import type { FaceTool } from './tool.js';
 
@@ -69,11 +70,53 @@ function mcpServer(name: string, instructions: string, tools: FaceTool[], reques
   return server;
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the params of a tools/call message, in the registry's words. The SDK would refuse
+ * them too, but as an internal error (-32603) carrying its validator's dump.
+ */
+function badToolCallParams(message: unknown): string | undefined {
+  if (!isPlainObject(message) || message.method !== 'tools/call' || !('id' in message)) return undefined;
+  const { params } = message;
+  if (!isPlainObject(params))
+    return 'params must be an object: {"name": "<tool name>", "arguments": {...}} (see tools/list)';
+  if (typeof params.name !== 'string')
+    return 'params.name must be the name of a tool, as a string (see tools/list)';
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
+    return `params.arguments must be a JSON object of the tool's input (see its inputSchema in tools/list), not ${Array.isArray(params.arguments) ? 'an array' : params.arguments === null ? 'null' : `a ${typeof params.arguments}`}`;
+  return undefined;
+}
+
+/** JSON-RPC errors (-32602) for malformed tools/call messages of a body, or undefined when it has none. */
+function invalidToolCalls(body: unknown): unknown {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.every((message) => badToolCallParams(message) === undefined)) return undefined;
+  // A batch is answered as a whole: its other requests are refused with it, not half run.
+  const errors = messages
+    .filter((message): message is Record<string, unknown> => isPlainObject(message) && 'id' in message)
+    .map((message) => ({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: badToolCallParams(message) ?? 'not run: another tools/call in this batch has invalid params',
+      },
+    }));
+  return Array.isArray(body) ? errors : errors[0];
+}
+
 /**
  * Stateless Streamable HTTP, as the SDK's stateless example does it: a fresh server and transport
  * per POST, so any node of the registry can answer any request.
  */
 async function answer(request: FastifyRequest, reply: FastifyReply, server: Server): Promise<void> {
+  const refused = invalidToolCalls(request.body);
+  if (refused !== undefined) {
+    await reply.type('application/json').send(refused);
+    return;
+  }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -103,7 +146,8 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): Fastif
 export function mcpRoutes(app: App, ctx: AppContext): void {
   const tools = registryTools(ctx);
   const common = {
-    onRequest: optionalCaller(ctx),
+    // Origin first: a foreign page learns nothing, not even whether its token would have worked.
+    onRequest: [mcpOriginGuard(ctx.config), optionalCaller(ctx)],
     bodyLimit: LIMITS.invocationBodyLimitBytes,
   };
 

@@ -34,15 +34,18 @@ export function agentRoutes(app: App, ctx: AppContext): void {
           'the registration to this registry (section "Audience").',
         security: [],
         body: ref(RegisterRequest),
+        'x-rate-limited': true,
         'x-status-reasons': {
           201: 'Registered: the DID and a bearer token.',
-          400: 'A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).',
+          400: 'A field is invalid (public_key with a 0x prefix, a chain_id missing for secp256k1, a timestamp more than 5 minutes away, a profile rule, a profile over PROFILE_MAX_KB as stored: `PROFILE_TOO_LARGE`) or the signature does not verify (`INVALID_SIGNATURE`; docs/signing.md gives the exact bytes).',
           409: 'An agent with this public key is already registered (`PUBLIC_KEY_EXISTS`); get a token with POST /api/auth/token.',
+          429: 'More registrations than REGISTRATION_RATE_LIMIT from this client address, or REGISTRATION_PREFIX_RATE_LIMIT from its network (/24 IPv4, /64 IPv6), in the window (`REGISTRATION_RATE_LIMITED`); retry after Retry-After seconds.',
         },
-        response: { 201: ref(TokenResponse), ...errors(400, 409, 413, 415) },
+        response: { 201: ref(TokenResponse), ...errors(400, 409, 413, 415, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await ctx.registration.register(request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await ctx.registration.register(request.body, { address: request.ip })),
   );
 
   app.get(
@@ -87,6 +90,7 @@ export function agentRoutes(app: App, ctx: AppContext): void {
         params: DidParams,
         body: UpdateProfileRequest,
         'x-status-reasons': {
+          400: 'A body field is missing, malformed or out of range, or breaks a profile rule (`details` names it), or the profile would take more than PROFILE_MAX_KB as stored after the update (`PROFILE_TOO_LARGE`).',
           403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
         },

@@ -122,6 +122,18 @@ export const RegisterRequest = Type.Object(
         }),
       ),
     ),
+    proof_of_work: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description:
+            'Extension, only when the operator sets REGISTRATION_POW_BITS: a nonce such that SHA-256 of ' +
+            '"agent-registry-pow:<public_key>:<timestamp>:<proof_of_work>" starts with that many zero bits ' +
+            '(docs/operations.md, section "Registration cost (proof of work)"). Not part of the signed message.',
+        }),
+      ),
+    ),
   },
   {
     $id: 'RegisterRequest',

@@ -8,6 +8,16 @@ const Governance = Type.Object(
       chains: Type.Array(Type.String()),
       registration_timestamp_window_seconds: Type.Integer(),
       token_ttl_seconds: Type.Integer(),
+      registration_rate_limit: Type.Object(
+        { per_address: Type.Integer(), per_network: Type.Integer(), window_seconds: Type.Integer() },
+        {
+          description: 'Registrations per client address and per /24 (IPv4) or /64 (IPv6) network per window',
+        },
+      ),
+      registration_proof_of_work_bits: Type.Integer({
+        description: 'Zero bits the proof_of_work of a registration must reach; 0: none is asked',
+      }),
+      profile_max_bytes: Type.Integer({ description: 'Most bytes a profile may take as stored' }),
     }),
     reviews: Type.Object({
       rating_min: Type.Number(),

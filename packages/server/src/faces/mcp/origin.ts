@@ -1,0 +1,50 @@
+import type { onRequestHookHandler } from 'fastify';
+import type { Config } from '../../config.js';
+import { ForbiddenError } from '../../errors.js';
+
+/** `host[:port]` as a Host header names it, with the scheme's default port left out. */
+function hostOf(url: URL): string {
+  return url.host.toLowerCase();
+}
+
+/**
+ * MCP's Streamable HTTP transport requires servers to validate Origin (403 when present and invalid)
+ * against DNS rebinding. A browser names its page's origin; a rebinding page also sends its own name as
+ * Host. So a request with Origin must come from PUBLIC_URL or an origin in MCP_ALLOWED_ORIGINS, and
+ * must name this registry's host. Without Origin no browser page is involved (browsers send it on
+ * every POST), so non-browser clients keep reaching any node by any name.
+ */
+export function mcpOriginGuard(
+  config: Pick<Config, 'publicUrl' | 'mcpAllowedOrigins'>,
+): onRequestHookHandler {
+  const publicUrl = new URL(config.publicUrl);
+  const allowedOrigins = new Set([publicUrl.origin, ...config.mcpAllowedOrigins]);
+  const ownHost = hostOf(publicUrl);
+  return (request, _reply, done) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) {
+      done();
+      return;
+    }
+    if (!allowedOrigins.has(origin)) {
+      done(
+        new ForbiddenError(
+          'ORIGIN_NOT_ALLOWED',
+          `Origin ${origin.slice(0, 200)} may not call this MCP endpoint; browsers may call it from ${[...allowedOrigins].join(', ')} (the operator adds origins with MCP_ALLOWED_ORIGINS), and clients outside a browser send no Origin`,
+        ),
+      );
+      return;
+    }
+    // request.host honours X-Forwarded-Host when TRUST_PROXY is set, as the proxy saw it.
+    if (request.host.toLowerCase() !== ownHost) {
+      done(
+        new ForbiddenError(
+          'HOST_NOT_ALLOWED',
+          `Host ${request.host.slice(0, 200)} is not this registry's; browsers reach its MCP endpoints at ${publicUrl.origin}`,
+        ),
+      );
+      return;
+    }
+    done();
+  };
+}

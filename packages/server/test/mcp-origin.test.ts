@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import nodeHttp from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { queueWorker, startListeningRegistry, type ListeningRegistry } from './faces-helpers.js';
+
+const APP_ORIGIN = 'https://app.example';
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'origin-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+interface RawAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** A POST with exactly these headers (Host included, which fetch will not let a caller choose). */
+function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<RawAnswer> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const request = nodeHttp.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(text)),
+          ...headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(text);
+  });
+}
+
+const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+describe('MCP endpoints check Origin and Host (DNS rebinding), as the MCP transport requires', () => {
+  let registry: ListeningRegistry;
+  let agentUrl: string;
+
+  before(async () => {
+    registry = await startListeningRegistry({ MCP_ALLOWED_ORIGINS: APP_ORIGIN });
+    const worker = await queueWorker(registry, { name: 'Echo', capabilities: [{ type: 'echo' }] });
+    agentUrl = `${registry.url}/mcp/agents/${encodeURIComponent(worker.did)}`;
+  });
+  after(() => registry?.close());
+
+  test('the official client without Origin (not a browser) works on both endpoints', async () => {
+    for (const url of [`${registry.url}/mcp`, agentUrl]) {
+      const client = await connect(url);
+      assert.ok((await client.listTools()).tools.length > 0, url);
+      await client.close();
+    }
+  });
+
+  test('a foreign Origin is refused with 403 on both endpoints, by the official client and raw', async () => {
+    for (const url of [`${registry.url}/mcp`, agentUrl]) {
+      await assert.rejects(connect(url, { origin: 'http://evil.example' }), /403|ORIGIN_NOT_ALLOWED/);
+      const raw = await rawPost(url, { origin: 'http://evil.example' }, listTools);
+      assert.equal(raw.status, 403);
+      assert.equal(raw.body.code, 'ORIGIN_NOT_ALLOWED');
+      assert.match(String(raw.body.details), /MCP_ALLOWED_ORIGINS/);
+    }
+  });
+
+  test("PUBLIC_URL's origin and MCP_ALLOWED_ORIGINS are let through", async () => {
+    for (const origin of [registry.url, APP_ORIGIN]) {
+      const client = await connect(`${registry.url}/mcp`, { origin });
+      assert.ok((await client.listTools()).tools.length > 0, origin);
+      await client.close();
+    }
+  });
+
+  test("a rebinding page (allowed-looking Origin, the attacker's Host) is refused with 403", async () => {
+    const rebound = await rawPost(
+      `${registry.url}/mcp`,
+      { origin: APP_ORIGIN, host: 'evil.example' },
+      listTools,
+    );
+    assert.equal(rebound.status, 403);
+    assert.equal(rebound.body.code, 'HOST_NOT_ALLOWED');
+    const both = await rawPost(agentUrl, { origin: 'http://evil.example', host: 'evil.example' }, listTools);
+    assert.equal(both.status, 403);
+    // Without Origin the Host is not judged: nodes are reached by internal names behind a balancer.
+    const internal = await rawPost(`${registry.url}/mcp`, { host: 'node-7.internal:8080' }, listTools);
+    assert.equal(internal.status, 200);
+  });
+});
+
+describe('MCP tools/call with non-object arguments', () => {
+  let registry: ListeningRegistry;
+
+  before(async () => {
+    registry = await startListeningRegistry();
+  });
+  after(() => registry?.close());
+
+  test('answers -32602 in the registry words, without validator internals', async () => {
+    const cases: [unknown, RegExp][] = [
+      ['text', /params\.arguments must be a JSON object .* not a string/],
+      [[1, 2], /params\.arguments must be a JSON object .* not an array/],
+      [7, /not a number/],
+      [null, /not null/],
+    ];
+    for (const [args, message] of cases) {
+      const answer = await rawPost(
+        `${registry.url}/mcp`,
+        {},
+        { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'get_agent', arguments: args } },
+      );
+      assert.equal(answer.status, 200);
+      const error = answer.body.error as { code: number; message: string };
+      assert.equal(answer.body.id, 5);
+      assert.equal(error.code, -32602, JSON.stringify(answer.body));
+      assert.match(error.message, message);
+      assert.doesNotMatch(error.message, /invalid_type|expected|\[\s*\{/);
+    }
+    const noParams = await rawPost(
+      `${registry.url}/mcp`,
+      {},
+      { jsonrpc: '2.0', id: 6, method: 'tools/call' },
+    );
+    assert.equal((noParams.body.error as { code: number }).code, -32602);
+  });
+
+  test('well-formed calls still run', async () => {
+    const client = await connect(`${registry.url}/mcp`);
+    const result = await client.callTool({ name: 'search_agents', arguments: {} });
+    assert.notEqual(result.isError, true);
+    await client.close();
+  });
+});
