@@ -103,7 +103,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   metrics.watchProfileCache(profileCache);
   try {
     await waitForDatabase(database, config, log);
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, { log });
     const privateKey = await loadSigningKey(database.db, clock, config.tokenSigningKey);
     const tokens = await TokenService.create({
       privateKey,
