@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/connect.js';
+import { MIGRATIONS, migrateToLatest } from '../src/db/migrations/index.js';
 import { testDatabase } from './helpers.js';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -239,6 +243,141 @@ describe(
         run.child.kill('SIGTERM');
         await run.exited;
         relay.close();
+      }
+    });
+  },
+);
+
+describe(
+  'start-up during an upgrade',
+  { skip: testDatabase === 'postgres' && 'runs in the SQLite pass' },
+  () => {
+    // A bound, not a timing assertion: these starts used to spin or hang instead of exiting.
+    const exits = { timeout: 60_000 };
+
+    test('an SQLite path under /proc ends with one line naming the directory, exit 1', exits, async () => {
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: 'sqlite:/proc/nowhere/registry.db',
+      });
+      await assertClearFailure(
+        run,
+        /cannot create the directory \/proc\/nowhere.*fix the path in DATABASE_URL=sqlite:/,
+      );
+    });
+
+    test(
+      'an SQLite path whose directory is a file ends with one line naming that file, exit 1',
+      exits,
+      async () => {
+        const file = path.join(tempDir(), 'hostname');
+        fs.writeFileSync(file, 'vm\n');
+        const run = startProcess({
+          PORT: String(await freePort()),
+          DATABASE_URL: `sqlite:${path.join(file, 'x.db')}`,
+        });
+        await assertClearFailure(
+          run,
+          new RegExp(`${file} is not a directory.*fix the path in DATABASE_URL=sqlite:`),
+        );
+      },
+    );
+
+    test(
+      'a database migrated by a newer release ends with one line: run that release or restore the backup',
+      exits,
+      async () => {
+        const file = path.join(tempDir(), 'registry.db');
+        const database = openDatabase({ kind: 'sqlite', path: file });
+        await migrateToLatest(database.db);
+        await sql`insert into kysely_migration (name, timestamp) values ('011-from-a-newer-release', '2027-01-01T00:00:00.000Z')`.execute(
+          database.db,
+        );
+        await database.close();
+        const run = startProcess({ PORT: String(await freePort()), DATABASE_URL: `sqlite:${file}` });
+        await assertClearFailure(
+          run,
+          /migrated by a newer release .*011-from-a-newer-release.*run that release or a newer one, or restore the backup taken before the upgrade/,
+        );
+      },
+    );
+
+    test(
+      'a full disk ends with one line saying to free space, exit 1',
+      { ...exits, skip: process.getuid?.() !== 0 && 'mounting a small tmpfs needs root' },
+      async () => {
+        const mount = tempDir();
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount]);
+        try {
+          // Fill it: the registry's first write finds no room.
+          try {
+            execFileSync('dd', ['if=/dev/zero', `of=${path.join(mount, 'filler')}`, 'bs=4k'], {
+              stdio: 'ignore',
+            });
+          } catch {
+            // dd stops with "No space left on device": the disk is full.
+          }
+          const run = startProcess({
+            PORT: String(await freePort()),
+            DATABASE_URL: `sqlite:${path.join(mount, 'registry.db')}`,
+          });
+          await assertClearFailure(run, /disk of the SQLite database .* is full .*free space on it/);
+        } finally {
+          execFileSync('umount', [mount]);
+        }
+      },
+    );
+
+    test('/healthz answers (live, not ready) while the node waits to migrate; one log line per migration', async () => {
+      const file = path.join(tempDir(), 'registry.db');
+      // Another connection holds the write lock: the node's migration waits for it (up to the busy timeout).
+      const holder = new SqliteDatabase(file);
+      holder.pragma('journal_mode = WAL');
+      holder.exec('begin immediate');
+      const port = await freePort();
+      const run = startProcess({
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${file}`,
+        SQLITE_BUSY_TIMEOUT_MS: '60000',
+      });
+      try {
+        let health: Response | undefined;
+        while (health === undefined) {
+          health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+          if (run.child.exitCode !== null) throw new Error(run.stderr());
+          if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.equal(health.status, 200);
+        assert.equal(((await health.json()) as { status: string }).status, 'starting');
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+        assert.equal(ready.status, 503);
+        assert.equal(ready.headers.get('retry-after'), '1');
+        assert.equal(((await ready.json()) as { code: string }).code, 'DATABASE_UNAVAILABLE');
+        const other = await fetch(`http://127.0.0.1:${port}/api/stats`);
+        assert.equal(other.status, 503);
+        assert.doesNotMatch(run.stdout(), /database migration/, 'nothing migrated while the lock is held');
+
+        holder.exec('commit');
+        await run.waitFor(/ready at/);
+        assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+        const live = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+        assert.equal(live.status, 'ok');
+        const migrated = run
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('database migration'))
+          .map((line) => JSON.parse(line) as { migration: string; ms: number; msg: string });
+        assert.deepEqual(
+          migrated.map(({ migration }) => migration),
+          MIGRATIONS.map(([name]) => name),
+        );
+        for (const line of migrated)
+          assert.match(line.msg, new RegExp(`^database migration ${line.migration} applied in \\d+ ms$`));
+      } finally {
+        holder.close();
+        run.child.kill('SIGTERM');
+        await run.exited;
       }
     });
   },
