@@ -7,10 +7,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/connect.js';
-import { MIGRATIONS, migrateToLatest } from '../src/db/migrations/index.js';
-import { testDatabase } from './helpers.js';
+import { MIGRATION_LOCK_ID, MIGRATIONS, migrateToLatest } from '../src/db/migrations/index.js';
+import { createTestDatabase, testDatabase } from './helpers.js';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const POSTGRES = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -327,58 +328,80 @@ describe(
         }
       },
     );
-
-    test('/healthz answers (live, not ready) while the node waits to migrate; one log line per migration', async () => {
-      const file = path.join(tempDir(), 'registry.db');
-      // Another connection holds the write lock: the node's migration waits for it (up to the busy timeout).
-      const holder = new SqliteDatabase(file);
-      holder.pragma('journal_mode = WAL');
-      holder.exec('begin immediate');
-      const port = await freePort();
-      const run = startProcess({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: `sqlite:${file}`,
-        SQLITE_BUSY_TIMEOUT_MS: '60000',
-      });
-      try {
-        let health: Response | undefined;
-        while (health === undefined) {
-          health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-          if (run.child.exitCode !== null) throw new Error(run.stderr());
-          if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        assert.equal(health.status, 200);
-        assert.equal(((await health.json()) as { status: string }).status, 'starting');
-        const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
-        assert.equal(ready.status, 503);
-        assert.equal(ready.headers.get('retry-after'), '1');
-        assert.equal(((await ready.json()) as { code: string }).code, 'DATABASE_UNAVAILABLE');
-        const other = await fetch(`http://127.0.0.1:${port}/api/stats`);
-        assert.equal(other.status, 503);
-        assert.doesNotMatch(run.stdout(), /database migration/, 'nothing migrated while the lock is held');
-
-        holder.exec('commit');
-        await run.waitFor(/ready at/);
-        assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
-        const live = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
-        assert.equal(live.status, 'ok');
-        const migrated = run
-          .stdout()
-          .split('\n')
-          .filter((line) => line.includes('database migration'))
-          .map((line) => JSON.parse(line) as { migration: string; ms: number; msg: string });
-        assert.deepEqual(
-          migrated.map(({ migration }) => migration),
-          MIGRATIONS.map(([name]) => name),
-        );
-        for (const line of migrated)
-          assert.match(line.msg, new RegExp(`^database migration ${line.migration} applied in \\d+ ms$`));
-      } finally {
-        holder.close();
-        run.child.kill('SIGTERM');
-        await run.exited;
-      }
-    });
   },
 );
+
+describe('start-up while another node migrates', () => {
+  test('/healthz answers (live, not ready) while the node waits to migrate, past any statement timeout; one log line per migration', async () => {
+    const database = await createTestDatabase();
+    // Another node holds the migration lock: on SQLite the write lock, on PostgreSQL the advisory lock.
+    let release: () => Promise<void>;
+    if (database.file !== undefined) {
+      const holder = new SqliteDatabase(database.file);
+      holder.pragma('journal_mode = WAL');
+      holder.exec('begin immediate');
+      release = async () => {
+        holder.exec('commit');
+        holder.close();
+      };
+    } else {
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+      release = () => holder.end();
+    }
+    const port = await freePort();
+    const run = startProcess({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      SQLITE_BUSY_TIMEOUT_MS: '60000',
+      // Requests' limit; migrations are not bound by it.
+      DATABASE_STATEMENT_TIMEOUT_MS: '100',
+    });
+    let released = false;
+    try {
+      let health: Response | undefined;
+      while (health === undefined) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (run.child.exitCode !== null) throw new Error(run.stderr());
+        if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(health.status, 200);
+      assert.equal(((await health.json()) as { status: string }).status, 'starting');
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.equal(ready.headers.get('retry-after'), '1');
+      assert.equal(((await ready.json()) as { code: string }).code, 'DATABASE_UNAVAILABLE');
+      const other = await fetch(`http://127.0.0.1:${port}/api/stats`);
+      assert.equal(other.status, 503);
+      // Ten times the statement timeout: the wait for the lock must outlast it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(run.child.exitCode, null, run.stderr());
+      assert.doesNotMatch(run.stdout(), /database migration/, 'nothing migrated while the lock is held');
+
+      released = true;
+      await release();
+      await run.waitFor(/ready at/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+      const live = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+      assert.equal(live.status, 'ok');
+      const migrated = run
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('database migration'))
+        .map((line) => JSON.parse(line) as { migration: string; ms: number; msg: string });
+      assert.deepEqual(
+        migrated.map(({ migration }) => migration),
+        MIGRATIONS.map(([name]) => name),
+      );
+      for (const line of migrated)
+        assert.match(line.msg, new RegExp(`^database migration ${line.migration} applied in \\d+ ms$`));
+    } finally {
+      if (!released) await release();
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await database.drop();
+    }
+  });
+});

@@ -215,17 +215,31 @@ function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {
   };
 }
 
+/**
+ * The PostgreSQL connection migrations run on: one connection without the statement and query
+ * timeouts meant for requests, since building an index over a large table, a backfill, or waiting
+ * for another node's migration may take longer than any request should.
+ */
+export function openPostgresForMigrations(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  onError: (error: Error) => void,
+): DatabaseHandle {
+  return openPostgres(config, onError, { forMigrations: true });
+}
+
 function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
+  { forMigrations = false } = {},
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: config.poolSize,
+    max: forMigrations ? 1 : config.poolSize,
     // Fail fast while PostgreSQL is down or restarting: requests answer 503 instead of hanging.
     connectionTimeoutMillis: config.connectTimeoutMs,
-    statement_timeout: config.statementTimeoutMs,
-    query_timeout: config.statementTimeoutMs + 1000,
+    ...(forMigrations
+      ? {}
+      : { statement_timeout: config.statementTimeoutMs, query_timeout: config.statementTimeoutMs + 1000 }),
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server (restart) emits here; without a listener it would crash the process.

@@ -70,7 +70,7 @@ export interface MigrateOptions {
 // The table Kysely's Migrator kept, so databases migrated by earlier releases read the same history.
 const HISTORY = 'kysely_migration';
 /** Any constant: every node takes the same PostgreSQL advisory lock around each migration. */
-const MIGRATION_LOCK_ID = 7_354_912_001;
+export const MIGRATION_LOCK_ID = 7_354_912_001;
 
 /**
  * Applies the pending migrations in list order, each in its own transaction together with its row in
@@ -83,6 +83,7 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
   const dialect = sqlDialect(db);
   const known = new Set(MIGRATIONS.map(([name]) => name));
   const last = options.until ?? MIGRATIONS[MIGRATIONS.length - 1]?.[0];
+  let announced = false;
   for (;;) {
     const done = await db.connection().execute(async (connection) => {
       // SQLite: `begin immediate` takes the write lock first, so two processes on one file take turns
@@ -107,6 +108,18 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
           return true;
         }
         const [name, migration] = next;
+        if (!announced) {
+          announced = true;
+          const lastIndex =
+            last === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex(([known]) => known === last) + 1;
+          const pending = MIGRATIONS.slice(0, lastIndex)
+            .map(([known]) => known)
+            .filter((known) => !appliedNames.has(known));
+          options.log?.info(
+            { pending },
+            `migrating the database: ${pending.length} pending, ${pending[0]} to ${pending[pending.length - 1]}`,
+          );
+        }
         const started = performance.now();
         try {
           // Migrations are written against tables, not the application's schema types.
