@@ -304,25 +304,41 @@ describe(
     );
 
     test(
-      'a full disk ends with one line saying to free space, exit 1',
+      'a full disk, even in the middle of a migration, ends with one line saying to free space; once freed, the node starts',
       { ...exits, skip: process.getuid?.() !== 0 && 'mounting a small tmpfs needs root' },
       async () => {
         const mount = tempDir();
-        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount]);
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mount]);
+        const filler = path.join(mount, 'filler');
+        const database = `sqlite:${path.join(mount, 'registry.db')}`;
         try {
-          // Fill it: the registry's first write finds no room.
+          // Full: the registry's first write finds no room.
           try {
-            execFileSync('dd', ['if=/dev/zero', `of=${path.join(mount, 'filler')}`, 'bs=4k'], {
-              stdio: 'ignore',
-            });
+            execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
           } catch {
             // dd stops with "No space left on device": the disk is full.
           }
-          const run = startProcess({
-            PORT: String(await freePort()),
-            DATABASE_URL: `sqlite:${path.join(mount, 'registry.db')}`,
-          });
-          await assertClearFailure(run, /disk of the SQLite database .* is full .*free space on it/);
+          const full = startProcess({ PORT: String(await freePort()), DATABASE_URL: database });
+          await assertClearFailure(full, /disk of the SQLite database .* is full .*free space on it/);
+
+          // Room for a few migrations, not for all of them: the one that fills the disk is rolled back.
+          fs.truncateSync(filler, fs.statSync(filler).size - 160 * 1024);
+          const partly = startProcess({ PORT: String(await freePort()), DATABASE_URL: database });
+          await assertClearFailure(
+            partly,
+            /disk of the SQLite database .* is full .*free space on it.* Migration \d{3}-[a-z-]+ was rolled back; the next start runs it again\./,
+          );
+
+          fs.rmSync(filler);
+          const port = await freePort();
+          const freed = startProcess({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database });
+          try {
+            await freed.waitFor(/ready at/);
+            assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+          } finally {
+            freed.child.kill('SIGTERM');
+            await freed.exited;
+          }
         } finally {
           execFileSync('umount', [mount]);
         }

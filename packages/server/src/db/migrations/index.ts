@@ -130,10 +130,10 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
           await sql`insert into ${sql.table(HISTORY)} (name, timestamp) values (${name}, ${new Date().toISOString()})`.execute(
             steps,
           );
+          await sql`commit`.execute(connection);
         } catch (error) {
           throw new MigrationFailedError(name, error);
         }
-        await sql`commit`.execute(connection);
         const ms = Math.round(performance.now() - started);
         options.log?.info({ migration: name, ms }, `database migration ${name} applied in ${ms} ms`);
         return false;
