@@ -130,10 +130,10 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
     return `PostgreSQL role "${user}" may not create the registry's tables in "${database}": grant it CREATE on the database's public schema, or use the owner in DATABASE_URL.`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `PostgreSQL host in DATABASE_URL (${where}) does not resolve: fix the host name.`;
-  if (isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error) || (migration !== undefined && isDatabaseUnavailable(migration.cause))) {
     const seconds = config.database.startupWaitSeconds ?? 0;
     const waited = seconds > 0 ? ` after ${seconds} s of retries` : '';
-    return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).`;
+    return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).${rolledBack}`;
   }
   return undefined;
 }

@@ -221,10 +221,12 @@ describe(
     test('a PostgreSQL that comes up while the registry waits is used', async () => {
       const pgPort = await freePort();
       const port = await freePort();
+      // A database of its own: the shared one may hold another branch's migrations.
+      const database = await createTestDatabase();
       const run = startProcess({
         PORT: String(port),
         HOST: '127.0.0.1',
-        DATABASE_URL: urlWith({ port: pgPort }),
+        DATABASE_URL: urlWith({ port: pgPort, database: new URL(database.url).pathname.slice(1) }),
         DATABASE_STARTUP_WAIT_SECONDS: '30',
       });
       // PostgreSQL "starts" late: a TCP relay to the real server opens on the port after the first refusal.
@@ -244,6 +246,7 @@ describe(
         run.child.kill('SIGTERM');
         await run.exited;
         relay.close();
+        await database.drop();
       }
     });
   },
