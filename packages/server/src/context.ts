@@ -2,7 +2,7 @@ import { loadSigningKey } from './auth/signing-key.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/connect.js';
+import { openDatabase, openPostgresForMigrations, type DatabaseHandle } from './db/connect.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { AgentService } from './services/agents.js';
 import { CapabilitySchemas } from './services/capability-schemas.js';
@@ -107,7 +107,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   metrics.watchProfileCache(profileCache);
   try {
     await waitForDatabase(database, config, log);
-    await migrateToLatest(database.db);
+    if (config.database.kind === 'postgres') {
+      const migrating = openPostgresForMigrations(config.database, (error) =>
+        log.warn({ err: error }, 'database background error during migrations'),
+      );
+      try {
+        await migrateToLatest(migrating.db, { log });
+      } finally {
+        await migrating.close();
+      }
+    } else await migrateToLatest(database.db, { log });
     const privateKey = await loadSigningKey(database.db, clock, config.tokenSigningKey);
     const tokens = await TokenService.create({
       privateKey,

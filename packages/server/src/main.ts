@@ -3,7 +3,9 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { suspiciousSettings } from './config-typos.js';
 import { createContext } from './context.js';
+import { listenWhileStarting } from './http/starting-listener.js';
 import { explainStartupFailure } from './startup.js';
+import { readBuildInfo } from './version.js';
 
 /**
  * A start-up failure an operator can fix ends with one line saying what to do, and exit status 1;
@@ -34,6 +36,8 @@ async function main(): Promise<void> {
         { variable: name, meant },
         `Environment variable ${name} is not a setting of the registry and is ignored; did you mean ${meant}?`,
       );
+    // Live (not ready) from here on, through a migration that may take minutes.
+    const starting = await listenWhileStarting(config.port, config.host, readBuildInfo());
     const ctx = await createContext(config);
     const app = await buildApp(ctx);
     let closing = false;
@@ -54,6 +58,7 @@ async function main(): Promise<void> {
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
     try {
+      await starting.close();
       await app.listen({ port: config.port, host: config.host });
     } catch (error) {
       await ctx.close().catch(() => undefined);

@@ -1,12 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { isDatabaseUnavailable } from './db/errors.js';
+import { MigrationFailedError, NewerDatabaseError } from './db/migrations/index.js';
+import { DatabaseUnavailableError } from './errors.js';
 
+/** The driver's or the system's code, under the registry's own wrappers (503 class, failed migration). */
 const codeOf = (error: unknown): string | undefined => {
+  if (error instanceof DatabaseUnavailableError || error instanceof MigrationFailedError)
+    return codeOf(error.cause) ?? (error instanceof DatabaseUnavailableError ? error.code : undefined);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
 };
+
+const causeOf = <T extends Error>(error: unknown, type: new (...args: never[]) => T): T | undefined => {
+  for (let at = error; at instanceof Error; at = at.cause) if (at instanceof type) return at;
+  return undefined;
+};
+
+/** Below this, a write error on the database's disk is taken for a full disk (SQLite reports some as I/O errors). */
+const FULL_DISK_BYTES = 1024 * 1024;
+
+function diskIsFull(directory: string): boolean {
+  try {
+    const { bavail, bsize } = fs.statfsSync(directory);
+    return bavail * bsize < FULL_DISK_BYTES;
+  } catch {
+    return false;
+  }
+}
 
 function postgresTarget(url: string): { where: string; user: string; database: string } {
   try {
@@ -62,13 +86,29 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
   if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
     return `Not allowed to listen on ${listening} (ports below 1024 need privileges): set PORT to 1024 or above.`;
 
+  const newer = causeOf(error, NewerDatabaseError);
+  if (newer !== undefined)
+    return `${newer.message}: run that release or a newer one, or restore the backup taken before the upgrade (docs/operations.md, "Upgrades and migrations").`;
+  const migration = causeOf(error, MigrationFailedError);
+  const rolledBack =
+    migration === undefined
+      ? ''
+      : ` Migration ${migration.migration} was rolled back; the next start runs it again.`;
+
   if (config.database.kind === 'sqlite') {
     const file = config.database.path;
+    if (
+      code === 'ENOSPC' ||
+      code === 'SQLITE_FULL' ||
+      (code?.startsWith('SQLITE_IOERR') === true && diskIsFull(path.dirname(path.resolve(file))))
+    )
+      return `The disk of the SQLite database ${file} is full (${code}): free space on it, or set DATABASE_URL=sqlite:<path> to a disk with room, then start again.${rolledBack}`;
+    if (code === 'ENOTDIR' || code === 'ENOENT')
+      return `Cannot write the SQLite database ${file}: ${message}: fix the path in DATABASE_URL=sqlite:<path>.`;
     if (
       code === 'EACCES' ||
       code === 'EPERM' ||
       code === 'EROFS' ||
-      code === 'ENOTDIR' ||
       code === 'SQLITE_CANTOPEN' ||
       code?.startsWith('SQLITE_READONLY') === true ||
       code === 'SQLITE_IOERR'
@@ -78,6 +118,8 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
   }
 
   const { where, user, database } = postgresTarget(config.database.url);
+  if (code === '53100')
+    return `PostgreSQL at ${where} has no disk space left (disk_full): free space on the database server's disk, then start again.${rolledBack}`;
   if (code === '3D000')
     return `PostgreSQL database "${database}" does not exist on ${where}: create it (createdb -h ${where.split(':')[0]} -U ${user} ${database}) or fix the database name in DATABASE_URL.`;
   if (code === '28000' && /role/.test(message))
@@ -88,10 +130,10 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
     return `PostgreSQL role "${user}" may not create the registry's tables in "${database}": grant it CREATE on the database's public schema, or use the owner in DATABASE_URL.`;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `PostgreSQL host in DATABASE_URL (${where}) does not resolve: fix the host name.`;
-  if (isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error) || (migration !== undefined && isDatabaseUnavailable(migration.cause))) {
     const seconds = config.database.startupWaitSeconds ?? 0;
     const waited = seconds > 0 ? ` after ${seconds} s of retries` : '';
-    return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).`;
+    return `PostgreSQL at ${where} does not accept connections${waited}: start it, or fix DATABASE_URL (or raise DATABASE_STARTUP_WAIT_SECONDS if it starts slowly).${rolledBack}`;
   }
   return undefined;
 }

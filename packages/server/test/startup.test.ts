@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { testDatabase } from './helpers.js';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/connect.js';
+import { MIGRATION_LOCK_ID, MIGRATIONS, migrateToLatest } from '../src/db/migrations/index.js';
+import { createTestDatabase, testDatabase } from './helpers.js';
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const POSTGRES = new URL(process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
@@ -216,10 +221,12 @@ describe(
     test('a PostgreSQL that comes up while the registry waits is used', async () => {
       const pgPort = await freePort();
       const port = await freePort();
+      // A database of its own: the shared one may hold another branch's migrations.
+      const database = await createTestDatabase();
       const run = startProcess({
         PORT: String(port),
         HOST: '127.0.0.1',
-        DATABASE_URL: urlWith({ port: pgPort }),
+        DATABASE_URL: urlWith({ port: pgPort, database: new URL(database.url).pathname.slice(1) }),
         DATABASE_STARTUP_WAIT_SECONDS: '30',
       });
       // PostgreSQL "starts" late: a TCP relay to the real server opens on the port after the first refusal.
@@ -239,7 +246,181 @@ describe(
         run.child.kill('SIGTERM');
         await run.exited;
         relay.close();
+        await database.drop();
       }
     });
   },
 );
+
+describe(
+  'start-up during an upgrade',
+  { skip: testDatabase === 'postgres' && 'runs in the SQLite pass' },
+  () => {
+    // A bound, not a timing assertion: these starts used to spin or hang instead of exiting.
+    const exits = { timeout: 60_000 };
+
+    test('an SQLite path under /proc ends with one line naming the directory, exit 1', exits, async () => {
+      const run = startProcess({
+        PORT: String(await freePort()),
+        DATABASE_URL: 'sqlite:/proc/nowhere/registry.db',
+      });
+      await assertClearFailure(
+        run,
+        /cannot create the directory \/proc\/nowhere.*fix the path in DATABASE_URL=sqlite:/,
+      );
+    });
+
+    test(
+      'an SQLite path whose directory is a file ends with one line naming that file, exit 1',
+      exits,
+      async () => {
+        const file = path.join(tempDir(), 'hostname');
+        fs.writeFileSync(file, 'vm\n');
+        const run = startProcess({
+          PORT: String(await freePort()),
+          DATABASE_URL: `sqlite:${path.join(file, 'x.db')}`,
+        });
+        await assertClearFailure(
+          run,
+          new RegExp(`${file} is not a directory.*fix the path in DATABASE_URL=sqlite:`),
+        );
+      },
+    );
+
+    test(
+      'a database migrated by a newer release ends with one line: run that release or restore the backup',
+      exits,
+      async () => {
+        const file = path.join(tempDir(), 'registry.db');
+        const database = openDatabase({ kind: 'sqlite', path: file });
+        await migrateToLatest(database.db);
+        await sql`insert into kysely_migration (name, timestamp) values ('011-from-a-newer-release', '2027-01-01T00:00:00.000Z')`.execute(
+          database.db,
+        );
+        await database.close();
+        const run = startProcess({ PORT: String(await freePort()), DATABASE_URL: `sqlite:${file}` });
+        await assertClearFailure(
+          run,
+          /migrated by a newer release .*011-from-a-newer-release.*run that release or a newer one, or restore the backup taken before the upgrade/,
+        );
+      },
+    );
+
+    test(
+      'a full disk, even in the middle of a migration, ends with one line saying to free space; once freed, the node starts',
+      { ...exits, skip: process.getuid?.() !== 0 && 'mounting a small tmpfs needs root' },
+      async () => {
+        const mount = tempDir();
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mount]);
+        const filler = path.join(mount, 'filler');
+        const database = `sqlite:${path.join(mount, 'registry.db')}`;
+        try {
+          // Full: the registry's first write finds no room.
+          try {
+            execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=4k'], { stdio: 'ignore' });
+          } catch {
+            // dd stops with "No space left on device": the disk is full.
+          }
+          const full = startProcess({ PORT: String(await freePort()), DATABASE_URL: database });
+          await assertClearFailure(full, /disk of the SQLite database .* is full .*free space on it/);
+
+          // Room for a few migrations, not for all of them: the one that fills the disk is rolled back.
+          fs.truncateSync(filler, fs.statSync(filler).size - 160 * 1024);
+          const partly = startProcess({ PORT: String(await freePort()), DATABASE_URL: database });
+          await assertClearFailure(
+            partly,
+            /disk of the SQLite database .* is full .*free space on it.* Migration \d{3}-[a-z-]+ was rolled back; the next start runs it again\./,
+          );
+
+          fs.rmSync(filler);
+          const port = await freePort();
+          const freed = startProcess({ PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: database });
+          try {
+            await freed.waitFor(/ready at/);
+            assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+          } finally {
+            freed.child.kill('SIGTERM');
+            await freed.exited;
+          }
+        } finally {
+          execFileSync('umount', [mount]);
+        }
+      },
+    );
+  },
+);
+
+describe('start-up while another node migrates', () => {
+  test('/healthz answers (live, not ready) while the node waits to migrate, past any statement timeout; one log line per migration', async () => {
+    const database = await createTestDatabase();
+    // Another node holds the migration lock: on SQLite the write lock, on PostgreSQL the advisory lock.
+    let release: () => Promise<void>;
+    if (database.file !== undefined) {
+      const holder = new SqliteDatabase(database.file);
+      holder.pragma('journal_mode = WAL');
+      holder.exec('begin immediate');
+      release = async () => {
+        holder.exec('commit');
+        holder.close();
+      };
+    } else {
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      await holder.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+      release = () => holder.end();
+    }
+    const port = await freePort();
+    const run = startProcess({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: database.url,
+      SQLITE_BUSY_TIMEOUT_MS: '60000',
+      // Requests' limit; migrations are not bound by it.
+      DATABASE_STATEMENT_TIMEOUT_MS: '100',
+    });
+    let released = false;
+    try {
+      let health: Response | undefined;
+      while (health === undefined) {
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+        if (run.child.exitCode !== null) throw new Error(run.stderr());
+        if (health === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(health.status, 200);
+      assert.equal(((await health.json()) as { status: string }).status, 'starting');
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      assert.equal(ready.status, 503);
+      assert.equal(ready.headers.get('retry-after'), '1');
+      assert.equal(((await ready.json()) as { code: string }).code, 'DATABASE_UNAVAILABLE');
+      const other = await fetch(`http://127.0.0.1:${port}/api/stats`);
+      assert.equal(other.status, 503);
+      // Ten times the statement timeout: the wait for the lock must outlast it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(run.child.exitCode, null, run.stderr());
+      assert.doesNotMatch(run.stdout(), /database migration/, 'nothing migrated while the lock is held');
+
+      released = true;
+      await release();
+      await run.waitFor(/ready at/);
+      assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+      const live = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { status: string };
+      assert.equal(live.status, 'ok');
+      const migrated = run
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('database migration'))
+        .map((line) => JSON.parse(line) as { migration: string; ms: number; msg: string });
+      assert.deepEqual(
+        migrated.map(({ migration }) => migration),
+        MIGRATIONS.map(([name]) => name),
+      );
+      for (const line of migrated)
+        assert.match(line.msg, new RegExp(`^database migration ${line.migration} applied in \\d+ ms$`));
+    } finally {
+      if (!released) await release();
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await database.drop();
+    }
+  });
+});

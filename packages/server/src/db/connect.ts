@@ -48,7 +48,7 @@ function openSqlite(
   onError: (error: Error) => void,
 ): DatabaseHandle {
   const file = config.path;
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') ensureDirectory(path.dirname(path.resolve(file)));
   const sqlite = new SqliteDatabase(file);
   // WAL lets readers run beside the writer; busy_timeout rides out a backup or a second process briefly
   // (beyond it, SQLITE_BUSY answers 503 DATABASE_UNAVAILABLE).
@@ -92,6 +92,41 @@ function openSqlite(
       await db.destroy();
     },
   };
+}
+
+/**
+ * Creates the database's directory one level at a time. Node's recursive mkdir never returns on a
+ * path under /proc (mkdir keeps answering ENOENT there) and answers EEXIST under a file, so the parent
+ * that is missing or not a directory is found here and named in the error.
+ */
+function ensureDirectory(dir: string): void {
+  const missing: string[] = [];
+  let at = dir;
+  for (;;) {
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.statSync(at);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (stat !== undefined) {
+      if (stat.isDirectory()) break;
+      throw Object.assign(new Error(`${at} is not a directory (ENOTDIR)`), { code: 'ENOTDIR', path: at });
+    }
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    missing.unshift(at);
+    at = parent;
+  }
+  for (const level of missing) {
+    try {
+      fs.mkdirSync(level);
+    } catch (error) {
+      const { code } = error as NodeJS.ErrnoException;
+      if (code === 'EEXIST') continue;
+      throw Object.assign(new Error(`cannot create the directory ${level} (${code})`), { code, path: level });
+    }
+  }
 }
 
 /**
@@ -181,17 +216,31 @@ function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {
   };
 }
 
+/**
+ * The PostgreSQL connection migrations run on: one connection without the statement and query
+ * timeouts meant for requests, since building an index over a large table, a backfill, or waiting
+ * for another node's migration may take longer than any request should.
+ */
+export function openPostgresForMigrations(
+  config: Extract<DatabaseConfig, { kind: 'postgres' }>,
+  onError: (error: Error) => void,
+): DatabaseHandle {
+  return openPostgres(config, onError, { forMigrations: true });
+}
+
 function openPostgres(
   config: Extract<DatabaseConfig, { kind: 'postgres' }>,
   onPoolError: (error: Error) => void,
+  { forMigrations = false } = {},
 ): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: config.url,
-    max: config.poolSize,
+    max: forMigrations ? 1 : config.poolSize,
     // Fail fast while PostgreSQL is down or restarting: requests answer 503 instead of hanging.
     connectionTimeoutMillis: config.connectTimeoutMs,
-    statement_timeout: config.statementTimeoutMs,
-    query_timeout: config.statementTimeoutMs + 1000,
+    ...(forMigrations
+      ? {}
+      : { statement_timeout: config.statementTimeoutMs, query_timeout: config.statementTimeoutMs + 1000 }),
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its server (restart) emits here; without a listener it would crash the process.
