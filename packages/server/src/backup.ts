@@ -58,6 +58,11 @@ export async function backupDatabase(
   options: BackupOptions,
 ): Promise<BackupResult> {
   const file = path.resolve(destination);
+  // Refused before the copy is made: the last step could never give a directory's name to a file.
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory() === true)
+    throw new BackupError(
+      `${file} is a directory: name the backup file, e.g. ${path.join(file, 'registry-backup')}`,
+    );
   if (!options.overwrite && existsSync(file))
     throw new BackupError(`${file} already exists: choose another file name, or pass --force to replace it`);
   const directory = path.dirname(file);

@@ -211,6 +211,23 @@ describe('npm run backup under sustained writes', () => {
     assert.ok((await descriptionsIn(existing)).size >= agents.length);
   });
 
+  test('a directory as the destination is refused in one line, even with --force, and nothing is left', async () => {
+    const parent = fs.mkdtempSync(path.join(dir, 'parent-'));
+    const directory = path.join(parent, 'backups');
+    fs.mkdirSync(directory);
+    for (const args of [[directory], [directory, '--force']]) {
+      const outcome = await backup(testDb.url, args);
+      assert.equal(outcome.code, 1, args.join(' '));
+      assert.equal(
+        outcome.stderr,
+        `Backup failed: ${directory} is a directory: name the backup file, e.g. ${path.join(directory, 'registry-backup')}\n`,
+      );
+      assert.ok(fs.statSync(directory).isDirectory());
+      assert.deepEqual(fs.readdirSync(directory), []);
+      assert.deepEqual(fs.readdirSync(parent), ['backups']);
+    }
+  });
+
   test('a wrong command line exits 2 with the usage', async () => {
     for (const args of [[], ['a.db', 'b.db'], ['--overwrite']]) {
       const outcome = await backup(testDb.url, args);
