@@ -68,7 +68,7 @@ export async function backupDatabase(
     throw new BackupError(`${file} already exists: choose another file name, or pass --force to replace it`);
   const directory = path.dirname(file);
   try {
-    mkdirSync(directory, { recursive: true });
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new BackupError(
       `Cannot create the directory ${directory} (${codeOf(error)}): choose a writable place`,
@@ -77,6 +77,10 @@ export async function backupDatabase(
   const partial = path.join(directory, `.${path.basename(file)}.partial-${process.pid}`);
   partials.add(partial);
   try {
+    // The copy holds the token signing key and every agent's data: readable by its owner only, whatever
+    // the umask. VACUUM INTO and pg_dump both write into an empty file that exists, keeping its mode.
+    rmSync(partial, { force: true });
+    closeSync(openSync(partial, 'wx', 0o600));
     if (database.kind === 'sqlite') await sqliteCopy(database.path, database.busyTimeoutMs, partial);
     else await pgDump(database.url, partial);
     syncFile(partial);

@@ -108,6 +108,8 @@ describe('npm run backup under sustained writes', () => {
   const agents: Agent[] = [];
 
   before(async () => {
+    // The usual umask, inherited by the backup processes: the copy's mode must not come from it.
+    process.umask(0o022);
     testDb = await createTestDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-backup-'));
     node = await startNode(testDb.url);
@@ -187,6 +189,9 @@ describe('npm run backup under sustained writes', () => {
       [path.basename(copy)],
       'no temporary file is left beside the copy',
     );
+    // It holds the token signing key: its owner's alone, in directories the backup created for it.
+    assert.equal(fs.statSync(copy).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(copy)).mode & 0o777, 0o700);
     const held = await descriptionsIn(copy);
     for (const agent of agents) assert.ok(held.has(agent.did), `seeded agent ${agent.did} is in the copy`);
     for (const did of registeredBefore) assert.ok(held.has(did), `registered ${did} is in the copy`);
@@ -207,6 +212,7 @@ describe('npm run backup under sustained writes', () => {
 
     const replaced = await backup(testDb.url, [existing, '--force']);
     assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(fs.statSync(existing).mode & 0o777, 0o600);
     assert.notEqual(fs.readFileSync(existing, 'utf8'), 'an older backup');
     assert.ok((await descriptionsIn(existing)).size >= agents.length);
   });
