@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { AgentKey } from '@agent-registry/sdk';
-import { loadKey, saveKey } from '@agent-registry/sdk/node';
+import { backUpKeyFile, loadKey, saveKey } from '@agent-registry/sdk/node';
 import type { CliContext } from './context.js';
 import { AuthRequiredError, UsageError } from './exit-codes.js';
 
@@ -53,9 +53,7 @@ export async function writeKey(cli: CliContext, key: AgentKey, force: boolean): 
         'KEY_EXISTS',
       );
     }
-    backup = `${cli.home.keyPath}.${Date.now()}.bak`;
-    fs.copyFileSync(cli.home.keyPath, backup);
-    fs.chmodSync(backup, 0o600);
+    backup = await backUpKeyFile(cli.home.keyPath);
     fs.rmSync(cli.home.keyPath);
   }
   cli.home.ensureDir();

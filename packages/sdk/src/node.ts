@@ -61,11 +61,7 @@ export async function saveKey(file: string, key: AgentKey, options: SaveKeyOptio
   };
   const text = `${JSON.stringify(content, null, 2)}\n`;
   if (options.overwrite === true) {
-    if (existsSync(target)) {
-      const backup = `${target}.${Date.now()}.bak`;
-      await copyFile(target, backup, constants.COPYFILE_EXCL);
-      await chmod(backup, 0o600);
-    }
+    await backUpKeyFile(target);
     await writeFile(target, text, { mode: 0o600 });
   } else {
     // 'wx' creates the file or fails if it exists, in one step: no window to lose a key in.
@@ -79,6 +75,19 @@ export async function saveKey(file: string, key: AgentKey, options: SaveKeyOptio
   // writeFile keeps the mode of an existing file: make sure it is private anyway.
   await chmod(target, 0o600);
   return target;
+}
+
+/**
+ * Copies an existing key file beside itself as `<file>.<epoch ms>.bak` (mode 0600, never over another
+ * file) before it is replaced, and answers the copy's path; undefined when there is no file.
+ */
+export async function backUpKeyFile(file: string): Promise<string | undefined> {
+  const target = expandHome(file);
+  if (!existsSync(target)) return undefined;
+  const backup = `${target}.${Date.now()}.bak`;
+  await copyFile(target, backup, constants.COPYFILE_EXCL);
+  await chmod(backup, 0o600);
+  return backup;
 }
 
 /** Reads a key file, refusing one that group or others can read. */

@@ -29,7 +29,8 @@ async function main(args: string[]): Promise<number> {
       console.error(`Backup failed: ${error.message}`);
       return 1;
     }
-    console.error('Backup failed:', error);
+    // Still one line, as documented: what failed (e.g. an EIO while writing), not a stack trace.
+    console.error(`Backup failed: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
 }

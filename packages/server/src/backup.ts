@@ -11,6 +11,7 @@ import {
   statSync,
 } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { DatabaseConfig } from './config.js';
 
@@ -22,13 +23,13 @@ export class BackupError extends Error {
   }
 }
 
-/** Temporary files and pg_dump processes of backups under way, for when the process is told to stop. */
+/** Temporary files and copying processes of backups under way, for when the process is told to stop. */
 const partials = new Set<string>();
-const dumps = new Set<ChildProcess>();
+const copiers = new Set<ChildProcess>();
 
-/** Ends every backup under way: stops its pg_dump and removes its temporary file (the process then exits). */
+/** Ends every backup under way: stops its copying process and removes its temporary file (the process then exits). */
 export function abandonBackups(): void {
-  for (const child of dumps) child.kill('SIGTERM');
+  for (const child of copiers) child.kill('SIGTERM');
   for (const file of partials) rmSync(file, { force: true });
   partials.clear();
 }
@@ -58,11 +59,16 @@ export async function backupDatabase(
   options: BackupOptions,
 ): Promise<BackupResult> {
   const file = path.resolve(destination);
+  // Refused before the copy is made: the last step could never give a directory's name to a file.
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory() === true)
+    throw new BackupError(
+      `${file} is a directory: name the backup file, e.g. ${path.join(file, 'registry-backup')}`,
+    );
   if (!options.overwrite && existsSync(file))
     throw new BackupError(`${file} already exists: choose another file name, or pass --force to replace it`);
   const directory = path.dirname(file);
   try {
-    mkdirSync(directory, { recursive: true });
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new BackupError(
       `Cannot create the directory ${directory} (${codeOf(error)}): choose a writable place`,
@@ -71,7 +77,11 @@ export async function backupDatabase(
   const partial = path.join(directory, `.${path.basename(file)}.partial-${process.pid}`);
   partials.add(partial);
   try {
-    if (database.kind === 'sqlite') vacuumInto(database.path, database.busyTimeoutMs, partial);
+    // The copy holds the token signing key and every agent's data: readable by its owner only, whatever
+    // the umask. VACUUM INTO and pg_dump both write into an empty file that exists, keeping its mode.
+    rmSync(partial, { force: true });
+    closeSync(openSync(partial, 'wx', 0o600));
+    if (database.kind === 'sqlite') await sqliteCopy(database.path, database.busyTimeoutMs, partial);
     else await pgDump(database.url, partial);
     syncFile(partial);
     if (options.overwrite) renameSync(partial, file);
@@ -96,16 +106,47 @@ export async function backupDatabase(
   return { file, bytes: statSync(file).size, kind: database.kind };
 }
 
-function vacuumInto(source: string, busyTimeoutMs: number | undefined, target: string): void {
+/**
+ * VACUUM INTO and quick_check are synchronous and may run for minutes on a large file: in this process
+ * they would hold the event loop, so a stop signal could not be handled until the copy had taken its
+ * name. They run in a process of their own (backup-sqlite-main.ts), stopped like pg_dump.
+ */
+function sqliteCopy(source: string, busyTimeoutMs: number | undefined, target: string): Promise<void> {
   if (source === ':memory:')
     throw new BackupError('DATABASE_URL names an in-memory SQLite database: nothing to back up');
   if (!existsSync(source))
     throw new BackupError(
       `There is no SQLite database at ${source}: check DATABASE_URL (the registry creates it at its first start)`,
     );
+  // The same extension as this module: .ts under tsx (tests), .js once built.
+  const self = fileURLToPath(import.meta.url);
+  const main = path.join(path.dirname(self), `backup-sqlite-main${path.extname(self)}`);
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, main, source, String(busyTimeoutMs ?? 5000), target],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  copiers.add(child);
+  child.once('exit', () => copiers.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          new BackupError(stderr.trim() || `the SQLite copy stopped (${signal ?? `exit status ${code}`})`),
+        );
+    });
+  });
+}
+
+/** The copy itself, in the process sqliteCopy starts: throws BackupError with what went wrong. */
+export function vacuumInto(source: string, busyTimeoutMs: number, target: string): void {
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
-    db.pragma(`busy_timeout = ${busyTimeoutMs ?? 5000}`);
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.prepare('VACUUM INTO ?').run(target);
   } catch (error) {
     throw new BackupError(`SQLite could not copy ${source} to ${target}: ${(error as Error).message}`);
@@ -136,8 +177,8 @@ function pgDump(url: string, target: string): Promise<void> {
       env: password === '' ? process.env : { ...process.env, PGPASSWORD: password },
     },
   );
-  dumps.add(child);
-  child.once('exit', () => dumps.delete(child));
+  copiers.add(child);
+  child.once('exit', () => copiers.delete(child));
   return new Promise((resolve, reject) => {
     child.once('error', (error) => {
       reject(

@@ -108,6 +108,8 @@ describe('npm run backup under sustained writes', () => {
   const agents: Agent[] = [];
 
   before(async () => {
+    // The usual umask, inherited by the backup processes: the copy's mode must not come from it.
+    process.umask(0o022);
     testDb = await createTestDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-backup-'));
     node = await startNode(testDb.url);
@@ -187,6 +189,9 @@ describe('npm run backup under sustained writes', () => {
       [path.basename(copy)],
       'no temporary file is left beside the copy',
     );
+    // It holds the token signing key: its owner's alone, in directories the backup created for it.
+    assert.equal(fs.statSync(copy).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.dirname(copy)).mode & 0o777, 0o700);
     const held = await descriptionsIn(copy);
     for (const agent of agents) assert.ok(held.has(agent.did), `seeded agent ${agent.did} is in the copy`);
     for (const did of registeredBefore) assert.ok(held.has(did), `registered ${did} is in the copy`);
@@ -207,8 +212,26 @@ describe('npm run backup under sustained writes', () => {
 
     const replaced = await backup(testDb.url, [existing, '--force']);
     assert.equal(replaced.code, 0, replaced.stderr);
+    assert.equal(fs.statSync(existing).mode & 0o777, 0o600);
     assert.notEqual(fs.readFileSync(existing, 'utf8'), 'an older backup');
     assert.ok((await descriptionsIn(existing)).size >= agents.length);
+  });
+
+  test('a directory as the destination is refused in one line, even with --force, and nothing is left', async () => {
+    const parent = fs.mkdtempSync(path.join(dir, 'parent-'));
+    const directory = path.join(parent, 'backups');
+    fs.mkdirSync(directory);
+    for (const args of [[directory], [directory, '--force']]) {
+      const outcome = await backup(testDb.url, args);
+      assert.equal(outcome.code, 1, args.join(' '));
+      assert.equal(
+        outcome.stderr,
+        `Backup failed: ${directory} is a directory: name the backup file, e.g. ${path.join(directory, 'registry-backup')}\n`,
+      );
+      assert.ok(fs.statSync(directory).isDirectory());
+      assert.deepEqual(fs.readdirSync(directory), []);
+      assert.deepEqual(fs.readdirSync(parent), ['backups']);
+    }
   });
 
   test('a wrong command line exits 2 with the usage', async () => {
@@ -299,6 +322,84 @@ exec sleep 60
         }
       };
       while (alive()) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  );
+
+  test(
+    'SQLite: a backup stopped while the copy runs leaves no file and no copying process behind',
+    {
+      skip: testDatabase === 'sqlite' ? false : 'SQLite only',
+    },
+    async () => {
+      // A lock held here keeps the copy waiting (busy timeout) while the test stops the backup.
+      const source = path.join(dir, 'locked.db');
+      const holder = new Database(source);
+      holder.exec('create table t (x); insert into t values (1)');
+      holder.exec('begin exclusive');
+      const target = fs.mkdtempSync(path.join(dir, 'stopped-'));
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/backup-main.ts', path.join(target, 'stopped.db')],
+        {
+          cwd: serverDir,
+          env: { ...process.env, DATABASE_URL: `sqlite:${source}`, SQLITE_BUSY_TIMEOUT_MS: '60000' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+      // The process that copies: the backup, or a child of it, holding the database open.
+      const holds = (pid: number): boolean => {
+        try {
+          return fs.readdirSync(`/proc/${pid}/fd`).some((fd) => {
+            try {
+              return fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === source;
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          return false;
+        }
+      };
+      const copier = (): number | undefined => {
+        const pid = child.pid as number;
+        let children: number[] = [];
+        try {
+          children = fs
+            .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+            .split(' ')
+            .filter((entry) => entry !== '')
+            .map(Number);
+        } catch {
+          // Not started yet, or already gone.
+        }
+        return [pid, ...children].find(holds);
+      };
+      let copying: number | undefined;
+      while ((copying = copier()) === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Stopped while the copy still waits for the lock: the stop is handled at once, not once the
+      // copy has ended (then failed, past the busy timeout, or been named, once the lock is free).
+      child.kill('SIGTERM');
+      assert.equal(await exited, 143, stdout + stderr);
+      holder.exec('commit');
+      holder.close();
+      assert.equal(stderr, 'Backup interrupted (SIGTERM): nothing was written\n');
+      assert.equal(stdout, '');
+      assert.deepEqual(fs.readdirSync(target), []);
+      // Gone, or a zombie nobody has reaped yet: either way it writes nothing more.
+      const alive = (): boolean => {
+        try {
+          return fs.readFileSync(`/proc/${copying}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+        } catch {
+          return false;
+        }
+      };
+      while (alive()) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(fs.readdirSync(target), [], 'the stopped copy wrote nothing afterwards');
     },
   );
 

@@ -94,7 +94,16 @@ describe('search paging by cursor, and one index per node', () => {
   test('a bad cursor is a 400 that says what to do', async () => {
     const first = await search('tags=paging&limit=5');
     assert.ok(first.next_cursor !== null);
+    // The same position as a registry before the reputation tie-breaks wrote it: no rating, no reviews.
+    const issued = JSON.parse(Buffer.from(first.next_cursor, 'base64url').toString('utf8')) as {
+      k: [number, number, number, number, number, string];
+    };
+    const [score, reputation, , , createdAt, did] = issued.k;
+    const earlier = Buffer.from(
+      JSON.stringify({ ...issued, k: [score, reputation, createdAt, did] }),
+    ).toString('base64url');
     const cases: [string, RegExp][] = [
+      [`tags=paging&cursor=${earlier}`, /issued before .* repeat the search without cursor/],
       ['tags=paging&cursor=not-a-cursor', /pass next_cursor from a search response unchanged/],
       [`tags=paging&sort=created_at&cursor=${first.next_cursor}`, /different search/],
       [`tags=paging&offset=5&cursor=${first.next_cursor}`, /either cursor or offset/],

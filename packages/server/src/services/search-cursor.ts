@@ -57,21 +57,31 @@ export function decodeSearchCursor(cursor: string, digest: string): SearchPositi
   return { kind: 'offset', offset: body.o as number };
 }
 
+const NOT_ISSUED =
+  'cursor is not one this registry issued: pass next_cursor from a search response unchanged';
+
 function parse(cursor: string): CursorBody {
   let body: unknown;
   try {
     body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw invalidCursor(
-      'cursor is not one this registry issued: pass next_cursor from a search response unchanged',
-    );
+    throw invalidCursor(NOT_ISSUED);
   }
   if (!isCursorBody(body)) {
     throw invalidCursor(
-      'cursor is not one this registry issued: pass next_cursor from a search response unchanged',
+      isEarlierKeyset(body)
+        ? 'cursor was issued before this registry ordered equal reputation scores by average rating and reviews: repeat the search without cursor and page again from the start'
+        : NOT_ISSUED,
     );
   }
   return body;
+}
+
+/** A keyset cursor of the earlier form, [score, reputation, created_at, did], that a client passed on unchanged. */
+function isEarlierKeyset(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const body = value as Record<string, unknown>;
+  return body.v === 1 && Array.isArray(body.k) && body.k.length === 4;
 }
 
 function isCursorBody(value: unknown): value is CursorBody {
