@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../src/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { App } from '../src/http/types.js';
 import type { HostResolver } from '../src/invocation/network-policy.js';
+import { UNLIMITED_REGISTRATIONS } from './node-process.js';
 import { DEFAULT_TEST_POSTGRES_URL } from './private-postgres.js';
 
 /** A clock tests can move: starts at the real time so signed timestamps look current. */
@@ -96,9 +97,7 @@ export async function startRegistry(
     DATABASE_URL: database.url,
     PUBLIC_URL: TEST_PUBLIC_URL,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    // Every test registers from one address; the registration limits have tests of their own.
-    REGISTRATION_RATE_LIMIT: '1000000',
-    REGISTRATION_PREFIX_RATE_LIMIT: '1000000',
+    ...UNLIMITED_REGISTRATIONS,
     ...env,
   });
   const clock = new TestClock();
