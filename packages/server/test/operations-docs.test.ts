@@ -102,8 +102,16 @@ function checkoutLike(): string {
   return dir;
 }
 
-/** Runs one block with bash as an operator's shell would, stopping at its first failing command. */
-async function runBlock(block: string, cwd: string, databaseUrl: string | undefined): Promise<void> {
+/**
+ * Runs one block with bash as an operator's shell would, stopping at its first failing command; its
+ * standard output.
+ */
+async function runBlock(
+  block: string,
+  cwd: string,
+  databaseUrl: string | undefined,
+  extra: Record<string, string> = {},
+): Promise<string> {
   // npm's own variables from the test's runner would point npm at the repository's configuration.
   const env: Record<string, string | undefined> = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')),
@@ -111,21 +119,28 @@ async function runBlock(block: string, cwd: string, databaseUrl: string | undefi
   // Unset on SQLite: the registry's default, ./data/registry.db, is the docs' file.
   if (databaseUrl === undefined) delete env.DATABASE_URL;
   else env.DATABASE_URL = databaseUrl;
+  Object.assign(env, extra);
   const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', block], { cwd, env });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
   });
   assert.equal(code, 0, `${block}\n---\n${output}`);
+  return stdout;
 }
 
-async function register(node: NodeProcess, name: string): Promise<void> {
+async function register(node: NodeProcess, name: string): Promise<{ did: string; token: string }> {
   const body = await registrationBody(ed25519Agent(), profileOf(name), Date.now());
   const response = await call(node, 'POST', '/api/agents/register', undefined, body);
   assert.equal(response.status, 201, JSON.stringify(response.body));
+  return response.body as { did: string; token: string };
 }
 
 async function found(node: NodeProcess, word: string): Promise<number> {
@@ -391,4 +406,86 @@ describe(`docs/operations.md, Upgrades and migrations (${dialect}), step by step
       assert.deepEqual(await stateOf(database), upgraded);
     },
   );
+});
+
+/**
+ * Every shell block of README.md and docs/: where a test runs it, or why none can on one machine. A
+ * block added to the docs fails this until it is run or explained here.
+ */
+const SHELL_BLOCKS: Record<string, string> = {
+  'README.md: npm ci && npm start     # install, build, and serve on http://localhost:8080 (SQLite under ./data)':
+    'npm start never exits, npm ci reinstalls the checkout, npm test is the whole suite',
+  'README.md: npx agent-registry init --name "Shouter" --capability "uppercase:Upper-cases text"   # key + profile, mode 0600':
+    'the worker never exits: packages/cli/test/two-minutes.test.ts runs it command for command',
+  'README.md: export AGENT_REGISTRY_HOME=~/.config/agent-registry-caller   # one config directory per agent':
+    '<did> and <task id> placeholders: packages/cli/test/two-minutes.test.ts runs it command for command',
+  'docs/mirroring.md: # From the beginning (no since): every agent the registry has known, each at its latest state.':
+    'example cursor of a registry of more than 1,000 agents at localhost:8080',
+  'docs/operations.md: npm ci && npm start          # PORT=8080, data in ./data/registry.db':
+    'npm start never exits, npm ci reinstalls the checkout',
+  'docs/operations.md: export DATABASE_URL=postgres://registry:secret@db.internal:5432/registry':
+    'another machine (db.internal) with a password, and the node never exits',
+  'docs/operations.md: npm run backup -- backup/registry-$(date +%F).db': 'run here',
+  'docs/operations.md: npm run backup -- backup/registry-$(date +%F).dump': 'run here',
+  'docs/operations.md: latest=$(ls -t backup/registry-*.db | head -n 1)': 'run here',
+  'docs/operations.md: latest=$(ls -t backup/registry-*.dump | head -n 1)': 'run here',
+  'docs/operations.md: npm run backup -- backup/registry-pre-upgrade.db': 'run here',
+  'docs/operations.md: npm run backup -- backup/registry-pre-upgrade.dump': 'run here',
+  "docs/operations.md: psql \"$DATABASE_URL\" -c 'DROP SCHEMA public CASCADE' -c 'CREATE SCHEMA public'":
+    'run here',
+  "docs/search.md: curl -s 'http://localhost:8080/api/agents/search?q=translate&limit=20'":
+    'the cursor is elided (eyJ2IjoxLCJzIjoi...)',
+  'docs/testing.md: cd packages/server': 'runs a test file of this suite: the suite itself is how it runs',
+  'docs/webhooks.md: curl -X PUT "$REGISTRY/api/agents/$(node -p \'encodeURIComponent(process.argv[1])\' "$DID")/invocation" \\':
+    'run here',
+};
+
+const SHELL = new Set(['sh', 'bash', 'shell', 'console']);
+
+describe('the shell blocks of README.md and docs/', () => {
+  test('each is run by a test or says why it cannot run on one machine', () => {
+    const files = [
+      'README.md',
+      ...fs
+        .readdirSync(path.join(root, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const found = files.flatMap((file) =>
+      fencedBlocks(fs.readFileSync(path.join(root, file), 'utf8'))
+        .filter(({ language }) => SHELL.has(language))
+        .map(({ code }) => `${file}: ${code.split('\n')[0] ?? ''}`),
+    );
+    assert.deepEqual(found.sort(), Object.keys(SHELL_BLOCKS).sort());
+  });
+
+  test('docs/webhooks.md: configuring webhook delivery with curl, word for word', async (t) => {
+    const curl = spawn('curl', ['--version']);
+    const present = await new Promise<boolean>((resolve) => {
+      curl.once('error', () => resolve(false));
+      curl.once('close', (code) => resolve(code === 0));
+    });
+    if (!present) return t.skip('curl is not installed');
+    const [block] = fencedBlocks(fs.readFileSync(path.join(root, 'docs/webhooks.md'), 'utf8')).filter(
+      ({ language }) => language === 'sh',
+    );
+    assert.ok(block !== undefined);
+    const database = await createTestDatabase();
+    const node = await startNode(database.url);
+    try {
+      const { did, token } = await register(node, 'Hooked 0');
+      const output = await runBlock(block.code, root, database.url, {
+        REGISTRY: node.url,
+        DID: did,
+        TOKEN: token,
+      });
+      const answer = JSON.parse(output) as Record<string, unknown>;
+      assert.equal(answer.delivery_mode, 'webhook', output);
+      assert.equal(answer.webhook_url, 'https://agent.example/invoke', output);
+      assert.match(String(answer.webhook_secret), /^whsec_/);
+    } finally {
+      await node.stop();
+      await database.drop();
+    }
+  });
 });
