@@ -114,7 +114,10 @@ async function runBlock(
 ): Promise<string> {
   // npm's own variables from the test's runner would point npm at the repository's configuration.
   const env: Record<string, string | undefined> = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')),
+    Object.entries(process.env).filter(
+      // The test runner's own variable would make a `node --test` in a block report to this runner.
+      ([name]) => !name.startsWith('npm_') && name !== 'NODE_TEST_CONTEXT',
+    ),
   );
   // Unset on SQLite: the registry's default, ./data/registry.db, is the docs' file.
   if (databaseUrl === undefined) delete env.DATABASE_URL;
@@ -435,7 +438,7 @@ const SHELL_BLOCKS: Record<string, string> = {
     'run here',
   "docs/search.md: curl -s 'http://localhost:8080/api/agents/search?q=translate&limit=20'":
     'the cursor is elided (eyJ2IjoxLCJzIjoi...)',
-  'docs/testing.md: cd packages/server': 'runs a test file of this suite: the suite itself is how it runs',
+  'docs/testing.md: cd packages/server': 'run here',
   'docs/webhooks.md: curl -X PUT "$REGISTRY/api/agents/$(node -p \'encodeURIComponent(process.argv[1])\' "$DID")/invocation" \\':
     'run here',
 };
@@ -488,4 +491,19 @@ describe('the shell blocks of README.md and docs/', () => {
       await database.drop();
     }
   });
+
+  test(
+    'docs/testing.md: one test file against PostgreSQL, word for word',
+    { timeout: 10 * 60_000 },
+    async (t) => {
+      // The block chooses PostgreSQL itself: once, in the PostgreSQL pass, is enough.
+      if (testDatabase !== 'postgres') return t.skip('runs in the PostgreSQL pass (TEST_DATABASE=postgres)');
+      const [block, ...others] = fencedBlocks(
+        fs.readFileSync(path.join(root, 'docs/testing.md'), 'utf8'),
+      ).filter(({ language }) => language === 'sh');
+      assert.ok(block !== undefined && others.length === 0);
+      const output = await runBlock(block.code, root, undefined);
+      assert.match(output, /^# fail 0$/m, output);
+    },
+  );
 });
