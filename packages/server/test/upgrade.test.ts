@@ -5,14 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import SqliteDatabase from 'better-sqlite3';
 import { Wallet } from 'ethers';
-import pg from 'pg';
 import { MIGRATIONS } from '../src/db/migrations/index.js';
 import {
   createTestDatabase,
+  loadRelease,
   referenceCanonicalJson,
   secp256k1Agent,
+  stateOf,
   testDatabase,
   TEST_PUBLIC_URL,
   type TestDatabase,
@@ -42,23 +42,7 @@ const fixture = JSON.parse(
 /** A database of the kind under test holding the first complete release's schema and data. */
 async function releaseDatabase(): Promise<TestDatabase> {
   const database = await createTestDatabase();
-  if (database.file !== undefined) {
-    fs.copyFileSync(path.join(fixtures, 'release-1.sqlite'), database.file);
-    return database;
-  }
-  // pg_dump's `\restrict` lines are commands of psql, not SQL.
-  const dump = fs
-    .readFileSync(path.join(fixtures, 'release-1.sql'), 'utf8')
-    .split('\n')
-    .filter((line) => !line.startsWith('\\'))
-    .join('\n');
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query(dump);
-  } finally {
-    await client.end();
-  }
+  await loadRelease(database);
   return database;
 }
 
@@ -96,73 +80,6 @@ async function statementsPerMigration(make: () => Promise<TestDatabase>): Promis
     return JSON.parse(run.stdout) as Record<string, number>;
   } finally {
     await scratch.drop();
-  }
-}
-
-interface State {
-  applied: string[];
-  /** Tables, columns and indexes, and each table's row count. */
-  schema: string[];
-}
-
-/** What a migration may change: the history, the schema and the rows. */
-async function stateOf(database: TestDatabase): Promise<State> {
-  if (database.file !== undefined) {
-    const sqlite = new SqliteDatabase(database.file);
-    try {
-      const objects = sqlite
-        .prepare(
-          "select type, name, sql from sqlite_master where name not like 'sqlite_%' order by type, name",
-        )
-        .all() as { type: string; name: string; sql: string | null }[];
-      const schema = objects.map(({ type, name, sql }) => {
-        const counted = type === 'table' && sql?.startsWith('CREATE VIRTUAL') !== true;
-        const rows = counted
-          ? (sqlite.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n
-          : '';
-        return `${type} ${name} ${sql ?? ''} ${rows}`;
-      });
-      const hasHistory = objects.some(({ name }) => name === 'kysely_migration');
-      const applied = hasHistory
-        ? (sqlite.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map(
-            ({ name }) => name,
-          )
-        : [];
-      return { applied, schema };
-    } finally {
-      sqlite.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    const columns = await client.query<{ line: string }>(
-      `select table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' ||
-         coalesce(column_default, '') as line
-       from information_schema.columns where table_schema = 'public' order by 1`,
-    );
-    const indexes = await client.query<{ line: string }>(
-      `select indexdef as line from pg_indexes where schemaname = 'public' order by 1`,
-    );
-    const tables = await client.query<{ name: string }>(
-      `select tablename as name from pg_tables where schemaname = 'public' order by 1`,
-    );
-    const counts: string[] = [];
-    for (const { name } of tables.rows) {
-      const { rows } = await client.query<{ n: string }>(`select count(*) as n from "${name}"`);
-      counts.push(`${name} ${rows[0]?.n}`);
-    }
-    const applied = tables.rows.some(({ name }) => name === 'kysely_migration')
-      ? (await client.query<{ name: string }>('select name from kysely_migration order by name')).rows.map(
-          ({ name }) => name,
-        )
-      : [];
-    return {
-      applied,
-      schema: [...columns.rows.map(({ line }) => line), ...indexes.rows.map(({ line }) => line), ...counts],
-    };
-  } finally {
-    await client.end();
   }
 }
 
