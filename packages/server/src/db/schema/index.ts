@@ -7,6 +7,7 @@ import type { UsedSignaturesPartial } from './used-signatures.js';
 import type { ServiceRecordPartial } from './service-record.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 import type { ChangeFeedPartial } from './change-feed.js';
+import type { InvocationQuotaPartial } from './invocation-quota.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -18,7 +19,8 @@ export type DatabaseSchema = AgentsPartial &
   UsedSignaturesPartial &
   InvocationIdempotencyPartial &
   TrustPartial &
-  ChangeFeedPartial;
+  ChangeFeedPartial &
+  InvocationQuotaPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -35,3 +37,4 @@ export type {
 } from './service-record.js';
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
+export type { InvocationQuotaTable } from './invocation-quota.js';
