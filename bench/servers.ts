@@ -35,6 +35,10 @@ export async function startRegistry(launch: RegistryLaunch, children: ChildProce
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       REVIEW_RATE_LIMIT: '100000',
+      // One caller invokes for the whole run: the limits are checked on every call but never reached.
+      INVOKE_RATE_LIMIT: '10000000',
+      INVOKE_RATE_MB: '10000000',
+      TASK_MAX_OPEN_PER_CALLER: '100000',
       NODE_ENV: 'production',
     },
     launch.processLog,

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import { openTaskLoadQuery } from '../src/db/stores/tasks.js';
 import { InProcessTaskEvents } from '../src/invocation/events.js';
 import { TaskStateMachine } from '../src/invocation/task-state.js';
 import { LIMITS } from '../src/services/limits.js';
@@ -186,6 +188,27 @@ describe('the queue of one agent is bounded', () => {
     });
     assert.equal((await blocked).statusCode, 200);
   });
+});
+
+test('the open-task counts of an invocation read only the covering partial indexes (SQLite plan)', async (t) => {
+  if (testDatabase !== 'sqlite') return t.skip("the plan checked is SQLite's (no ANALYZE)");
+  const registry = await startRegistry();
+  try {
+    const { db } = registry.ctx.database;
+    for (const [side, index] of [
+      ['caller_did', 'tasks_open_caller_idx'],
+      ['target_did', 'tasks_open_target_idx'],
+    ] as const) {
+      const query = openTaskLoadQuery(db, side, 'did:web:x:agent:a', 1).compile();
+      const { rows } = await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+      );
+      const plan = rows.map((row) => row.detail).join('\n');
+      assert.match(plan, new RegExp(`USING COVERING INDEX ${index}`), plan);
+    }
+  } finally {
+    await registry.close();
+  }
 });
 
 test('one new task wakes one waiting long poll, not all of them', async () => {

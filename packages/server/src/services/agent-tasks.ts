@@ -145,7 +145,9 @@ export class AgentTaskService {
         if (page.length > 0 || remaining <= 0) break;
         // Another poll leased them first: look again at once for the ones after them.
         if (candidates.length > 0) continue;
-        if ((await wakeup.wait(remaining, signal)) === 'aborted') break;
+        // Re-read at least once a lease: a task another poll leased and never accepted comes back then.
+        const slept = await wakeup.wait(Math.min(remaining, LIMITS.pendingTaskLeaseMs), signal);
+        if (slept === 'aborted') break;
       }
     } finally {
       this.deps.telemetry.longPollWaiters(-1);

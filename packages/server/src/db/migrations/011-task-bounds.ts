@@ -15,17 +15,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('tasks').addColumn('lease_until', 'bigint').execute();
   await db.schema.alterTable('tasks').addColumn('payload_purged_at', 'bigint').execute();
   const open = sql<SqlBool>`status in ('pending', 'processing')`;
-  // Covering partial indexes: the open tasks (and their bytes) of one caller or one target, by deadline.
+  // Covering partial indexes: the open tasks (and their bytes) of one caller or one target, by deadline;
+  // `status` too, which SQLite reads to check the index's own condition.
   await db.schema
     .createIndex('tasks_open_caller_idx')
     .on('tasks')
-    .columns(['caller_did', 'deadline_at', 'input_bytes'])
+    .columns(['caller_did', 'deadline_at', 'input_bytes', 'status'])
     .where(open)
     .execute();
   await db.schema
     .createIndex('tasks_open_target_idx')
     .on('tasks')
-    .columns(['target_did', 'deadline_at', 'input_bytes'])
+    .columns(['target_did', 'deadline_at', 'input_bytes', 'status'])
     .where(open)
     .execute();
   // The sweep: ended tasks whose payloads are still kept, oldest first; and every ended task by age.

@@ -149,6 +149,19 @@ export async function readTaskInputs(db: Db, ids: readonly string[]): Promise<Ma
   return new Map(rows.map((row) => [row.id, row.input]));
 }
 
+/** The read of openTaskLoad, apart so its query plan can be checked. */
+export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did: string, now: number) =>
+  db
+    .selectFrom('tasks')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('tasks'),
+      eb.fn.coalesce(eb.fn.sum<number | string>('input_bytes'), sql.lit(0)).as('bytes'),
+    ])
+    .where(side, '=', did)
+    // The literal condition of the partial indexes of open tasks (migration 011), so both databases use them.
+    .where(sql<boolean>`status in ('pending', 'processing')`)
+    .where('deadline_at', '>', now);
+
 /** Open tasks (not past their deadline) and their input bytes, of one caller or one target. */
 export async function openTaskLoad(
   db: Db,
@@ -156,17 +169,7 @@ export async function openTaskLoad(
   did: string,
   now: number,
 ): Promise<{ tasks: number; bytes: number }> {
-  const row = await db
-    .selectFrom('tasks')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('tasks'),
-      eb.fn.coalesce(eb.fn.sum<number | string>('input_bytes'), sql.lit(0)).as('bytes'),
-    ])
-    .where(side, '=', did)
-    // The literal condition of the partial index of open tasks (migration 011), so both databases use it.
-    .where(sql<boolean>`status in ('pending', 'processing')`)
-    .where('deadline_at', '>', now)
-    .executeTakeFirstOrThrow();
+  const row = await openTaskLoadQuery(db, side, did, now).executeTakeFirstOrThrow();
   return { tasks: Number(row.tasks), bytes: Number(row.bytes) };
 }
 
