@@ -166,6 +166,10 @@ describe('the queue of one agent is bounded', () => {
       'a plain listing still shows every pending task',
     );
     registry.clock.advance(LIMITS.pendingTaskLeaseMs);
+    await call(registry, 'GET', '/api/agent/tasks', worker.token);
+    const afterListing = await call(registry, 'GET', '/api/agent/tasks?wait=0.3', worker.token);
+    assert.deepEqual(afterListing.json(), { tasks: [] }, 'a listing leases what it shows, too');
+    registry.clock.advance(LIMITS.pendingTaskLeaseMs);
     const third = await call(registry, 'GET', '/api/agent/tasks?wait=5', worker.token);
     assert.equal((third.json().tasks as { task_id: string }[])[0]?.task_id, taskId, 'lease over');
     const done = await call(registry, 'POST', `/api/agent/tasks/${taskId}/result`, worker.token, {

@@ -79,9 +79,9 @@ export class AgentTaskService {
 
   /**
    * Pending tasks, oldest first, as the JSON body of the answer. A page stops before its inputs pass
-   * pendingTasksPageMaxBytes. With `waitSeconds`, returns as soon as one arrives (or when time is up),
-   * and the tasks it returns are leased to it: no other long poll of the agent gets them for
-   * pendingTaskLeaseMs, unless they are accepted or end first.
+   * pendingTasksPageMaxBytes. With `waitSeconds`, returns as soon as one arrives (or when time is up).
+   * The tasks a poll returns are leased to it: no long poll of the agent gets them for
+   * pendingTaskLeaseMs, unless they are accepted or end first; a plain listing still shows them.
    */
   async listPending(
     caller: AuthenticatedAgent,
@@ -115,14 +115,13 @@ export class AgentTaskService {
   ): Promise<string> {
     const { db, clock, events } = this.deps;
     if (waitSeconds <= 0) {
-      const page = withinPageBudget(await listPendingTasks(db, caller.did, clock.now(), limit));
-      return pageJson(
-        page,
-        await readTaskInputs(
-          db,
-          page.map((head) => head.id),
-        ),
-      );
+      // A plain listing shows every pending task, leased or not, and leases the free ones it shows, so
+      // a long poll right after it (a worker's next poll) does not hand them out again.
+      const now = clock.now();
+      const page = withinPageBudget(await listPendingTasks(db, caller.did, now, limit));
+      const ids = page.map((head) => head.id);
+      await leasePendingTasks(db, ids, now, now + LIMITS.pendingTaskLeaseMs);
+      return pageJson(page, await readTaskInputs(db, ids));
     }
     const wakeup = new Wakeup((wake) => events.onWorkAvailable(caller.did, wake));
     const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
