@@ -73,6 +73,12 @@ export interface InvocationDeps {
 
 export class InvocationService {
   private readonly closing = longLivedController();
+  /**
+   * One caller's task-creating transactions on this node run one at a time: they would wait for each
+   * other on the caller's rate row anyway, and waiting here holds no database connection, so a burst
+   * from one caller cannot take the pool from everyone else.
+   */
+  private readonly perCaller = new KeyedQueue();
 
   constructor(private readonly deps: InvocationDeps) {}
 
@@ -127,19 +133,21 @@ export class InvocationService {
     };
     try {
       // The quota checks, the task and its key commit together: a refused invocation counts nothing.
-      await db.transaction().execute(async (trx) => {
-        await this.assertWithinBounds(trx, caller.did, target.did, inputBytes, now);
-        await insertTask(trx, task);
-        if (key === undefined) return;
-        await rememberIdempotencyKey(trx, {
-          caller_did: caller.did,
-          idempotency_key: key,
-          request_hash: requestHash,
-          task_id: task.id,
-          created_at: now,
-          expires_at: now + LIMITS.idempotencyKeyTtlMs,
-        });
-      });
+      await this.perCaller.run(caller.did, () =>
+        db.transaction().execute(async (trx) => {
+          await this.assertWithinBounds(trx, caller.did, target.did, inputBytes, now);
+          await insertTask(trx, task);
+          if (key === undefined) return;
+          await rememberIdempotencyKey(trx, {
+            caller_did: caller.did,
+            idempotency_key: key,
+            request_hash: requestHash,
+            task_id: task.id,
+            created_at: now,
+            expires_at: now + LIMITS.idempotencyKeyTtlMs,
+          });
+        }),
+      );
     } catch (error) {
       if (key === undefined) throw error;
       // A concurrent retry with the same key won the race: follow its task instead.
@@ -421,3 +429,22 @@ function fingerprint(request: InvokeRequest): string {
 }
 
 const mib = (bytes: number): string => `${Math.round((bytes / 2 ** 20) * 100) / 100} MiB`;
+
+/** Runs the work given for one key one after another, in the order given; different keys run freely. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
