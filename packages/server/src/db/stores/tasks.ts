@@ -120,8 +120,24 @@ export async function listPendingTasks(
   return pendingTasksRead(limit)(db, targetDid, now, skipLeasedAt ?? Number.MAX_SAFE_INTEGER);
 }
 
+/** Statements whose `id in (...)` list has `count` members, each built and compiled once per count. */
+function perIdCount<T>(build: (count: number) => T): (count: number) => T {
+  const byCount = new Map<number, T>();
+  return (count) => {
+    let built = byCount.get(count);
+    if (built === undefined) {
+      built = build(count);
+      byCount.set(count, built);
+    }
+    return built;
+  };
+}
+
+const idMarkers = (count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `\u0000id${index}`);
+
 /**
- * Leases pending tasks to one long poll until `until`: only those still pending and not held by another
+ * Leases pending tasks to one poll until `until`: only those still pending and not held by another
  * poll at `now` move, so two polls (on any nodes) never both win one. Returns the ids this poll won.
  */
 export async function leasePendingTasks(
@@ -131,6 +147,7 @@ export async function leasePendingTasks(
   until: number,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
+  // Not a compiled statement: on SQLite those run as reads outside a transaction, and this one writes.
   const won = await db
     .updateTable('tasks')
     .set({ lease_until: until })
@@ -142,10 +159,17 @@ export async function leasePendingTasks(
   return new Set(won.map((row) => row.id));
 }
 
+const inputsRead = perIdCount((count) =>
+  compiledOnce(
+    (db, ...ids: string[]) => db.selectFrom('tasks').select(['id', 'input']).where('id', 'in', ids),
+    idMarkers(count),
+  ),
+);
+
 /** The stored input JSON text of each task, by id, as written at invocation (never re-parsed). */
 export async function readTaskInputs(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('tasks').select(['id', 'input']).where('id', 'in', ids).execute();
+  const rows = await inputsRead(ids.length)(db, ...ids);
   return new Map(rows.map((row) => [row.id, row.input]));
 }
 
@@ -162,6 +186,17 @@ export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did
     .where(sql<boolean>`status in ('pending', 'processing')`)
     .where('deadline_at', '>', now);
 
+const openLoadRead = {
+  caller_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'caller_did', did, now), [
+    '\u0000did' as string,
+    '\u0000now' as unknown as number,
+  ] as const),
+  target_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'target_did', did, now), [
+    '\u0000did' as string,
+    '\u0000now' as unknown as number,
+  ] as const),
+};
+
 /** Open tasks (not past their deadline) and their input bytes, of one caller or one target. */
 export async function openTaskLoad(
   db: Db,
@@ -169,8 +204,8 @@ export async function openTaskLoad(
   did: string,
   now: number,
 ): Promise<{ tasks: number; bytes: number }> {
-  const row = await openTaskLoadQuery(db, side, did, now).executeTakeFirstOrThrow();
-  return { tasks: Number(row.tasks), bytes: Number(row.bytes) };
+  const [row] = await openLoadRead[side](db, did, now);
+  return { tasks: Number(row?.tasks ?? 0), bytes: Number(row?.bytes ?? 0) };
 }
 
 /**
