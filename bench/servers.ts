@@ -38,6 +38,10 @@ export async function startRegistry(launch: RegistryLaunch, children: ChildProce
       // The load generator registers tens of thousands of agents from one address.
       REGISTRATION_RATE_LIMIT: '1000000',
       REGISTRATION_PREFIX_RATE_LIMIT: '1000000',
+      // One caller invokes for the whole run: the limits are checked on every call but never reached.
+      INVOKE_RATE_LIMIT: '10000000',
+      INVOKE_RATE_MB: '10000000',
+      TASK_MAX_OPEN_PER_CALLER: '100000',
       NODE_ENV: 'production',
     },
     launch.processLog,

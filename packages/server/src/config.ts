@@ -67,6 +67,27 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** Browser origins besides PUBLIC_URL whose pages may call the MCP endpoints (serialised origins). */
   mcpAllowedOrigins: string[];
+  /** What invocations may hold and send (docs/decisions.md, "Task bounds"). */
+  taskBounds: TaskBoundsConfig;
+}
+
+export interface TaskBoundsConfig {
+  /** Open (pending or processing) tasks one caller may have, and the input bytes they hold. */
+  maxOpenPerCaller: number;
+  maxOpenBytesPerCaller: number;
+  /** Open tasks waiting for one target agent, and their input bytes. */
+  maxOpenPerTarget: number;
+  maxOpenBytesPerTarget: number;
+  /** Invocations and input bytes one caller may send per window, counted in the database. */
+  invokeRateLimit: number;
+  invokeRateBytes: number;
+  invokeRateWindowMs: number;
+  /** GET /api/agent/tasks requests in progress at once per agent on one node. */
+  maxPollsPerAgent: number;
+  /** How long input, output and error stay after a task ends; then the row stays without them. */
+  payloadRetentionMs: number;
+  /** How long after it ended a task row is deleted. */
+  rowRetentionMs: number;
 }
 
 export class ConfigError extends Error {
@@ -79,6 +100,8 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+const MIB = 1024 * 1024;
 
 /** The largest map the bundled SQLite allows (SQLITE_MAX_MMAP_SIZE 0x7fff0000): the whole file up to 2 GB. */
 const SQLITE_MMAP_MAX_MB = 2047;
@@ -215,7 +238,24 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     mcpAllowedOrigins,
+    taskBounds: {
+      maxOpenPerCaller: integer('TASK_MAX_OPEN_PER_CALLER', 64, 1, 100_000),
+      maxOpenBytesPerCaller: integer('TASK_MAX_OPEN_MB_PER_CALLER', 32, 1, 1_000_000) * MIB,
+      maxOpenPerTarget: integer('TASK_MAX_OPEN_PER_TARGET', 1024, 1, 1_000_000),
+      maxOpenBytesPerTarget: integer('TASK_MAX_OPEN_MB_PER_TARGET', 128, 1, 1_000_000) * MIB,
+      invokeRateLimit: integer('INVOKE_RATE_LIMIT', 10_000, 1, 10_000_000),
+      invokeRateBytes: integer('INVOKE_RATE_MB', 256, 1, 10_000_000) * MIB,
+      invokeRateWindowMs: integer('INVOKE_RATE_WINDOW_SECONDS', 60 * 60, 1, 24 * 60 * 60) * 1000,
+      maxPollsPerAgent: integer('TASK_MAX_POLLS_PER_AGENT', 8, 1, 1000),
+      payloadRetentionMs:
+        integer('TASK_PAYLOAD_RETENTION_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60) * 1000,
+      rowRetentionMs: integer('TASK_RETENTION_DAYS', 35, 1, 3650) * 24 * 60 * 60 * 1000,
+    },
   };
+  if (config.taskBounds.rowRetentionMs < config.taskBounds.payloadRetentionMs)
+    problems.push(
+      'TASK_RETENTION_DAYS must be at least TASK_PAYLOAD_RETENTION_SECONDS (rows outlive payloads)',
+    );
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
   if (problems.length > 0) throw new ConfigError(problems);

@@ -166,6 +166,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       states,
       schemas: capabilitySchemas,
       didWebDomain,
+      bounds: config.taskBounds,
       deliverers: {
         queue: new QueueDeliverer(events),
         webhook: new WebhookDeliverer({
@@ -179,7 +180,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         }),
       },
     });
-    const agentTasks = new AgentTaskService({ db, telemetry, clock, events, states });
+    const agentTasks = new AgentTaskService({
+      db,
+      telemetry,
+      clock,
+      events,
+      states,
+      maxPollsPerAgent: config.taskBounds.maxPollsPerAgent,
+    });
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
     // Every active agent into this node's search index before the first request (issue 16).
@@ -208,6 +216,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       db,
       clock,
       states,
+      bounds: config.taskBounds,
       intervalMs: config.taskSweepSeconds * 1000,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });

@@ -74,6 +74,9 @@ export const ERROR_CODES = [
   'TASK_EXPIRED',
   'NOT_TASK_CREATOR',
   'NOT_YOUR_TASK',
+  'TOO_MANY_OPEN_TASKS',
+  'INVOCATION_RATE_LIMITED',
+  'TOO_MANY_POLLS',
   // Reviews and search
   'INVALID_RATING',
   'SELF_REVIEW',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { insertTask, findTask, type TaskRow } from '../src/db/stores/tasks.js';
+import { insertTask, findTask, type NewTaskRow } from '../src/db/stores/tasks.js';
 import { TaskStateMachine } from '../src/invocation/task-state.js';
 import { runTaskMaintenance } from '../src/services/task-maintenance.js';
 import { LIMITS } from '../src/services/limits.js';
@@ -169,7 +169,12 @@ describe('Idempotency-Key on POST /api/invoke', () => {
     assert.equal(within.json().task_id, first.json().task_id);
     registry.clock.advance(1_000);
     const states = new TaskStateMachine(registry.ctx.database.db, registry.clock, registry.ctx.events);
-    const run = await runTaskMaintenance({ db: registry.ctx.database.db, clock: registry.clock, states });
+    const run = await runTaskMaintenance({
+      db: registry.ctx.database.db,
+      clock: registry.clock,
+      states,
+      bounds: registry.config.taskBounds,
+    });
     assert.ok(run.keysForgotten >= 1, JSON.stringify(run));
     const later = await invoke(caller, worker.did, key, { timeout_ms: 100 });
     assert.equal(later.statusCode, 504);
@@ -192,7 +197,7 @@ describe('background sweep of expired open tasks', () => {
   });
   after(() => registry.close());
 
-  const row = (status: TaskRow['status'], deadline: number): TaskRow => ({
+  const row = (status: NewTaskRow['status'], deadline: number): NewTaskRow => ({
     id: crypto.randomUUID(),
     caller_did: 'did:web:localhost:agent:caller',
     target_did: 'did:web:localhost:agent:target',
@@ -219,10 +224,17 @@ describe('background sweep of expired open tasks', () => {
     // Two "nodes" sweeping at the same moment never move a task twice.
     const nodes = [0, 1].map(() => new TaskStateMachine(db, registry.clock, registry.ctx.events));
     const runs = await Promise.all(
-      nodes.map((states) => runTaskMaintenance({ db, clock: registry.clock, states })),
+      nodes.map((states) =>
+        runTaskMaintenance({ db, clock: registry.clock, states, bounds: registry.config.taskBounds }),
+      ),
     );
     assert.equal(runs[0]!.timedOut + runs[1]!.timedOut, expired.length);
-    const again = await runTaskMaintenance({ db, clock: registry.clock, states: nodes[0]! });
+    const again = await runTaskMaintenance({
+      db,
+      clock: registry.clock,
+      states: nodes[0]!,
+      bounds: registry.config.taskBounds,
+    });
     assert.equal(again.timedOut, 0, 'a second run finds nothing to do');
 
     for (const task of expired) {

@@ -106,7 +106,7 @@ test("a worker's poll reads its own pending tasks through the pending-tasks inde
     if (testDatabase === 'sqlite') {
       const text = pendingTasksSql(handle.db, 10);
       const { rows: steps } = await handle.db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${text}`, ['did:web:x:agent:b', 10]),
+        CompiledQuery.raw(`explain query plan ${text}`, ['did:web:x:agent:b', 10, 10]),
       );
       const plan = steps.map((step) => step.detail).join('\n');
       assert.match(plan, /USING INDEX tasks_pending_idx \(target_did=\?\)/, plan);

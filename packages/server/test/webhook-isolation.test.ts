@@ -97,6 +97,8 @@ describe('webhook deliveries are isolated per target agent', () => {
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_MAX_CONCURRENCY_PER_AGENT: String(LIMIT),
+      // One caller holds 300 deliveries open here: more than a caller may by default.
+      TASK_MAX_OPEN_PER_CALLER: '1000',
     });
     origin = await startOrigin();
   });

@@ -467,6 +467,7 @@ export interface paths {
      *     - `413`: The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).
      *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
      *     - `422`: The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).
+     *     - `429`: The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `502`: The invoked agent reported a failure (`AGENT_ERROR`) or its webhook failed (`WEBHOOK_FAILED`); `task_id` names the task.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
@@ -517,12 +518,13 @@ export interface paths {
     };
     /**
      * Pending tasks for the calling queue-mode agent, oldest first (optional long poll)
-     * @description Tasks waiting for the calling agent, oldest first. With wait > 0 the request returns as soon as a task arrives, or with an empty list when wait seconds pass.
+     * @description Tasks waiting for the calling agent, oldest first. With wait > 0 the request returns as soon as a task arrives, or with an empty list when wait seconds pass, and the tasks it returns are held from the agent's other long polls for 5 s unless accepted first. A page stops before its inputs pass 4 MiB (it always holds one task): ask again after accepting for the rest.
      *
      *     Responses:
      *     - `200`: The request succeeded.
      *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `429`: The agent already has TASK_MAX_POLLS_PER_AGENT requests for pending tasks in progress on this node (`TOO_MANY_POLLS`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -932,6 +934,9 @@ export interface components {
         | 'TASK_EXPIRED'
         | 'NOT_TASK_CREATOR'
         | 'NOT_YOUR_TASK'
+        | 'TOO_MANY_OPEN_TASKS'
+        | 'INVOCATION_RATE_LIMITED'
+        | 'TOO_MANY_POLLS'
         | 'INVALID_RATING'
         | 'SELF_REVIEW'
         | 'REVIEW_EXISTS'
@@ -2778,6 +2783,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
+      /** @description The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
       500: {
         headers: {
@@ -2946,6 +2962,17 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent already has TASK_MAX_POLLS_PER_AGENT requests for pending tasks in progress on this node (`TOO_MANY_POLLS`). */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
           [name: string]: unknown;
         };
         content: {

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { Db } from '../db/connect.js';
-import type { TaskEvents, Unsubscribe } from './events.js';
+import { WorkWaiters, type TaskEvents, type Unsubscribe } from './events.js';
 
 const CHANNEL = 'agent_registry_events';
 const RECONNECT_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
@@ -15,6 +15,7 @@ const RECONNECT_DELAYS_MS = [100, 250, 500, 1000, 2000, 5000];
  */
 export class PostgresTaskEvents implements TaskEvents {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+  private readonly work = new WorkWaiters();
   private listener: pg.Client | undefined;
   private closed = false;
   private attempt = 0;
@@ -46,8 +47,9 @@ export class PostgresTaskEvents implements TaskEvents {
     return this.notify(`t:${taskId}`, trx);
   }
 
-  workAvailable(agentDid: string): Promise<void> {
-    return this.publish(`w:${agentDid}`);
+  async workAvailable(agentDid: string, options: { localOnly?: boolean } = {}): Promise<void> {
+    if (options.localOnly === true) this.work.wakeOne(agentDid);
+    else await this.publish(`w:${agentDid}`);
   }
 
   onTaskChanged(taskId: string, listener: () => void): Unsubscribe {
@@ -55,26 +57,33 @@ export class PostgresTaskEvents implements TaskEvents {
   }
 
   onWorkAvailable(agentDid: string, listener: () => void): Unsubscribe {
-    return this.subscribe(`w:${agentDid}`, listener);
+    return this.work.add(agentDid, listener);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
     this.emitter.removeAllListeners();
+    this.work.clear();
     const client = this.listener;
     this.listener = undefined;
     await client?.end().catch(() => undefined);
   }
 
   private async publish(payload: string): Promise<void> {
-    this.emitter.emit(payload);
+    this.deliver(payload);
     try {
       await this.notify(payload);
     } catch (error) {
       // Other nodes' waiters still re-read at their deadline or when LISTEN comes back.
       this.log.warn({ err: error, payload }, 'NOTIFY failed');
     }
+  }
+
+  /** A task's change wakes all its waiters; an agent's new work wakes one of its polls on this node. */
+  private deliver(payload: string): void {
+    if (payload.startsWith('w:')) this.work.wakeOne(payload.slice(2));
+    else this.emitter.emit(payload);
   }
 
   private subscribe(channel: string, listener: () => void): Unsubscribe {
@@ -85,7 +94,7 @@ export class PostgresTaskEvents implements TaskEvents {
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
     client.on('notification', (message) => {
-      if (message.payload !== undefined) this.emitter.emit(message.payload);
+      if (message.payload !== undefined) this.deliver(message.payload);
     });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('LISTEN connection ended')));
@@ -116,6 +125,7 @@ export class PostgresTaskEvents implements TaskEvents {
         () => {
           this.log.info('LISTEN re-established; waking waiters to re-check their tasks');
           for (const channel of this.emitter.eventNames()) this.emitter.emit(channel);
+          this.work.wakeAll();
         },
         (error: unknown) => {
           if (this.closed) return;

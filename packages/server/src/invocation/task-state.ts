@@ -59,6 +59,15 @@ export class TaskStateMachine {
     return this.move(id, OPEN_STATUSES, { status: 'timeout', completed_at: this.clock.now() });
   }
 
+  /**
+   * The caller hung up while the task still waited for a worker, and nobody can attach to it again: it
+   * leaves the agent's queue as a timeout. Not counted in the agent's service record, which the caller
+   * could otherwise spoil by hanging up.
+   */
+  abandon(id: string): Promise<boolean> {
+    return this.move(id, ['pending'], { status: 'timeout', completed_at: this.clock.now() }, {}, false);
+  }
+
   /** Background sweep: up to `limit` open tasks past their deadline become `timeout`. Returns how many. */
   async sweepExpired(limit: number): Promise<number> {
     const ids = await timeOutExpiredTasks(this.db, this.clock.now(), limit);
@@ -71,13 +80,14 @@ export class TaskStateMachine {
     from: readonly TaskStatus[],
     patch: Parameters<typeof transitionTask>[3],
     options: { targetDid?: string; notExpiredAt?: number } = {},
+    record = true,
   ): Promise<boolean> {
     if (!FINAL_STATUSES.includes(patch.status)) return transitionTask(this.db, id, from, patch, options);
     // A final move, its service record and its announcement to other nodes commit together.
     const moved = await this.db.transaction().execute(async (trx) => {
       const won = await transitionTask(trx, id, from, patch, options);
       if (won) {
-        await this.onFinished?.(trx, id);
+        if (record) await this.onFinished?.(trx, id);
         await this.events.announceTaskChange(trx, id);
       }
       return won;

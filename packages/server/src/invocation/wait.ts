@@ -40,7 +40,9 @@ export class Wakeup {
     });
   }
 
-  close(): void {
+  /** Unsubscribes; answers whether an event arrived that no wait() took. */
+  close(): boolean {
     this.unsubscribe();
+    return this.woken;
   }
 }

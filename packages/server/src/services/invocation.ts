@@ -3,7 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskDelivery, TaskStatus } from '../db/schema/index.js';
 import { findActiveAgent, type AgentRow } from '../db/stores/agents.js';
-import { findTask, insertTask, type TaskRow } from '../db/stores/tasks.js';
+import { findTask, insertTask, openTaskLoad, type NewTaskRow, type TaskRow } from '../db/stores/tasks.js';
+import { countInvocation } from '../db/stores/invocation-quota.js';
+import type { TaskBoundsConfig } from '../config.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from '../db/stores/idempotency.js';
 import { canonicalJson } from '@agent-registry/protocol';
@@ -13,6 +15,7 @@ import {
   BadRequestError,
   ForbiddenError,
   PayloadTooLargeError,
+  TooManyRequestsError,
   agentNotFound,
   shuttingDown,
   taskNotFound,
@@ -65,10 +68,17 @@ export interface InvocationDeps {
   deliverers: Record<TaskDelivery, Deliverer>;
   schemas: CapabilitySchemas;
   didWebDomain: string;
+  bounds: TaskBoundsConfig;
 }
 
 export class InvocationService {
   private readonly closing = longLivedController();
+  /**
+   * One caller's task-creating transactions on this node run one at a time: they would wait for each
+   * other on the caller's rate row anyway, and waiting here holds no database connection, so a burst
+   * from one caller cannot take the pool from everyone else.
+   */
+  private readonly perCaller = new KeyedQueue();
 
   constructor(private readonly deps: InvocationDeps) {}
 
@@ -104,7 +114,7 @@ export class InvocationService {
     const { db, clock } = this.deps;
     const now = clock.now();
     const delivery = target.delivery_mode as TaskDelivery;
-    const task: TaskRow = {
+    const task: NewTaskRow = {
       id: uuidv7(),
       caller_did: caller.did,
       target_did: target.did,
@@ -119,13 +129,15 @@ export class InvocationService {
       deadline_at: now + (request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs),
       accepted_at: null,
       completed_at: null,
+      input_bytes: inputBytes,
     };
-    if (key === undefined) {
-      await insertTask(db, task);
-    } else {
-      try {
-        await db.transaction().execute(async (trx) => {
+    try {
+      // The quota checks, the task and its key commit together: a refused invocation counts nothing.
+      await this.perCaller.run(caller.did, () =>
+        db.transaction().execute(async (trx) => {
+          await this.assertWithinBounds(trx, caller.did, target.did, inputBytes, now);
           await insertTask(trx, task);
+          if (key === undefined) return;
           await rememberIdempotencyKey(trx, {
             caller_did: caller.did,
             idempotency_key: key,
@@ -134,19 +146,77 @@ export class InvocationService {
             created_at: now,
             expires_at: now + LIMITS.idempotencyKeyTtlMs,
           });
-        });
-      } catch (error) {
-        // A concurrent retry with the same key won the race: follow its task instead.
-        const winner = isUniqueViolation(error)
-          ? await this.remembered(caller.did, key, requestHash)
-          : undefined;
-        if (winner === undefined) throw error;
-        return this.follow(winner.task_id, undefined, clientGone);
-      }
+        }),
+      );
+    } catch (error) {
+      if (key === undefined) throw error;
+      // A concurrent retry with the same key won the race: follow its task instead.
+      const winner = isUniqueViolation(error)
+        ? await this.remembered(caller.did, key, requestHash)
+        : undefined;
+      if (winner === undefined) throw error;
+      return this.follow(winner.task_id, undefined, clientGone);
     }
-    return this.follow(task.id, task, clientGone, () =>
-      this.deps.deliverers[delivery].dispatch(task, target),
+    const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
+    // Without a key nobody can attach to the task again: if the caller hangs up, it leaves the queue.
+    return this.follow(
+      task.id,
+      written,
+      clientGone,
+      () => this.deps.deliverers[delivery].dispatch(written, target),
+      key === undefined,
     );
+  }
+
+  /**
+   * The caller's rate (invocations and input bytes per window) and what the caller and the target hold
+   * open. The caller's count is one upsert that, on PostgreSQL, locks the caller's window row until the
+   * transaction ends, so the caller's limits hold across nodes; the target's open count is read without a
+   * lock and may be passed by the invocations other callers make at the same moment.
+   */
+  private async assertWithinBounds(
+    trx: Db,
+    callerDid: string,
+    targetDid: string,
+    inputBytes: number,
+    now: number,
+  ): Promise<void> {
+    const bounds = this.deps.bounds;
+    const window = bounds.invokeRateWindowMs;
+    const windowStart = now - (now % window);
+    const sent = await countInvocation(trx, callerDid, windowStart, inputBytes);
+    const windowSeconds = window / 1000;
+    const nextWindow = Math.max(1, Math.ceil((windowStart + window - now) / 1000));
+    if (sent.invocations > bounds.invokeRateLimit) {
+      throw new TooManyRequestsError(
+        'INVOCATION_RATE_LIMITED',
+        `At most ${bounds.invokeRateLimit} invocations per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
+        nextWindow,
+      );
+    }
+    if (sent.payloadBytes > bounds.invokeRateBytes) {
+      throw new TooManyRequestsError(
+        'INVOCATION_RATE_LIMITED',
+        `At most ${mib(bounds.invokeRateBytes)} of input per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
+        nextWindow,
+      );
+    }
+    const mine = await openTaskLoad(trx, 'caller_did', callerDid, now);
+    if (mine.tasks >= bounds.maxOpenPerCaller || mine.bytes + inputBytes > bounds.maxOpenBytesPerCaller) {
+      throw new TooManyRequestsError(
+        'TOO_MANY_OPEN_TASKS',
+        `You have ${mine.tasks} open tasks holding ${mib(mine.bytes)} of input; a caller may have at most ${bounds.maxOpenPerCaller} open, holding at most ${mib(bounds.maxOpenBytesPerCaller)}. Wait for one to end`,
+        1,
+      );
+    }
+    const theirs = await openTaskLoad(trx, 'target_did', targetDid, now);
+    if (theirs.tasks >= bounds.maxOpenPerTarget || theirs.bytes + inputBytes > bounds.maxOpenBytesPerTarget) {
+      throw new TooManyRequestsError(
+        'TOO_MANY_OPEN_TASKS',
+        `${targetDid} has ${theirs.tasks} open tasks holding ${mib(theirs.bytes)} of input; an agent may have at most ${bounds.maxOpenPerTarget} open, holding at most ${mib(bounds.maxOpenBytesPerTarget)}. Retry later`,
+        1,
+      );
+    }
   }
 
   /**
@@ -158,6 +228,7 @@ export class InvocationService {
     written: TaskRow | undefined,
     clientGone: AbortSignal,
     start?: () => Promise<void>,
+    abandonOnHangUp = false,
   ): Promise<InvokeResult> {
     const { db, clock, states } = this.deps;
     const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(taskId, wake));
@@ -177,6 +248,7 @@ export class InvocationService {
         const remaining = Number(current.deadline_at) - clock.now();
         const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
         if (reason === 'aborted') {
+          if (abandonOnHangUp && !this.closing.signal.aborted) await states.abandon(taskId);
           throw shuttingDown('The registry is shutting down; read the task later at GET /api/tasks/{id}', {
             task_id: taskId,
           });
@@ -354,4 +426,25 @@ function fingerprint(request: InvokeRequest): string {
     input: request.input,
   });
   return createHash('sha256').update(identity).digest('hex');
+}
+
+const mib = (bytes: number): string => `${Math.round((bytes / 2 ** 20) * 100) / 100} MiB`;
+
+/** Runs the work given for one key one after another, in the order given; different keys run freely. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
 }

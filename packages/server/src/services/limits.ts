@@ -20,6 +20,10 @@ export const LIMITS = {
   pendingTasksDefaultLimit: 10,
   pendingTasksMaxLimit: 50,
   pendingTasksMaxWaitSeconds: 60,
+  /** A page of pending tasks stops before its inputs pass this many bytes (it always holds one task). */
+  pendingTasksPageMaxBytes: 4 * 1024 * 1024,
+  /** A task a long poll returned is not returned by another long poll of the agent for this long. */
+  pendingTaskLeaseMs: 5_000,
   taskErrorMaxLength: 10_000,
   /** Checking one invocation input against its schema runs in a worker thread and is stopped after this. */
   inputValidationTimeoutMs: 1000,

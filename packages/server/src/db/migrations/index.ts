@@ -11,6 +11,7 @@ import * as trust from './007-trust.js';
 import * as changeFeed from './008-change-feed.js';
 import * as searchInMemory from './009-search-in-memory.js';
 import * as pendingTasksIndex from './010-pending-tasks-index.js';
+import * as taskBounds from './011-task-bounds.js';
 import * as registrationLimits from './012-registration-limits.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['008-change-feed', changeFeed],
   ['009-search-in-memory', searchInMemory],
   ['010-pending-tasks-index', pendingTasksIndex],
+  ['011-task-bounds', taskBounds],
   ['012-registration-limits', registrationLimits],
 ];
 

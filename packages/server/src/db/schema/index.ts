@@ -8,6 +8,7 @@ import type { ServiceRecordPartial } from './service-record.js';
 import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 import type { ChangeFeedPartial } from './change-feed.js';
 import type { RegistrationCountsPartial } from './registration-counts.js';
+import type { InvocationQuotaPartial } from './invocation-quota.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -20,7 +21,8 @@ export type DatabaseSchema = AgentsPartial &
   InvocationIdempotencyPartial &
   TrustPartial &
   ChangeFeedPartial &
-  RegistrationCountsPartial;
+  RegistrationCountsPartial &
+  InvocationQuotaPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -38,3 +40,4 @@ export type {
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
+export type { InvocationQuotaTable } from './invocation-quota.js';

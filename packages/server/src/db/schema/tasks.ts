@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 export type TaskStatus = 'pending' | 'processing' | 'completed' | 'failed' | 'timeout';
 export type TaskDelivery = 'queue' | 'webhook';
 export type TaskErrorCode = 'AGENT_ERROR' | 'WEBHOOK_FAILED';
@@ -21,6 +23,12 @@ export interface TasksTable {
   deadline_at: number;
   accepted_at: number | null;
   completed_at: number | null;
+  /** Bytes of `input` as sent (0 for tasks made before migration 011). */
+  input_bytes: Generated<number>;
+  /** Until when a long poll that returned this pending task holds it from other long polls. */
+  lease_until: number | null;
+  /** When the sweep dropped input and output after the retention window (the row itself stays). */
+  payload_purged_at: number | null;
 }
 
 export const tasksTableName = 'tasks';

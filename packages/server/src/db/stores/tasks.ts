@@ -6,6 +6,11 @@ import type { TaskErrorCode, TaskStatus, TasksTable } from '../schema/index.js';
 
 export type TaskRow = Selectable<TasksTable>;
 
+/** A task as created: the lease and the purge mark start empty; `input_bytes` defaults to 0. */
+export type NewTaskRow = Omit<TaskRow, 'input_bytes' | 'lease_until' | 'payload_purged_at'> & {
+  input_bytes?: number;
+};
+
 /** Every column of a task, in the order the compiled insert takes their values. */
 const TASK_COLUMNS = [
   'id',
@@ -22,6 +27,7 @@ const TASK_COLUMNS = [
   'deadline_at',
   'accepted_at',
   'completed_at',
+  'input_bytes',
 ] as const satisfies readonly (keyof TasksTable)[];
 
 const insertTaskRow = compiledWrite(
@@ -29,13 +35,16 @@ const insertTaskRow = compiledWrite(
     db
       .insertInto('tasks')
       // The placeholders stand for values of every column's type; Kysely only carries them.
-      .values(Object.fromEntries(TASK_COLUMNS.map((column, index) => [column, values[index]])) as TaskRow),
+      .values(Object.fromEntries(TASK_COLUMNS.map((column, index) => [column, values[index]])) as NewTaskRow),
   placeholdersFor(TASK_COLUMNS),
 );
 
 /** Inserts a task with every column given (the compiled insert takes them all). */
-export async function insertTask(db: Db, row: TaskRow): Promise<void> {
-  await insertTaskRow(db, ...TASK_COLUMNS.map((column) => row[column]));
+export async function insertTask(db: Db, row: NewTaskRow): Promise<void> {
+  await insertTaskRow(
+    db,
+    ...TASK_COLUMNS.map((column) => row[column] ?? (column === 'input_bytes' ? 0 : null)),
+  );
 }
 
 const taskById = compiledOnce((db, id: string) => db.selectFrom('tasks').selectAll().where('id', '=', id), [
@@ -46,22 +55,29 @@ export async function findTask(db: Db, id: string): Promise<TaskRow | undefined>
   return (await taskById(db, id))[0];
 }
 
+/** What a poll reads of each pending task before it decides which inputs fit in its page. */
+export type PendingTaskHead = Pick<
+  TaskRow,
+  'id' | 'capability' | 'caller_did' | 'created_at' | 'deadline_at' | 'input_bytes'
+>;
+
 /**
  * The poll's read, compiled once per page size: the limit is written into the statement as a literal.
  * Bound as a parameter, SQLite spent about 20 µs more on every run of the statement than with the same
  * number written in (measured with better-sqlite3 on the bench's database), and a page size is one of
- * at most pendingTasksMaxLimit values.
+ * at most pendingTasksMaxLimit values. It reads no input: the page's inputs are read once it is cut to
+ * its byte budget.
  */
-const pendingForTarget = new Map<number, CompiledRead<TaskRow, readonly [string, number]>>();
+const pendingForTarget = new Map<number, CompiledRead<PendingTaskHead, readonly [string, number, number]>>();
 
-function pendingTasksRead(limit: number): CompiledRead<TaskRow, readonly [string, number]> {
+function pendingTasksRead(limit: number): CompiledRead<PendingTaskHead, readonly [string, number, number]> {
   let read = pendingForTarget.get(limit);
   if (read === undefined) {
     read = compiledOnce(
-      (db, targetDid: string, now: number) =>
+      (db, targetDid: string, now: number, leaseFreeAt: number) =>
         db
           .selectFrom('tasks')
-          .selectAll()
+          .select(['id', 'capability', 'caller_did', 'created_at', 'deadline_at', 'input_bytes'])
           .where('target_did', '=', targetDid)
           .where('status', '=', sql.lit('pending'))
           .where('delivery_mode', '=', sql.lit('queue'))
@@ -69,10 +85,15 @@ function pendingTasksRead(limit: number): CompiledRead<TaskRow, readonly [string
           // order (migration 010). `+deadline_at`: no index on this term, so SQLite's planner (no
           // ANALYZE) does not scan every agent's pending tasks by deadline instead.
           .where(sql<number>`+${sql.ref('deadline_at')}`, '>', now)
+          .where(sql<number>`coalesce(${sql.ref('lease_until')}, 0)`, '<=', leaseFreeAt)
           .orderBy('created_at')
           .orderBy('id')
           .limit(sql.lit(limit)),
-      ['\u0000target_did' as string, '\u0000now' as unknown as number] as const,
+      [
+        '\u0000target_did' as string,
+        '\u0000now' as unknown as number,
+        '\u0000lease_free_at' as unknown as number,
+      ] as const,
     );
     pendingForTarget.set(limit, read);
   }
@@ -82,17 +103,162 @@ function pendingTasksRead(limit: number): CompiledRead<TaskRow, readonly [string
 /** The text of the pending-tasks read, for its query-plan test. */
 export const pendingTasksSql = (db: Db, limit: number): string => pendingTasksRead(limit).sqlFor(db);
 
-/** Queue tasks waiting for this agent, oldest first; expired ones are left out. */
+/**
+ * Queue tasks waiting for this agent, oldest first, without their input; expired ones are left out,
+ * and with `skipLeasedAt`, those another long poll holds at that time.
+ */
 export async function listPendingTasks(
   db: Db,
   targetDid: string,
   now: number,
   limit: number,
-): Promise<TaskRow[]> {
+  skipLeasedAt?: number,
+): Promise<PendingTaskHead[]> {
   if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pendingTasksMaxLimit) {
     throw new RangeError(`listPendingTasks: limit ${limit} is not 1-${LIMITS.pendingTasksMaxLimit}`);
   }
-  return pendingTasksRead(limit)(db, targetDid, now);
+  return pendingTasksRead(limit)(db, targetDid, now, skipLeasedAt ?? Number.MAX_SAFE_INTEGER);
+}
+
+/** Statements whose `id in (...)` list has `count` members, each built and compiled once per count. */
+function perIdCount<T>(build: (count: number) => T): (count: number) => T {
+  const byCount = new Map<number, T>();
+  return (count) => {
+    let built = byCount.get(count);
+    if (built === undefined) {
+      built = build(count);
+      byCount.set(count, built);
+    }
+    return built;
+  };
+}
+
+const idMarkers = (count: number): string[] =>
+  Array.from({ length: count }, (_, index) => `\u0000id${index}`);
+
+/**
+ * Leases pending tasks to one poll until `until`: only those still pending and not held by another
+ * poll at `now` move, so two polls (on any nodes) never both win one. Returns the ids this poll won.
+ */
+export async function leasePendingTasks(
+  db: Db,
+  ids: readonly string[],
+  now: number,
+  until: number,
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  // Not a compiled statement: on SQLite those run as reads outside a transaction, and this one writes.
+  const won = await db
+    .updateTable('tasks')
+    .set({ lease_until: until })
+    .where('id', 'in', ids)
+    .where('status', '=', sql.lit('pending'))
+    .where(sql<number>`coalesce(${sql.ref('lease_until')}, 0)`, '<=', now)
+    .returning('id')
+    .execute();
+  return new Set(won.map((row) => row.id));
+}
+
+const inputsRead = perIdCount((count) =>
+  compiledOnce(
+    (db, ...ids: string[]) => db.selectFrom('tasks').select(['id', 'input']).where('id', 'in', ids),
+    idMarkers(count),
+  ),
+);
+
+/** The stored input JSON text of each task, by id, as written at invocation (never re-parsed). */
+export async function readTaskInputs(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await inputsRead(ids.length)(db, ...ids);
+  return new Map(rows.map((row) => [row.id, row.input]));
+}
+
+/** The read of openTaskLoad, apart so its query plan can be checked. */
+export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did: string, now: number) =>
+  db
+    .selectFrom('tasks')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('tasks'),
+      eb.fn.coalesce(eb.fn.sum<number | string>('input_bytes'), sql.lit(0)).as('bytes'),
+    ])
+    .where(side, '=', did)
+    // The literal condition of the partial indexes of open tasks (migration 011), so both databases use them.
+    .where(sql<boolean>`status in ('pending', 'processing')`)
+    .where('deadline_at', '>', now);
+
+const openLoadRead = {
+  caller_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'caller_did', did, now), [
+    '\u0000did' as string,
+    '\u0000now' as unknown as number,
+  ] as const),
+  target_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'target_did', did, now), [
+    '\u0000did' as string,
+    '\u0000now' as unknown as number,
+  ] as const),
+};
+
+/** Open tasks (not past their deadline) and their input bytes, of one caller or one target. */
+export async function openTaskLoad(
+  db: Db,
+  side: 'caller_did' | 'target_did',
+  did: string,
+  now: number,
+): Promise<{ tasks: number; bytes: number }> {
+  const [row] = await openLoadRead[side](db, did, now);
+  return { tasks: Number(row?.tasks ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
+/**
+ * Drops input and output of at most `limit` tasks that ended before `endedBefore` (oldest first); the
+ * row stays for statistics and verified reviews. Returns how many.
+ */
+export async function purgeTaskPayloads(
+  db: Db,
+  endedBefore: number,
+  now: number,
+  limit: number,
+): Promise<number> {
+  const due = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where(sql<boolean>`payload_purged_at is null and completed_at is not null`)
+    .where('completed_at', '<', endedBefore)
+    .orderBy('completed_at')
+    .limit(limit)
+    .execute();
+  if (due.length === 0) return 0;
+  const purged = await db
+    .updateTable('tasks')
+    .set({ input: '{}', output: null, error: null, payload_purged_at: now })
+    .where(
+      'id',
+      'in',
+      due.map((row) => row.id),
+    )
+    .where('payload_purged_at', 'is', null)
+    .executeTakeFirst();
+  return Number(purged.numUpdatedRows);
+}
+
+/** Deletes at most `limit` tasks that ended before `endedBefore`, oldest first. Returns how many. */
+export async function deleteOldTasks(db: Db, endedBefore: number, limit: number): Promise<number> {
+  const due = await db
+    .selectFrom('tasks')
+    .select('id')
+    .where('completed_at', '<', endedBefore)
+    .orderBy('completed_at')
+    .limit(limit)
+    .execute();
+  if (due.length === 0) return 0;
+  const deleted = await db
+    .deleteFrom('tasks')
+    .where(
+      'id',
+      'in',
+      due.map((row) => row.id),
+    )
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows);
 }
 
 export interface TransitionPatch {

@@ -50,8 +50,9 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
           404: 'No active agent has target_did (`AGENT_NOT_FOUND`).',
           413: 'The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).',
           422: 'The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).',
+          429: 'The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.',
         },
-        response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 422, 502, 503, 504) },
+        response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 422, 429, 502, 503, 504) },
       },
     },
     async (request, reply) => {
@@ -95,22 +96,28 @@ export function invocationRoutes(app: App, ctx: AppContext): void {
         summary: 'Pending tasks for the calling queue-mode agent, oldest first (optional long poll)',
         description:
           'Tasks waiting for the calling agent, oldest first. With wait > 0 the request returns as soon as a ' +
-          'task arrives, or with an empty list when wait seconds pass.',
+          'task arrives, or with an empty list when wait seconds pass, and the tasks it returns are held ' +
+          "from the agent's other long polls for 5 s unless accepted first. A page stops before its inputs " +
+          'pass 4 MiB (it always holds one task): ask again after accepting for the rest.',
         security: bearerAuth,
         querystring: PendingTasksQuery,
-        response: { 200: PendingTasksResponse, ...errors(400, 401) },
+        'x-status-reasons': {
+          429: 'The agent already has TASK_MAX_POLLS_PER_AGENT requests for pending tasks in progress on this node (`TOO_MANY_POLLS`).',
+        },
+        response: { 200: PendingTasksResponse, ...errors(400, 401, 429) },
       },
     },
     async (request, reply) => {
       const caller = callerOf(request);
       const { limit, wait } = request.query;
-      const tasks = await ctx.agentTasks.listPending(
+      const body = await ctx.agentTasks.listPending(
         caller,
         limit ?? LIMITS.pendingTasksDefaultLimit,
         wait ?? 0,
         clientGone(reply),
       );
-      return { tasks };
+      // Already JSON, with each stored input as stored: sent as is, not serialised again.
+      return reply.type('application/json; charset=utf-8').send(body as never);
     },
   );
 
