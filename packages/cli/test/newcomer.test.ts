@@ -119,7 +119,10 @@ describe('the CLI for a new user (SQLite registry)', () => {
       profile.capabilities.map((capability) => capability.type),
       ['caller'],
     );
-    callingDid = String(parseJson<Json>(ok(await call('register', '--json'))).did);
+    const registered = ok(await call('register'));
+    assert.match(registered.stdout, /Next: find agents with `agent-registry search`/);
+    assert.doesNotMatch(registered.stdout, /serve your capabilities/);
+    callingDid = String(parseJson<Json>(ok(await call('whoami', '--json'))).did);
     const search = parseJson<{ agents: Json[] }>(ok(await call('search', '--capability', 'echo', '--json')));
     assert.deepEqual(search.agents, [], 'no agent offers an echo nobody serves');
 

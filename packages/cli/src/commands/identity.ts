@@ -8,6 +8,7 @@ import { describeKey, readKey } from '../keys.js';
 import { readProfileFile } from '../profile/check.js';
 import { agentClient } from '../registry.js';
 import { reportProfileProblems } from './validate.js';
+import { CALLER_ONLY } from './init.js';
 
 const when = (epochMs: number | undefined | null): string =>
   epochMs === undefined || epochMs === null ? 'unknown' : new Date(epochMs).toISOString();
@@ -74,7 +75,15 @@ export function registerRegister(program: Command): void {
           ]);
           if (remembered) cli.out.note(`${registry} is now the default registry (config.json)`);
           cli.out.line();
-          cli.out.line('Next: serve your capabilities with `agent-registry worker ./handler.mjs`.');
+          const { capabilities } = profile;
+          const servesNothing =
+            Array.isArray(capabilities) &&
+            capabilities.every((capability: { type?: unknown }) => capability.type === CALLER_ONLY);
+          cli.out.line(
+            servesNothing
+              ? 'Next: find agents with `agent-registry search`, then `agent-registry invoke <did> <capability>`.'
+              : 'Next: serve your capabilities with `agent-registry worker ./handler.mjs`.',
+          );
         },
       );
     });
