@@ -11,7 +11,7 @@
  * the string it reads (patterns run on a linear-time engine). So a schema of at most `schemaMaxValues`
  * JSON values checked against at most `inputMaxChars` characters of input is at most about
  * 32 × 4,096 steps, under a millisecond: the order of parsing the request body, which the event loop
- * does anyway. docs/decisions.md, "Small inputs are validated on the event loop".
+ * does anyway. docs/decisions.md, "Small inputs validated on the event loop".
  */
 export const INLINE_VALIDATION = {
   /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in the whole schema document. */
