@@ -3,8 +3,7 @@
  * bench as the index query the registry would make of it: what index-shapes.ts and gc-probe.ts share.
  */
 import { prng, syntheticProfile } from './corpus.js';
-import { SearchIndex, type IndexQuery } from '../packages/server/src/search-index/search-index.js';
-import { fullTextTerms, searchKey } from '../packages/server/src/search-index/text.js';
+import { SearchIndex, fullTextTerms, searchKey, type IndexQuery } from '@agent-registry/search-index';
 
 /** Loads `count` corpus agents; `loadSeconds` is the index's own time (not the corpus's). */
 export function corpusIndex(

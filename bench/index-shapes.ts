@@ -9,7 +9,7 @@
 import { SEARCH_QUERIES } from './corpus.js';
 import { corpusIndex, indexQueryOf, percentiles } from './corpus-index.js';
 import { searchShapes } from './scenarios/search.js';
-import { fullTextTerms } from '../packages/server/src/search-index/text.js';
+import { fullTextTerms } from '@agent-registry/search-index';
 
 const N = Number(process.argv[2] ?? 100000);
 const { index, loadSeconds } = corpusIndex(N);

@@ -57,7 +57,7 @@ const REGISTRY_PARTS: [RegExp, string][] = [
   [/^http\/json-depth/, 'body parse (JSON depth check)'],
   [/^app$/, 'body parse and preValidation hook (app.ts)'],
   [/^(http\/observe|telemetry)/, 'request observer, metrics, log'],
-  [/^search-index/, 'search index (catch-up)'],
+  [/^search\//, 'search index (catch-up)'],
 ];
 
 /**
@@ -105,6 +105,7 @@ function partOf(stack: ProfileNode[]): string {
       return 'Fastify (routing, hooks, reply)';
     if (pkg !== undefined) return `package ${pkg}`;
     if (url.includes('/packages/protocol/')) return 'protocol package (messages, canonical form)';
+    if (url.includes('/packages/search-index/')) return 'search index (catch-up)';
     if (url.includes('/packages/server/')) {
       const file = (url.split('/packages/server/dist/')[1] ?? url).replace(/\.js$/, '');
       for (const [pattern, part] of REGISTRY_PARTS) if (pattern.test(file)) return part;

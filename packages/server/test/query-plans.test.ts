@@ -8,7 +8,7 @@ import {
   readSearchRows,
   searchRowsQuery,
 } from '../src/db/stores/agent-search.js';
-import { changedAfterQuery } from '../src/search-index/follower.js';
+import { changedAfterQuery } from '../src/search/follower.js';
 import { listPendingTasks, pendingTasksSql } from '../src/db/stores/tasks.js';
 import { agentTableRow, createTestDatabase, testDatabase } from './helpers.js';
 

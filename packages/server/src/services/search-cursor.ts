@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '../errors.js';
-import type { RankKey } from '../search-index/search-index.js';
+import type { RankKey } from '@agent-registry/search-index';
 
 /**
  * Opaque search cursors: where the last page ended, and a digest of the search it belongs to.

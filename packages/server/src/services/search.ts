@@ -6,8 +6,8 @@ import {
   type SearchOrder,
   type SearchSort,
 } from '../db/stores/agent-search.js';
-import { fullTextTerms, searchKey } from '../search-index/text.js';
-import type { SearchIndexFollower } from '../search-index/follower.js';
+import { fullTextTerms, searchKey } from '@agent-registry/search-index';
+import type { SearchIndexFollower } from '../search/follower.js';
 import {
   decodeSearchCursor,
   encodeSearchCursor,

@@ -5,7 +5,7 @@ import {
   type SearchSort,
   type ServiceRecordSort,
 } from '../db/stores/agent-search.js';
-import type { IndexFilters, SearchIndex } from '../search-index/search-index.js';
+import type { IndexFilters, SearchIndex } from '@agent-registry/search-index';
 
 export interface ServiceRecordQuery {
   /** What the search index answers: words, capability, tags, minimum reputation. */

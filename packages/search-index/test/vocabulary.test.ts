@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Vocabulary } from '../src/search-index/vocabulary.js';
+import { Vocabulary } from '../src/vocabulary.js';
 
 /** Code point order, as the vocabulary keeps its stems (their UTF-8 bytes). */
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));

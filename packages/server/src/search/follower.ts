@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.js';
 import { readChangeFeedHead, type ChangeFeedHead } from '../db/stores/change-feed.js';
-import { SearchIndex, type IndexedAgent } from './search-index.js';
+import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
 
 /** Rows read per query while loading or catching up. */
 const BATCH = 2000;

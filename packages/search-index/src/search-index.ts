@@ -1,5 +1,4 @@
 import { agentIndexEntries } from './agent-entries.js';
-import { BitSlicedScores } from './bit-sliced-scores.js';
 import { StringTable, PROBE_SLOT } from './string-table.js';
 import { Bitmap, BitmapScope } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
@@ -7,9 +6,13 @@ import { SortedOrder } from './sorted-order.js';
 import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from './text.js';
 import { topK, topKByKey } from './top-k.js';
 import { Vocabulary } from './vocabulary.js';
-import { withRoom } from './typed-arrays.js';
-import { relevanceTiers, TierWalkTooLong, type Tier, type WordLevels } from './relevance-tiers.js';
-import { LEVEL_SCORES, MASKS_OF_LEVEL } from './word-levels.js';
+import { keepWhere, withRoom } from './typed-arrays.js';
+import type { Tier } from './relevance-tiers.js';
+import type { Matches, PickOptions, RelevanceContext } from './relevance-context.js';
+import { bitSlicedRelevancePage } from './relevance-bit-sliced.js';
+import { everyMatchPage } from './relevance-every-match.js';
+import { oneWordTiers } from './relevance-field-levels.js';
+import { levelListsPage } from './relevance-level-lists.js';
 import { WordLevelLists } from './word-level-lists.js';
 
 /** What the index needs of an agent row (agents table columns). */
@@ -61,18 +64,6 @@ export interface IndexQuery {
 /** The filters of a search that the index holds: what matches, without an order or a page. */
 export type IndexFilters = Pick<IndexQuery, 'terms' | 'capability' | 'tags' | 'minReputation'>;
 
-/** The matches of a search's filters, as the index computes them (bitmaps live until the search ends). */
-interface Matches {
-  /** Every live agent when undefined (no filter but the minimum reputation). */
-  matches: Bitmap | undefined;
-  /** Per query word, per field: the agents holding the word there (for relevance). */
-  fieldHits: Bitmap[][];
-  /** Per query word, its stem's id when the word is one stem (a last word may begin several). */
-  stemIds: (number | undefined)[];
-  /** Whether a capability or tag filter narrowed the matches. */
-  filtered: boolean;
-}
-
 export interface IndexPage {
   dids: string[];
   total: number;
@@ -109,7 +100,7 @@ const WALK_STEP_COST = 4;
  * The search index of one registry process: the active agents' words (per field), capability types
  * and tags as compressed bitmaps of slot numbers, and two orders (reputation, creation) kept sorted
  * as agents change. It holds no text or profile: a search returns DIDs, and the caller reads those
- * rows from the database. Fed by the change feed (see follower.ts), so every node's index converges.
+ * rows from the database. Fed by the change feed (the server's search/follower.ts), so every node's index converges.
  *
  * A search intersects bitmaps for the filters (exact total: a bitmap's size), then takes the page in
  * order: by walking the sort order and testing membership, when matches are dense enough that the
@@ -380,11 +371,10 @@ export class SearchIndex {
   ): IndexPage {
     const { matches, fieldHits } = found;
     const total = this.countAtLeast(matches, query.minReputation);
-    const direction = query.order === 'asc' ? -1 : 1;
     const skip = query.after === undefined ? query.offset : 0;
     const take = query.limit + 1;
     if (matches.size > this.tuning.scoreEveryMatchMax && fieldHits.length <= TIERED_WORDS_MAX) {
-      const page = this.levelListsPage(scope, query, found, total, skip, take);
+      const page = levelListsPage(this.relevanceContext(), scope, query, found, total, skip, take);
       if (page !== undefined) {
         this.relevanceRanking.levelLists += 1;
         return page;
@@ -393,198 +383,41 @@ export class SearchIndex {
     const single = fieldHits.length === 1 ? fieldHits[0] : undefined;
     if (single !== undefined && matches.size > this.tuning.scoreEveryMatchMax) {
       this.relevanceRanking.fieldLevels += 1;
-      return this.tieredPage(query, this.oneWordTiers(scope, query, matches, single), total, skip, take);
+      return this.tieredPage(query, oneWordTiers(scope, query, matches, single), total, skip, take);
     }
     if (matches.size > this.tuning.scoreEveryMatchMax && query.minReputation === undefined) {
       this.relevanceRanking.bitSliced += 1;
-      return this.bitSlicedRelevancePage(scope, query, matches, fieldHits, total, skip, take);
+      return bitSlicedRelevancePage(
+        this.relevanceContext(),
+        scope,
+        query,
+        matches,
+        fieldHits,
+        total,
+        skip,
+        take,
+      );
     }
     this.relevanceRanking.everyMatch += 1;
-    // Score every match: each field's weight goes to the matches that hold the word there. A field
-    // most matches hold is counted the other way round (every match starts with its weight, those
-    // without it lose it again), so no list walked is longer than half the matches.
-    const lists: { hit: Bitmap; weight: number; mostHold: boolean }[] = [];
-    let base = 0;
-    let best = 0;
-    for (const hits of fieldHits) {
-      hits.forEach((hit, field) => {
-        const held = hit.andCardinality(matches);
-        if (held === 0) return;
-        const weight = FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]];
-        const mostHold = held * 2 > matches.size;
-        best += weight;
-        if (mostHold) base += weight;
-        lists.push({ hit, weight, mostHold });
-      });
-    }
-    const scores = this.scores;
-    const candidates = matches.toUint32Array(this.candidatesBuffer);
-    for (let index = 0; index < candidates.length; index += 1) scores[candidates[index] as number] = base;
-    for (const { hit, weight, mostHold } of lists) {
-      const walked = mostHold ? scope.andNot(matches, hit) : scope.and(hit, matches);
-      const slots = walked.toUint32Array(this.hitsBuffer);
-      const change = mostHold ? -weight : weight;
-      for (let index = 0; index < slots.length; index += 1) {
-        const slot = slots[index] as number;
-        scores[slot] = (scores[slot] as number) + change;
-      }
-    }
-    const compare = (a: number, b: number) =>
-      direction * ((scores[b] as number) - (scores[a] as number)) ||
-      this.byReputation.label(a) - this.byReputation.label(b);
-    const after = query.after === undefined ? undefined : this.placeProbe(query.after, query.after.score);
-    const minimum = query.minReputation;
-    // Scores are small integers: count the eligible matches per score, and hand the heap only those
-    // at or beyond the score where the page ends.
-    const perScore = new Int32Array(best + 1);
-    let eligibleCount = 0;
-    for (let index = 0; index < candidates.length; index += 1) {
-      const slot = candidates[index] as number;
-      if (minimum !== undefined && (this.reputation[slot] as number) < minimum) continue;
-      if (after !== undefined && compare(slot, after) <= 0) continue;
-      candidates[eligibleCount++] = slot;
-      perScore[scores[slot] as number] = (perScore[scores[slot] as number] as number) + 1;
-    }
-    const wanted = skip + take;
-    let boundary = direction === 1 ? best : 0;
-    for (let seen = 0; ; boundary -= direction) {
-      seen += perScore[boundary] as number;
-      if (seen >= wanted || boundary === (direction === 1 ? 0 : best)) break;
-    }
-    const contenders = keepWhere(candidates.subarray(0, eligibleCount), (slot) =>
-      direction === 1 ? (scores[slot] as number) >= boundary : (scores[slot] as number) <= boundary,
-    );
-    const taken = topK(contenders, wanted, compare).slice(skip);
-    return this.page(taken, query, total, (slot) => scores[slot] as number);
+    return everyMatchPage(this.relevanceContext(), scope, query, matches, fieldHits, total, skip, take);
   }
 
-  /**
-   * Several words, many matches: the scores are summed as bitmaps (bit-sliced, see
-   * BitSlicedScores), and the page is cut from the top score down: the few matches that score better
-   * than the page's last are sorted, the tier that shares its score is taken in reputation order.
-   * A cursor first finishes its own tier (after its agent), then continues below (or above) it.
-   */
-  private bitSlicedRelevancePage(
-    scope: BitmapScope,
-    query: IndexQuery,
-    matches: Bitmap,
-    fieldHits: Bitmap[][],
-    total: number,
-    skip: number,
-    take: number,
-  ): IndexPage {
-    const scores = new BitSlicedScores(scope);
-    // Agents outside the matches may carry scores too (every read below starts from the matches), so
-    // a list is cut down to the matches only when that makes it much smaller: each cut is an operation.
-    for (const hits of fieldHits) {
-      hits.forEach((hit, field) => {
-        const members = hit.size > matches.size * 2 ? scope.and(hit, matches) : hit;
-        scores.add(members, FIELD_WEIGHTS[FIELDS[field] as (typeof FIELDS)[number]]);
-      });
-    }
-    const lowestFirst = query.order === 'asc';
-    const inReputationOrder = (members: Bitmap, from: number, count: number, after?: number) =>
-      this.pick({
-        matches: members,
-        order: this.byReputation,
-        reverse: false,
-        skip: from,
-        take: count,
-        after,
-        minReputation: undefined,
-        stopBelowMinimum: true,
-      });
-    const taken: { slot: number; score: number }[] = [];
-    let rest = matches;
-    const cursor = query.after;
-    if (cursor !== undefined) {
-      const probe = this.placeProbe(cursor, cursor.score);
-      const score = this.scores[PROBE] as number;
-      const { below, equal, above } = scores.split(matches, score);
-      for (const slot of inReputationOrder(equal, 0, take, probe)) taken.push({ slot, score });
-      rest = lowestFirst ? above : below;
-    }
-    const need = take - taken.length;
-    if (need > 0 && !rest.isEmpty) {
-      const { better, tier, score } = scores.best(rest, skip + need, lowestFirst);
-      scores.writeScores(better, this.scores);
-      const direction = lowestFirst ? -1 : 1;
-      const sorted = Array.from(better.toUint32Array()).sort(
-        (a, b) =>
-          direction * ((this.scores[b] as number) - (this.scores[a] as number)) ||
-          this.byReputation.label(a) - this.byReputation.label(b),
-      );
-      for (const slot of sorted.slice(skip, skip + need))
-        taken.push({ slot, score: this.scores[slot] as number });
-      const fromTier = need - Math.max(0, Math.min(need, sorted.length - skip));
-      if (fromTier > 0) {
-        for (const slot of inReputationOrder(tier, Math.max(0, skip - sorted.length), fromTier))
-          taken.push({ slot, score });
-      }
-    }
-    return this.scoredPage(taken, query, total);
-  }
-
-  /**
-   * One word that begins several stems, many matches: the matches fall into at most 15 levels by
-   * which fields hold the word, computed from its field lists (level lists are kept per stem).
-   */
-  private oneWordTiers(scope: BitmapScope, query: IndexQuery, matches: Bitmap, hits: Bitmap[]): Tier[] {
-    const inField = hits.map((hit) => scope.and(hit, matches));
-    const levels = LEVEL_SCORES.map((score, level) => ({ score, masks: MASKS_OF_LEVEL[level] as number[] }));
-    if (query.order !== 'asc') levels.reverse();
-    return levels.map(({ score, masks }) => ({
-      score,
-      members: () =>
-        scope.orMany(
-          masks.map((mask) => {
-            const held = inField.filter((_, index) => mask & (1 << index));
-            const missing = inField.filter((_, index) => !(mask & (1 << index)));
-            const all = scope.intersectAll(held);
-            return missing.length === 0 ? all : scope.andNot(all, scope.orMany(missing));
-          }),
-        ),
-    }));
-  }
-
-  /**
-   * One to three words, many matches: tiers from the index's level lists (see relevance-tiers.ts).
-   * Undefined when a word is not one stem (a last word that begins several has no level lists) or
-   * when the tiers would cost more than scoring every match.
-   */
-  private levelListsPage(
-    scope: BitmapScope,
-    query: IndexQuery,
-    found: Matches & { matches: Bitmap },
-    total: number,
-    skip: number,
-    take: number,
-  ): IndexPage | undefined {
-    const words: WordLevels[] = [];
-    for (const [index, stemId] of found.stemIds.entries()) {
-      const levels =
-        stemId === undefined
-          ? undefined
-          : this.levelLists.wordLevels(scope, stemId, found.fieldHits[index] as Bitmap[]);
-      if (levels === undefined) return undefined;
-      words.push(levels);
-    }
-    const tiers = relevanceTiers({
-      scope,
-      words,
-      scores: LEVEL_SCORES,
-      within: found.filtered ? found.matches : undefined,
-      lowestFirst: query.order === 'asc',
-      wanted: skip + take,
-      intersectionsMax: this.tuning.tierIntersectionsMax,
-    });
-    if (tiers === undefined) return undefined;
-    try {
-      return this.tieredPage(query, tiers, total, skip, take);
-    } catch (error) {
-      if (error instanceof TierWalkTooLong) return undefined;
-      throw error;
-    }
+  /** What the relevance strategies read and call of the index, for the search under way. */
+  private relevanceContext(): RelevanceContext {
+    return {
+      tuning: this.tuning,
+      levelLists: this.levelLists,
+      scores: this.scores,
+      reputation: this.reputation,
+      candidatesBuffer: this.candidatesBuffer,
+      hitsBuffer: this.hitsBuffer,
+      byReputation: this.byReputation,
+      pick: (options) => this.pick(options),
+      placeProbe: (key, score) => this.placeProbe(key, score),
+      page: (taken, query, total, scoreOf) => this.page(taken, query, total, scoreOf),
+      scoredPage: (taken, query, total) => this.scoredPage(taken, query, total),
+      tieredPage: (query, tiers, total, skip, take) => this.tieredPage(query, tiers, total, skip, take),
+    };
   }
 
   /**
@@ -666,17 +499,7 @@ export class SearchIndex {
    * `after`, a probe slot): walks `order` testing membership when matches are dense, else takes them
    * out and keeps the best.
    */
-  private pick(options: {
-    matches: Bitmap | undefined;
-    order: SortedOrder;
-    reverse: boolean;
-    skip: number;
-    take: number;
-    after: number | undefined;
-    minReputation: number | undefined;
-    /** `order` is the reputation order: agents below the minimum are its tail, never walked. */
-    stopBelowMinimum: boolean;
-  }): number[] {
+  private pick(options: PickOptions): number[] {
     const { matches, order, reverse, skip, take, after, minReputation } = options;
     // Only a minimum and another order (creation): the qualifying agents are the head of the
     // reputation order. When they are few, walking the other order would pass over many others to find
@@ -834,14 +657,4 @@ export class SearchIndex {
     this.candidatesBuffer = new Uint32Array(this.capacity);
     this.hitsBuffer = new Uint32Array(this.capacity);
   }
-}
-
-/** Keeps, in place and in order, the items that pass; returns the kept part. */
-function keepWhere(items: Uint32Array, keep: (slot: number) => boolean): Uint32Array {
-  let kept = 0;
-  for (let index = 0; index < items.length; index += 1) {
-    const slot = items[index] as number;
-    if (keep(slot)) items[kept++] = slot;
-  }
-  return items.subarray(0, kept);
 }

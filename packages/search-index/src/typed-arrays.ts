@@ -10,3 +10,13 @@ export function withRoom<T extends SlotArray>(array: T, length: number): T {
   grown.set(array);
   return grown;
 }
+
+/** Keeps, in place and in order, the items that pass; returns the kept part. */
+export function keepWhere(items: Uint32Array, keep: (slot: number) => boolean): Uint32Array {
+  let kept = 0;
+  for (let index = 0; index < items.length; index += 1) {
+    const slot = items[index] as number;
+    if (keep(slot)) items[kept++] = slot;
+  }
+  return items.subarray(0, kept);
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StringTable, PROBE_SLOT } from '../src/search-index/string-table.js';
+import { StringTable, PROBE_SLOT } from '../src/string-table.js';
 
 const did = (n: number) => `did:web:registry.example:agent:${n.toString(16).padStart(32, '0')}`;
 

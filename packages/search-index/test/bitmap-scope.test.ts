@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Bitmap, BitmapScope } from '../src/search-index/bitmap.js';
+import { Bitmap, BitmapScope } from '../src/bitmap.js';
 
 const range = (from: number, to: number, step: number) => {
   const slots: number[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { BitSlicedScores } from '../src/search-index/bit-sliced-scores.js';
-import { Bitmap, BitmapScope } from '../src/search-index/bitmap.js';
+import { BitSlicedScores } from '../src/bit-sliced-scores.js';
+import { Bitmap, BitmapScope } from '../src/bitmap.js';
 
 /** Scores summed as bitmaps against the same sums kept in an array, for random sets and weights. */
 test('bit-sliced scores: sums, cuts at a score and the k best agree with plain arithmetic', () => {

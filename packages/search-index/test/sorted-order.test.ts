@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SortedOrder } from '../src/search-index/sorted-order.js';
+import { SortedOrder } from '../src/sorted-order.js';
 
 /** Labels must grow strictly along the order, whatever the insertions did to them. */
 function assertLabelsGrow(order: SortedOrder): void {

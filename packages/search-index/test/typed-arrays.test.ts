@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { withRoom } from '../src/search-index/typed-arrays.js';
+import { withRoom } from '../src/typed-arrays.js';
 
 describe('withRoom: the search index growing its typed arrays', () => {
   it('keeps an array with room, and otherwise copies it into one of the same kind at least twice as long', () => {

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { agentIndexEntries } from '../src/search-index/agent-entries.js';
+import { agentIndexEntries } from '../src/agent-entries.js';
 import {
   SearchIndex,
   type IndexedAgent,
   type IndexQuery,
   type RankKey,
   type RelevanceTuning,
-} from '../src/search-index/search-index.js';
-import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from '../src/search-index/text.js';
+} from '../src/search-index.js';
+import { FIELDS, FIELD_WEIGHTS, indexWords, stemWord } from '../src/text.js';
 
 /**
  * The index against a brute-force reference that scores and sorts every agent: same matches, same
