@@ -4,6 +4,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../src/config.js';
 import { queueWorker, startListeningRegistry, type ListeningRegistry } from './faces-helpers.js';
 
 const APP_ORIGIN = 'https://app.example';
@@ -139,6 +140,24 @@ describe('MCP endpoints check Origin and Host (DNS rebinding), as the MCP transp
     });
     assert.match(answer, /^HTTP\/1\.[01] 403/);
     assert.match(answer, /HOST_NOT_ALLOWED/);
+  });
+});
+
+describe('MCP_ALLOWED_ORIGINS spelled with capitals, a default port or a trailing slash', () => {
+  let registry: ListeningRegistry;
+
+  before(async () => {
+    registry = await startListeningRegistry({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443/' });
+  });
+  after(() => registry?.close());
+
+  test('is the origin it names, and a path is still refused', async () => {
+    const raw = await rawPost(`${registry.url}/mcp`, { origin: APP_ORIGIN }, listTools);
+    assert.equal(raw.status, 200);
+    assert.throws(
+      () => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example/path' }),
+      /MCP_ALLOWED_ORIGINS must be comma-separated http\(s\) origins/,
+    );
   });
 });
 
