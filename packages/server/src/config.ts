@@ -195,7 +195,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     if (given === '') continue;
     try {
       const url = new URL(given);
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== given.replace(/\/$/, ''))
+      // An origin in any spelling (capitals, default port, trailing slash), but nothing beyond it.
+      const originOnly =
+        url.pathname === '/' &&
+        url.search === '' &&
+        url.hash === '' &&
+        url.username === '' &&
+        url.password === '';
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !originOnly || /[?#]/.test(given))
         throw new Error('not an origin');
       mcpAllowedOrigins.push(url.origin);
     } catch {

@@ -105,6 +105,9 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
       return `The disk of the SQLite database ${file} is full (${code}): free space on it, or set DATABASE_URL=sqlite:<path> to a disk with room, then start again.${rolledBack}`;
     if (code === 'ENOTDIR' || code === 'ENOENT')
       return `Cannot write the SQLite database ${file}: ${message}: fix the path in DATABASE_URL=sqlite:<path>.`;
+    // Another node migrating the same file, or a long backup: the wait for its write lock ran out.
+    if (code === 'SQLITE_BUSY')
+      return `The SQLite database ${file} is locked by another process (SQLITE_BUSY): run one registry per SQLite file, or wait for the other process (another node migrating it, a backup) and start again; SQLITE_BUSY_TIMEOUT_MS sets how long to wait for the lock.${rolledBack}`;
     if (
       code === 'EACCES' ||
       code === 'EPERM' ||

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import nodeHttp from 'node:http';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadConfig } from '../src/config.js';
 import { queueWorker, startListeningRegistry, type ListeningRegistry } from './faces-helpers.js';
 
 const APP_ORIGIN = 'https://app.example';
@@ -101,6 +103,61 @@ describe('MCP endpoints check Origin and Host (DNS rebinding), as the MCP transp
     // Without Origin the Host is not judged: nodes are reached by internal names behind a balancer.
     const internal = await rawPost(`${registry.url}/mcp`, { host: 'node-7.internal:8080' }, listTools);
     assert.equal(internal.status, 200);
+  });
+
+  test('an allowed Origin or Host spelled another way (case, trailing slash, default port) is the same origin', async () => {
+    const own = new URL(registry.url);
+    for (const origin of ['HTTPS://APP.example', `${APP_ORIGIN}/`, `${APP_ORIGIN}:443`, `${registry.url}/`]) {
+      const raw = await rawPost(`${registry.url}/mcp`, { origin }, listTools);
+      assert.equal(raw.status, 200, origin);
+    }
+    const upper = await rawPost(
+      `${registry.url}/mcp`,
+      { origin: APP_ORIGIN, host: own.host.toUpperCase() },
+      listTools,
+    );
+    assert.equal(upper.status, 200);
+    // An opaque origin (sandboxed frame, file:) is no origin of ours.
+    const opaque = await rawPost(`${registry.url}/mcp`, { origin: 'null' }, listTools);
+    assert.equal(opaque.status, 403);
+    assert.equal(opaque.body.code, 'ORIGIN_NOT_ALLOWED');
+  });
+
+  test('a request with Origin but no Host (HTTP/1.0) is refused with 403, not a server error', async () => {
+    const text = JSON.stringify(listTools);
+    const { port } = new URL(registry.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.end(
+          `POST /mcp HTTP/1.0\r\norigin: ${APP_ORIGIN}\r\ncontent-type: application/json\r\n` +
+            `accept: application/json, text/event-stream\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+        );
+      });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.[01] 403/);
+    assert.match(answer, /HOST_NOT_ALLOWED/);
+  });
+});
+
+describe('MCP_ALLOWED_ORIGINS spelled with capitals, a default port or a trailing slash', () => {
+  let registry: ListeningRegistry;
+
+  before(async () => {
+    registry = await startListeningRegistry({ MCP_ALLOWED_ORIGINS: 'HTTPS://App.Example:443/' });
+  });
+  after(() => registry?.close());
+
+  test('is the origin it names, and a path is still refused', async () => {
+    const raw = await rawPost(`${registry.url}/mcp`, { origin: APP_ORIGIN }, listTools);
+    assert.equal(raw.status, 200);
+    assert.throws(
+      () => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example/path' }),
+      /MCP_ALLOWED_ORIGINS must be comma-separated http\(s\) origins/,
+    );
   });
 });
 

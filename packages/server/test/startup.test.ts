@@ -113,6 +113,28 @@ describe(
       await assertClearFailure(run, /Cannot write the SQLite database .*DATABASE_URL=sqlite:/);
     });
 
+    test('an SQLite file whose write lock another process holds past the busy timeout ends with one line, exit 1', async () => {
+      const file = path.join(tempDir(), 'registry.db');
+      const holder = new SqliteDatabase(file);
+      holder.pragma('journal_mode = WAL');
+      holder.exec('begin immediate');
+      try {
+        const run = startProcess({
+          PORT: String(await freePort()),
+          HOST: '127.0.0.1',
+          DATABASE_URL: `sqlite:${file}`,
+          SQLITE_BUSY_TIMEOUT_MS: '200',
+        });
+        await assertClearFailure(
+          run,
+          /SQLite database .* is locked by another process.*SQLITE_BUSY_TIMEOUT_MS/,
+        );
+      } finally {
+        holder.exec('rollback');
+        holder.close();
+      }
+    });
+
     test('warns about a variable that looks like a setting (PROT), then serves; the ready line names /docs and the address', async () => {
       const port = await freePort();
       const run = startProcess({

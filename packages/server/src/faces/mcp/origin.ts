@@ -2,9 +2,27 @@ import type { onRequestHookHandler } from 'fastify';
 import type { Config } from '../../config.js';
 import { ForbiddenError } from '../../errors.js';
 
-/** `host[:port]` as a Host header names it, with the scheme's default port left out. */
-function hostOf(url: URL): string {
-  return url.host.toLowerCase();
+/**
+ * An Origin header as `scheme://host[:port]` the way PUBLIC_URL is written (lower case, no default
+ * port, no trailing slash), so a client spelling the same origin differently is not refused; undefined
+ * for `null` (an opaque origin) and anything that is not an http(s) origin.
+ */
+function normalOrigin(origin: string): string | undefined {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A Host header as `host[:port]`, lower case, with the scheme's default port left out; '' when absent or bad. */
+function normalHost(host: string, protocol: string): string {
+  try {
+    return host === '' ? '' : new URL(`${protocol}//${host}`).host;
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -19,14 +37,15 @@ export function mcpOriginGuard(
 ): onRequestHookHandler {
   const publicUrl = new URL(config.publicUrl);
   const allowedOrigins = new Set([publicUrl.origin, ...config.mcpAllowedOrigins]);
-  const ownHost = hostOf(publicUrl);
+  const ownHost = publicUrl.host;
   return (request, _reply, done) => {
     const origin = request.headers.origin;
     if (origin === undefined) {
       done();
       return;
     }
-    if (!allowedOrigins.has(origin)) {
+    const given = normalOrigin(origin);
+    if (given === undefined || !allowedOrigins.has(given)) {
       done(
         new ForbiddenError(
           'ORIGIN_NOT_ALLOWED',
@@ -36,7 +55,7 @@ export function mcpOriginGuard(
       return;
     }
     // request.host honours X-Forwarded-Host when TRUST_PROXY is set, as the proxy saw it.
-    if (request.host.toLowerCase() !== ownHost) {
+    if (normalHost(request.host, publicUrl.protocol) !== ownHost) {
       done(
         new ForbiddenError(
           'HOST_NOT_ALLOWED',
