@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { openTaskLoadQuery } from '../src/db/stores/tasks.js';
+import { openTaskLoadQuery, openTaskLoadsQuery } from '../src/db/stores/tasks.js';
 import { InProcessTaskEvents } from '../src/invocation/events.js';
 import { TaskStateMachine } from '../src/invocation/task-state.js';
 import { LIMITS } from '../src/services/limits.js';
@@ -210,6 +210,14 @@ test('the open-task counts of an invocation read only the covering partial index
       const plan = rows.map((row) => row.detail).join('\n');
       assert.match(plan, new RegExp(`USING COVERING INDEX ${index}`), plan);
     }
+    // The invocation reads both sides in one statement: each side keeps its own index there.
+    const both = openTaskLoadsQuery(db, 'did:web:x:agent:a', 1, 'did:web:x:agent:b', 1).compile();
+    const { rows } = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${both.sql}`, [...both.parameters]),
+    );
+    const plan = rows.map((row) => row.detail).join('\n');
+    assert.match(plan, /USING COVERING INDEX tasks_open_caller_idx/, plan);
+    assert.match(plan, /USING COVERING INDEX tasks_open_target_idx/, plan);
   } finally {
     await registry.close();
   }

@@ -69,5 +69,14 @@ export function compiledWrite<Args extends readonly unknown[]>(
   };
 }
 
+/** compiledOnce for a write with RETURNING: always through Kysely's driver, never the direct reader. */
+export function compiledWriteReturning<Row, Args extends readonly unknown[]>(
+  build: (db: Db, ...placeholders: Args) => Compilable<Row>,
+  placeholders: Args,
+): (db: Db, ...parameters: Args) => Promise<Row[]> {
+  const compile = compiler(build, placeholders);
+  return async (db, ...parameters) => (await db.executeQuery<Row>({ ...compile(db), parameters })).rows;
+}
+
 /** Placeholders for `compiledOnce`/`compiledWrite`: one distinct marker per named parameter. */
 export const placeholdersFor = (names: readonly string[]): unknown[] => names.map((name) => `\u0000${name}`);

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Db } from '../db/connect.js';
 import type { TaskDelivery, TaskStatus } from '../db/schema/index.js';
 import { findActiveAgent, type AgentRow } from '../db/stores/agents.js';
-import { findTask, insertTask, openTaskLoad, type NewTaskRow, type TaskRow } from '../db/stores/tasks.js';
+import { findTask, insertTask, openTaskLoads, type NewTaskRow, type TaskRow } from '../db/stores/tasks.js';
 import { countInvocation } from '../db/stores/invocation-quota.js';
 import type { TaskBoundsConfig } from '../config.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -201,7 +201,7 @@ export class InvocationService {
         nextWindow,
       );
     }
-    const mine = await openTaskLoad(trx, 'caller_did', callerDid, now);
+    const { caller: mine, target: theirs } = await openTaskLoads(trx, callerDid, targetDid, now);
     if (mine.tasks >= bounds.maxOpenPerCaller || mine.bytes + inputBytes > bounds.maxOpenBytesPerCaller) {
       throw new TooManyRequestsError(
         'TOO_MANY_OPEN_TASKS',
@@ -209,7 +209,6 @@ export class InvocationService {
         1,
       );
     }
-    const theirs = await openTaskLoad(trx, 'target_did', targetDid, now);
     if (theirs.tasks >= bounds.maxOpenPerTarget || theirs.bytes + inputBytes > bounds.maxOpenBytesPerTarget) {
       throw new TooManyRequestsError(
         'TOO_MANY_OPEN_TASKS',

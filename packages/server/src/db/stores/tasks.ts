@@ -1,5 +1,11 @@
 import { sql, type Selectable } from 'kysely';
-import { compiledOnce, compiledWrite, placeholdersFor, type CompiledRead } from '../compiled.js';
+import {
+  compiledOnce,
+  compiledWrite,
+  compiledWriteReturning,
+  placeholdersFor,
+  type CompiledRead,
+} from '../compiled.js';
 import { LIMITS } from '../../services/limits.js';
 import type { Db } from '../connect.js';
 import type { TaskErrorCode, TaskStatus, TasksTable } from '../schema/index.js';
@@ -147,17 +153,24 @@ export async function leasePendingTasks(
   until: number,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  // Not a compiled statement: on SQLite those run as reads outside a transaction, and this one writes.
-  const won = await db
-    .updateTable('tasks')
-    .set({ lease_until: until })
-    .where('id', 'in', ids)
-    .where('status', '=', sql.lit('pending'))
-    .where(sql<number>`coalesce(${sql.ref('lease_until')}, 0)`, '<=', now)
-    .returning('id')
-    .execute();
+  const won = await leaseStatement(ids.length)(db, until, now, ...ids);
   return new Set(won.map((row) => row.id));
 }
+
+const leaseStatement = perIdCount((count) =>
+  compiledWriteReturning(
+    (db, until: number, now: number, ...ids: string[]) =>
+      db
+        .updateTable('tasks')
+        .set({ lease_until: until })
+        // In the order of the placeholders: the ids, which vary in number, come last.
+        .where(sql<number>`coalesce(${sql.ref('lease_until')}, 0)`, '<=', now)
+        .where('status', '=', sql.lit('pending'))
+        .where('id', 'in', ids)
+        .returning('id'),
+    ['\u0000until' as unknown as number, '\u0000now' as unknown as number, ...idMarkers(count)] as const,
+  ),
+);
 
 const inputsRead = perIdCount((count) =>
   compiledOnce(
@@ -186,26 +199,53 @@ export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did
     .where(sql<boolean>`status in ('pending', 'processing')`)
     .where('deadline_at', '>', now);
 
-const openLoadRead = {
-  caller_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'caller_did', did, now), [
-    '\u0000did' as string,
-    '\u0000now' as unknown as number,
-  ] as const),
-  target_did: compiledOnce((db, did: string, now: number) => openTaskLoadQuery(db, 'target_did', did, now), [
-    '\u0000did' as string,
-    '\u0000now' as unknown as number,
-  ] as const),
-};
-
-/** Open tasks (not past their deadline) and their input bytes, of one caller or one target. */
-export async function openTaskLoad(
+/**
+ * Both open loads of an invocation (its caller's and its target's) in one statement, so the invoke
+ * transaction runs one read for them instead of two; each side still reads its own partial index.
+ */
+export const openTaskLoadsQuery = (
   db: Db,
-  side: 'caller_did' | 'target_did',
-  did: string,
+  callerDid: string,
+  callerNow: number,
+  targetDid: string,
+  targetNow: number,
+) =>
+  db
+    .selectFrom([
+      openTaskLoadQuery(db, 'caller_did', callerDid, callerNow).as('mine'),
+      openTaskLoadQuery(db, 'target_did', targetDid, targetNow).as('theirs'),
+    ])
+    .select([
+      'mine.tasks as caller_tasks',
+      'mine.bytes as caller_bytes',
+      'theirs.tasks as target_tasks',
+      'theirs.bytes as target_bytes',
+    ]);
+
+const openLoadsRead = compiledOnce(openTaskLoadsQuery, [
+  '\u0000caller_did' as string,
+  '\u0000caller_now' as unknown as number,
+  '\u0000target_did' as string,
+  '\u0000target_now' as unknown as number,
+] as const);
+
+export interface OpenTaskLoad {
+  tasks: number;
+  bytes: number;
+}
+
+/** Open tasks (not past their deadline) and their input bytes, of one caller and of one target. */
+export async function openTaskLoads(
+  db: Db,
+  callerDid: string,
+  targetDid: string,
   now: number,
-): Promise<{ tasks: number; bytes: number }> {
-  const [row] = await openLoadRead[side](db, did, now);
-  return { tasks: Number(row?.tasks ?? 0), bytes: Number(row?.bytes ?? 0) };
+): Promise<{ caller: OpenTaskLoad; target: OpenTaskLoad }> {
+  const [row] = await openLoadsRead(db, callerDid, now, targetDid, now);
+  return {
+    caller: { tasks: Number(row?.caller_tasks ?? 0), bytes: Number(row?.caller_bytes ?? 0) },
+    target: { tasks: Number(row?.target_tasks ?? 0), bytes: Number(row?.target_bytes ?? 0) },
+  };
 }
 
 /**
