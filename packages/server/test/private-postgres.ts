@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { UNLIMITED_REGISTRATIONS } from './node-process.js';
 
 /**
  * A PostgreSQL cluster of the test's own (initdb under the temp dir, its own port), so the test may
@@ -217,7 +218,14 @@ export async function startRegistryProcess(env: Record<string, string>): Promise
   const serverRoot = path.resolve(import.meta.dirname, '..');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...UNLIMITED_REGISTRATIONS,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
