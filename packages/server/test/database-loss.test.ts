@@ -128,6 +128,9 @@ const httpPost =
     };
   };
 
+/** Each scenario waits for the node to recover by itself; a node that never does fails here, not at CI's limit. */
+const SCENARIO_TIMEOUT = { timeout: 5 * 60_000 };
+
 const skipPrivate =
   testDatabase !== 'postgres'
     ? 'PostgreSQL-only: runs in the PostgreSQL pass (TEST_DATABASE=postgres)'
@@ -153,121 +156,133 @@ describe('PostgreSQL restarts under write load (private cluster)', { skip: skipP
     cluster?.destroy();
   });
 
-  test('fast and immediate restarts and an outage: the process survives, acknowledged writes are kept, /readyz recovers', async () => {
-    const post = httpPost(registry.url);
-    const target = await post(
-      '/api/agents/register',
-      await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
-    );
-    assert.equal(target.status, 201);
-    const load = new WriteLoad(post, (target.json as { did: string }).did);
-    load.start(8);
-    try {
-      for (const mode of ['fast', 'immediate', 'down for a while'] as const) {
-        await load.until(load.acknowledged + 40);
-        if (mode === 'down for a while') {
-          // Requests meanwhile fail fast with 503 (connect timeout); none hangs or crashes the node.
-          cluster.stop('immediate');
-          const failuresBefore = load.failures.length;
-          await until(() => load.failures.length >= failuresBefore + 10);
-          cluster.start();
-        } else {
-          cluster.restart(mode);
+  test(
+    'fast and immediate restarts and an outage: the process survives, acknowledged writes are kept, /readyz recovers',
+    SCENARIO_TIMEOUT,
+    async () => {
+      const post = httpPost(registry.url);
+      const target = await post(
+        '/api/agents/register',
+        await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
+      );
+      assert.equal(target.status, 201);
+      const load = new WriteLoad(post, (target.json as { did: string }).did);
+      load.start(8);
+      try {
+        for (const mode of ['fast', 'immediate', 'down for a while'] as const) {
+          await load.until(load.acknowledged + 40);
+          if (mode === 'down for a while') {
+            // Requests meanwhile fail fast with 503 (connect timeout); none hangs or crashes the node.
+            cluster.stop('immediate');
+            const failuresBefore = load.failures.length;
+            await until(() => load.failures.length >= failuresBefore + 10);
+            cluster.start();
+          } else {
+            cluster.restart(mode);
+          }
+          assert.equal(registry.child.exitCode, null, `registry died (${mode}):\n${registry.output()}`);
+          // Writes succeed again after the restart, without any help.
+          await load.until(load.acknowledged + 40);
         }
-        assert.equal(registry.child.exitCode, null, `registry died (${mode}):\n${registry.output()}`);
-        // Writes succeed again after the restart, without any help.
-        await load.until(load.acknowledged + 40);
+      } finally {
+        await load.stop();
       }
-    } finally {
-      await load.stop();
-    }
-    assert.equal(registry.child.exitCode, null, `registry died:\n${registry.output()}`);
-    await waitForReady(registry.url);
-    assertOnlyUnavailable(load.failures);
+      assert.equal(registry.child.exitCode, null, `registry died:\n${registry.output()}`);
+      await waitForReady(registry.url);
+      assertOnlyUnavailable(load.failures);
 
-    const registered = await cluster.query(
-      'SELECT count(*)::int AS n FROM agents WHERE did = ANY($1)',
-      [load.registered],
-      'registry',
-    );
-    assert.equal(registered.rows[0].n, load.registered.length, 'every 201 registration is stored');
-    const reviewed = await cluster.query(
-      'SELECT count(*)::int AS n FROM reviews WHERE id = ANY($1)',
-      [load.reviewed],
-      'registry',
-    );
-    assert.equal(reviewed.rows[0].n, load.reviewed.length, 'every 201 review is stored');
+      const registered = await cluster.query(
+        'SELECT count(*)::int AS n FROM agents WHERE did = ANY($1)',
+        [load.registered],
+        'registry',
+      );
+      assert.equal(registered.rows[0].n, load.registered.length, 'every 201 registration is stored');
+      const reviewed = await cluster.query(
+        'SELECT count(*)::int AS n FROM reviews WHERE id = ANY($1)',
+        [load.reviewed],
+        'registry',
+      );
+      assert.equal(reviewed.rows[0].n, load.reviewed.length, 'every 201 review is stored');
 
-    const later = await post(
-      '/api/agents/register',
-      await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
-    );
-    assert.equal(later.status, 201);
-  });
-
-  test('a result reported while a node’s LISTEN connection is down still wakes its blocked invocation', async () => {
-    // Node A connects as its own role, so its connections can be cut and kept out while node B
-    // (the superuser) completes the task: the NOTIFY is lost for A, which must re-check on reconnect.
-    await cluster.query('CREATE ROLE node_a SUPERUSER LOGIN');
-    const nodeA = await startRegistryProcess({
-      DATABASE_URL: cluster.url('registry', 'node_a'),
-      PUBLIC_URL: 'http://localhost:8080',
-      DATABASE_CONNECT_TIMEOUT_MS: '1000',
-    });
-    try {
-      const postA = httpPost(nodeA.url);
-      const postB = httpPost(registry.url);
-      const worker = await postB(
+      const later = await post(
         '/api/agents/register',
         await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
       );
-      const { did: workerDid, token: workerToken } = worker.json as { did: string; token: string };
-      const enabled = await fetch(`${registry.url}${agentPath(workerDid, '/invocation')}`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json', ...bearer(workerToken) },
-        body: JSON.stringify({ enabled: true, delivery_mode: 'queue' }),
+      assert.equal(later.status, 201);
+    },
+  );
+
+  test(
+    'a result reported while a node’s LISTEN connection is down still wakes its blocked invocation',
+    SCENARIO_TIMEOUT,
+    async () => {
+      // Node A connects as its own role, so its connections can be cut and kept out while node B
+      // (the superuser) completes the task: the NOTIFY is lost for A, which must re-check on reconnect.
+      await cluster.query('CREATE ROLE node_a SUPERUSER LOGIN');
+      const nodeA = await startRegistryProcess({
+        DATABASE_URL: cluster.url('registry', 'node_a'),
+        PUBLIC_URL: 'http://localhost:8080',
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
       });
-      assert.equal(enabled.status, 200, await enabled.text());
-      const caller = await postA(
-        '/api/agents/register',
-        await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
-      );
-      const callerToken = (caller.json as { token: string }).token;
+      try {
+        const postA = httpPost(nodeA.url);
+        const postB = httpPost(registry.url);
+        const worker = await postB(
+          '/api/agents/register',
+          await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
+        );
+        const { did: workerDid, token: workerToken } = worker.json as { did: string; token: string };
+        const enabled = await fetch(`${registry.url}${agentPath(workerDid, '/invocation')}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', ...bearer(workerToken) },
+          body: JSON.stringify({ enabled: true, delivery_mode: 'queue' }),
+        });
+        assert.equal(enabled.status, 200, await enabled.text());
+        const caller = await postA(
+          '/api/agents/register',
+          await registrationBody(ed25519Agent(), defaultProfile(), Date.now()),
+        );
+        const callerToken = (caller.json as { token: string }).token;
 
-      const invocation = postA(
-        '/api/invoke',
-        { target_did: workerDid, capability: 'translation', input: { text: 'hi' }, timeout_ms: 300_000 },
-        callerToken,
-      );
-      const pending = await waitForPendingTask(registry.url, workerToken);
+        const invocation = postA(
+          '/api/invoke',
+          { target_did: workerDid, capability: 'translation', input: { text: 'hi' }, timeout_ms: 300_000 },
+          callerToken,
+        );
+        const pending = await waitForPendingTask(registry.url, workerToken);
 
-      await cluster.query('ALTER ROLE node_a NOLOGIN');
-      await cluster.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'node_a'");
-      const accepted = await postB(`/api/agent/tasks/${pending}/accept`, {}, workerToken);
-      assert.equal(accepted.status, 200);
-      const done = await postB(
-        `/api/agent/tasks/${pending}/result`,
-        { output: { text: 'salut' } },
-        workerToken,
-      );
-      assert.equal(done.status, 200);
-      await cluster.query('ALTER ROLE node_a LOGIN');
+        await cluster.query('ALTER ROLE node_a NOLOGIN');
+        await cluster.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'node_a'",
+        );
+        const accepted = await postB(`/api/agent/tasks/${pending}/accept`, {}, workerToken);
+        assert.equal(accepted.status, 200);
+        const done = await postB(
+          `/api/agent/tasks/${pending}/result`,
+          { output: { text: 'salut' } },
+          workerToken,
+        );
+        assert.equal(done.status, 200);
+        await cluster.query('ALTER ROLE node_a LOGIN');
 
-      // A waiter that missed the NOTIFY would sleep until its deadline (5 minutes) and only then
-      // read the completed task; re-checking on reconnect answers within seconds. The bound is a
-      // liveness bound far from both, not a speed measurement.
-      const missed = new Promise<'missed'>((resolve) => setTimeout(() => resolve('missed'), 90_000).unref());
-      const answer = await Promise.race([invocation, missed]);
-      assert.notEqual(answer, 'missed', 'the blocked invocation was not woken after LISTEN reconnected');
-      if (answer === 'missed') return;
-      assert.equal(answer.status, 200, JSON.stringify(answer.json));
-      assert.deepEqual((answer.json as { output: unknown }).output, { text: 'salut' });
-      assert.equal(nodeA.child.exitCode, null, nodeA.output());
-      await waitForReady(nodeA.url);
-    } finally {
-      await nodeA.stop();
-    }
-  });
+        // A waiter that missed the NOTIFY would sleep until its deadline (5 minutes) and only then
+        // read the completed task; re-checking on reconnect answers within seconds. The bound is a
+        // liveness bound far from both, not a speed measurement.
+        const missed = new Promise<'missed'>((resolve) =>
+          setTimeout(() => resolve('missed'), 90_000).unref(),
+        );
+        const answer = await Promise.race([invocation, missed]);
+        assert.notEqual(answer, 'missed', 'the blocked invocation was not woken after LISTEN reconnected');
+        if (answer === 'missed') return;
+        assert.equal(answer.status, 200, JSON.stringify(answer.json));
+        assert.deepEqual((answer.json as { output: unknown }).output, { text: 'salut' });
+        assert.equal(nodeA.child.exitCode, null, nodeA.output());
+        await waitForReady(nodeA.url);
+      } finally {
+        await nodeA.stop();
+      }
+    },
+  );
 });
 
 async function waitForPendingTask(url: string, token: string): Promise<string> {
@@ -294,50 +309,54 @@ describe(
 
     after(() => registry?.close());
 
-    test('the app survives, answers 503 DATABASE_UNAVAILABLE meanwhile, keeps every acknowledged write', async () => {
-      const database = new URL(registry.database.url).pathname.slice(1);
-      const terminate = async () => {
-        const admin = new pg.Client({ connectionString: registry.database.url });
-        await admin.connect();
+    test(
+      'the app survives, answers 503 DATABASE_UNAVAILABLE meanwhile, keeps every acknowledged write',
+      SCENARIO_TIMEOUT,
+      async () => {
+        const database = new URL(registry.database.url).pathname.slice(1);
+        const terminate = async () => {
+          const admin = new pg.Client({ connectionString: registry.database.url });
+          await admin.connect();
+          try {
+            const result = await admin.query(
+              'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+              [database],
+            );
+            return result.rows[0].n as number;
+          } finally {
+            await admin.end();
+          }
+        };
+        const target = await register(registry);
+        const load = new WriteLoad(httpPost(base), target.did);
+        load.start(8);
         try {
-          const result = await admin.query(
-            'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
-            [database],
-          );
-          return result.rows[0].n as number;
+          for (let round = 0; round < 3; round += 1) {
+            await load.until(load.acknowledged + 30);
+            assert.ok((await terminate()) > 0, 'the registry had connections to terminate');
+            await load.until(load.acknowledged + 30);
+          }
         } finally {
-          await admin.end();
+          await load.stop();
         }
-      };
-      const target = await register(registry);
-      const load = new WriteLoad(httpPost(base), target.did);
-      load.start(8);
-      try {
-        for (let round = 0; round < 3; round += 1) {
-          await load.until(load.acknowledged + 30);
-          assert.ok((await terminate()) > 0, 'the registry had connections to terminate');
-          await load.until(load.acknowledged + 30);
+        await waitForReady(base);
+        assertOnlyUnavailable(load.failures);
+        const check = new pg.Client({ connectionString: registry.database.url });
+        await check.connect();
+        try {
+          const agents = await check.query('SELECT count(*)::int AS n FROM agents WHERE did = ANY($1)', [
+            load.registered,
+          ]);
+          assert.equal(agents.rows[0].n, load.registered.length);
+          const reviews = await check.query('SELECT count(*)::int AS n FROM reviews WHERE id = ANY($1)', [
+            load.reviewed,
+          ]);
+          assert.equal(reviews.rows[0].n, load.reviewed.length);
+        } finally {
+          await check.end();
         }
-      } finally {
-        await load.stop();
-      }
-      await waitForReady(base);
-      assertOnlyUnavailable(load.failures);
-      const check = new pg.Client({ connectionString: registry.database.url });
-      await check.connect();
-      try {
-        const agents = await check.query('SELECT count(*)::int AS n FROM agents WHERE did = ANY($1)', [
-          load.registered,
-        ]);
-        assert.equal(agents.rows[0].n, load.registered.length);
-        const reviews = await check.query('SELECT count(*)::int AS n FROM reviews WHERE id = ANY($1)', [
-          load.reviewed,
-        ]);
-        assert.equal(reviews.rows[0].n, load.reviewed.length);
-      } finally {
-        await check.end();
-      }
-    });
+      },
+    );
   },
 );
 
@@ -355,26 +374,30 @@ describe(
 
     after(() => registry?.close());
 
-    test('a write blocked by another process’s lock answers 503 DATABASE_UNAVAILABLE with Retry-After, then succeeds', async () => {
-      const other = new SqliteDatabase(registry.database.file as string);
-      const registerOnce = async () =>
-        registry.app.inject({
-          method: 'POST',
-          url: '/api/agents/register',
-          payload: await registrationBody(ed25519Agent(), defaultProfile(), registry.clock.now()),
-        });
-      try {
-        other.exec('BEGIN EXCLUSIVE');
-        const blocked = await registerOnce();
-        assert.equal(blocked.statusCode, 503, blocked.body);
-        assert.equal(blocked.json().code, 'DATABASE_UNAVAILABLE');
-        assert.equal(blocked.headers['retry-after'], '1');
-        other.exec('ROLLBACK');
-      } finally {
-        other.close();
-      }
-      const after = await registerOnce();
-      assert.equal(after.statusCode, 201, after.body);
-    });
+    test(
+      'a write blocked by another process’s lock answers 503 DATABASE_UNAVAILABLE with Retry-After, then succeeds',
+      SCENARIO_TIMEOUT,
+      async () => {
+        const other = new SqliteDatabase(registry.database.file as string);
+        const registerOnce = async () =>
+          registry.app.inject({
+            method: 'POST',
+            url: '/api/agents/register',
+            payload: await registrationBody(ed25519Agent(), defaultProfile(), registry.clock.now()),
+          });
+        try {
+          other.exec('BEGIN EXCLUSIVE');
+          const blocked = await registerOnce();
+          assert.equal(blocked.statusCode, 503, blocked.body);
+          assert.equal(blocked.json().code, 'DATABASE_UNAVAILABLE');
+          assert.equal(blocked.headers['retry-after'], '1');
+          other.exec('ROLLBACK');
+        } finally {
+          other.close();
+        }
+        const after = await registerOnce();
+        assert.equal(after.statusCode, 201, after.body);
+      },
+    );
   },
 );
