@@ -83,7 +83,7 @@ function layerOf(stack: ProfileNode[]): string {
       const part = url.split('/packages/server/dist/')[1] ?? url;
       return `registry: ${part
         .split('/')
-        .slice(0, part.startsWith('db/stores') ? 3 : 2)
+        .slice(0, part.startsWith('modules/') ? 3 : 2)
         .join('/')
         .replace(/\.js$/, '')}`;
     }

@@ -1,6 +1,6 @@
 /**
  * The registry's GET profile answer built straight from an agents row: the same members, in the same
- * order, with the same values as the registry's AgentProfile (services/agent-view.ts), after the same
+ * order, with the same values as the registry's AgentProfile (modules/agents/agent-view.ts), after the same
  * read: one statement for the agent's row and whether it has service totals. Shared by the two
  * reference servers (baseline-server.ts, fastify-floor-server.ts).
  */
@@ -31,7 +31,7 @@ export const PROFILE_COLUMNS =
   'did, name, description, avatar, website, public_key, key_type, chain_id, capabilities, tags, status, ' +
   'invocation_enabled, delivery_mode, average_rating, reputation_score, total_reviews, created_at, updated_at';
 
-/** As the registry reads a profile (db/stores/agents.ts, findAgentProfile): the row and one exists(). */
+/** As the registry reads a profile (modules/agents/agents-store.ts, findAgentProfile): the row and one exists(). */
 const PROFILE_QUERY = `select ${PROFILE_COLUMNS}, exists (select 1 from service_totals where service_totals.did = agents.did) as has_calls from agents where did = ?`;
 
 export function profileJson(row: AgentRow, publicUrl: string): unknown {

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../packages/server/src/app.js';
-import { loadConfig } from '../packages/server/src/config.js';
+import { loadConfig } from '../packages/server/src/kernel/config.js';
 import { createContext } from '../packages/server/src/context.js';
 import { searchShapes } from './scenarios/search.js';
 import { readManifest } from './seeded-database.js';

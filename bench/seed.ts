@@ -5,20 +5,20 @@
  */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import type { Config } from '../packages/server/src/config.js';
+import type { Config } from '../packages/server/src/kernel/config.js';
 import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
 import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
-import { insertAgent, type NewAgentRow } from '../packages/server/src/db/stores/agents.js';
-import { stampAgentChange } from '../packages/server/src/db/stores/change-feed.js';
+import { insertAgent, type NewAgentRow } from '../packages/server/src/modules/agents/agents-store.js';
+import { stampAgentChange } from '../packages/server/src/modules/discovery/change-feed-store.js';
 import {
   insertReview,
   evidencedRatingsOf,
   writeReputation,
   type NewReviewRow,
-} from '../packages/server/src/db/stores/reviews.js';
-import { insertTask } from '../packages/server/src/db/stores/tasks.js';
+} from '../packages/server/src/modules/reviews/reviews-store.js';
+import { insertTask } from '../packages/server/src/modules/tasks/tasks-store.js';
 import { pkhDid, toChecksumAddress, webDid } from '@agent-registry/protocol';
-import { aggregateReviews } from '../packages/server/src/services/reputation-model.js';
+import { aggregateReviews } from '../packages/server/src/modules/reviews/reputation-model.js';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 
 export interface SeedOptions {

@@ -279,7 +279,7 @@ function seedFingerprint(options: Options, seedParameters: SeedParameters): stri
   const sources = [
     'bench/seed.ts',
     'bench/corpus.ts',
-    'packages/server/src/services/reputation-model.ts',
+    'packages/server/src/modules/reviews/reputation-model.ts',
     ...['migrations', 'schema', 'stores'].flatMap((dir) =>
       fs
         .readdirSync(path.join(ROOT, 'packages/server/src/db', dir), { recursive: true, encoding: 'utf8' })

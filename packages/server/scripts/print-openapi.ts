@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { createContext } from '../src/context.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-openapi-'));

@@ -1,5 +1,5 @@
 import { BackupError, backupDatabase, abandonBackups } from './backup.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './kernel/config.js';
 
 const USAGE = 'Usage: npm run backup -- <destination-file> [--force]';
 

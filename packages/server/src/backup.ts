@@ -13,7 +13,7 @@ import {
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { DatabaseConfig } from './config.js';
+import type { DatabaseConfig } from './kernel/config.js';
 
 /** A backup that cannot be made, with what to do about it (one line for the operator). */
 export class BackupError extends Error {

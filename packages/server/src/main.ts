@@ -1,11 +1,11 @@
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { suspiciousSettings } from './config-typos.js';
+import { ConfigError, loadConfig, type Config } from './kernel/config.js';
+import { suspiciousSettings } from './kernel/config-typos.js';
 import { createContext } from './context.js';
-import { listenWhileStarting } from './http/starting-listener.js';
+import { listenWhileStarting } from './faces/rest/starting-listener.js';
 import { explainStartupFailure } from './startup.js';
-import { readBuildInfo } from './version.js';
+import { readBuildInfo } from './kernel/version.js';
 
 /**
  * A start-up failure an operator can fix ends with one line saying what to do, and exit status 1;

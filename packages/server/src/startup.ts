@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from './kernel/config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { isDatabaseUnavailable } from './db/errors.js';
 import { MigrationFailedError, NewerDatabaseError } from './db/migrations/index.js';
-import { DatabaseUnavailableError } from './errors.js';
+import { DatabaseUnavailableError } from './kernel/errors.js';
 
 /** The driver's or the system's code, under the registry's own wrappers (503 class, failed migration). */
 const codeOf = (error: unknown): string | undefined => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { randomAgentId } from '../src/identity/agent-id.js';
+import { randomAgentId } from '../src/modules/identity/agent-id.js';
 
 test('agent ids are 32 lower-case hex characters and never repeat, across refills of the random pool', () => {
   const ids = Array.from({ length: 2000 }, () => randomAgentId());

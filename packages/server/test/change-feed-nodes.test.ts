@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/connect.js';
-import { updateActiveAgent } from '../src/db/stores/agents.js';
-import { stampAgentChange } from '../src/db/stores/change-feed.js';
+import { updateActiveAgent } from '../src/modules/agents/agents-store.js';
+import { stampAgentChange } from '../src/modules/discovery/change-feed-store.js';
 import { profileOf } from './discovery-helpers.js';
 import {
   TEST_PUBLIC_URL,

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT, decodeJwt } from 'jose';
-import { AUTH_AUDIENCE_INTRODUCED_AT } from '../src/auth/deprecation.js';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { AUTH_AUDIENCE_INTRODUCED_AT } from '../src/modules/identity/deprecation.js';
+import { ConfigError, loadConfig } from '../src/kernel/config.js';
 import {
   TEST_PUBLIC_URL,
   agentPath,

@@ -122,7 +122,7 @@ export interface Aggregates {
  * 0-100, weight (verified ? 2 : 1) * e^(-age_days/180), a prior of weight 3 at 50.
  */
 /**
- * Reputation v2 written out independently of src/services/reputation-model.ts, for reviews whose
+ * Reputation v2 written out independently of src/modules/reviews/reputation-model.ts, for reviews whose
  * reviewers all have the same `trust` and called no other agent, so every review is unproven
  * (docs/reputation.md): weight = (verified ? 2 : 1) * decay * trust, all scaled together to at most 1.
  */

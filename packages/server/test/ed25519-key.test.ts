@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { confirmOnCurve, parseEd25519KeyQuickly } from '../src/identity/ed25519-key.js';
-import { parsePublicKey } from '../src/identity/keys.js';
+import { confirmOnCurve, parseEd25519KeyQuickly } from '../src/modules/identity/ed25519-key.js';
+import { parsePublicKey } from '@agent-registry/protocol';
 
 const outcome = (parse: () => unknown): string => {
   try {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/kernel/config.js';
 import { agentPath, register, startRegistry, type Registered, type TestRegistry } from './helpers.js';
 
 interface ErrorBody {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { GroupCommit } from '../src/db/group-commit.js';
 import { isUniqueViolation } from '../src/db/errors.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
-import { insertAgentIn } from '../src/db/stores/agent-writes.js';
-import type { RegisteredAgentRow } from '../src/db/stores/agents.js';
-import { readChangeHead } from '../src/db/stores/change-feed.js';
+import { insertAgentIn } from '../src/modules/agents/agent-writes-store.js';
+import type { RegisteredAgentRow } from '../src/modules/agents/agents-store.js';
+import { readChangeHead } from '../src/modules/discovery/change-feed-store.js';
 import {
   TEST_PUBLIC_URL,
   agentPath,

@@ -1,4 +1,4 @@
-import type { NewAgentRow } from '../src/db/stores/agents.js';
+import type { NewAgentRow } from '../src/modules/agents/agents-store.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,11 +8,11 @@ import SqliteDatabase from 'better-sqlite3';
 import { Wallet } from 'ethers';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import type { Clock } from '../src/clock.js';
-import { loadConfig, type Config } from '../src/config.js';
+import type { Clock } from '../src/kernel/clock.js';
+import { loadConfig, type Config } from '../src/kernel/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { App } from '../src/http/types.js';
-import type { HostResolver } from '../src/invocation/network-policy.js';
+import type { HostResolver } from '../src/modules/tasks/network-policy.js';
 import { UNLIMITED_REGISTRATIONS } from './node-process.js';
 import { DEFAULT_TEST_POSTGRES_URL } from './private-postgres.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { insertTask, findTask, type NewTaskRow } from '../src/db/stores/tasks.js';
-import { TaskStateMachine } from '../src/invocation/task-state.js';
-import { runTaskMaintenance } from '../src/services/task-maintenance.js';
-import { LIMITS } from '../src/services/limits.js';
+import { insertTask, findTask, type NewTaskRow } from '../src/modules/tasks/tasks-store.js';
+import { TaskStateMachine } from '../src/modules/tasks/task-state.js';
+import { runTaskMaintenance } from '../src/modules/tasks/task-maintenance.js';
+import { LIMITS } from '../src/kernel/limits.js';
 import { agentPath, bearer, register, startRegistry, type Registered, type TestRegistry } from './helpers.js';
 
 /**

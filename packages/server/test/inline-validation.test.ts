@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { INLINE_VALIDATION, validatesInBoundedTime } from '../src/services/inline-validation.js';
+import { INLINE_VALIDATION, validatesInBoundedTime } from '../src/modules/capabilities/inline-validation.js';
 
 test('small schemas without recursion or pairwise checks are bounded', () => {
   assert.ok(validatesInBoundedTime({ type: 'object', properties: { text: { type: 'string' } } }));

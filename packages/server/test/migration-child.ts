@@ -4,7 +4,7 @@
  * runs it at every step of every migration.
  * Usage: node --import tsx test/migration-child.ts <DATABASE_URL> count | until <migration> | kill <migration> <statement>
  */
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
 

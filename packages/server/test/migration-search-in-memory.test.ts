@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Migrator, sql } from 'kysely';
 import { openDatabase } from '../src/db/connect.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import * as core from '../src/db/migrations/001-core.js';
 import * as tasks from '../src/db/migrations/002-tasks.js';
 import * as discovery from '../src/db/migrations/003-discovery.js';

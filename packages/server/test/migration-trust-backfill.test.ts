@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { systemClock } from '../src/clock.js';
-import { loadConfig } from '../src/config.js';
+import { systemClock } from '../src/kernel/clock.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
-import { recordReferral, recordWebhookHost } from '../src/services/identity-links.js';
-import { ServiceRecordService } from '../src/services/service-record.js';
+import { recordReferral, recordWebhookHost } from '../src/modules/identity/identity-links.js';
+import { ServiceRecordService } from '../src/modules/service-record/service-record.js';
 import { agentTableRow, createTestDatabase, testDatabase, type TestDatabase } from './helpers.js';
 
 const BEFORE_TRUST = '006-invocation-idempotency';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Migrator } from 'kysely';
 import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { createContext } from '../src/context.js';
 import { openDatabase } from '../src/db/connect.js';
 import * as core from '../src/db/migrations/001-core.js';

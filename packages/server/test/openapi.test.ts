@@ -10,7 +10,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { ERROR_CODES } from '../src/error-codes.js';
+import { ERROR_CODES } from '../src/kernel/error-codes.js';
 import { ed25519Agent, registrationBody, startRegistry, type TestRegistry } from './helpers.js';
 
 const run = promisify(execFile);

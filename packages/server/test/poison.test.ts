@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { CompiledSchemas } from '../src/invocation/compiled-schemas.js';
+import { CompiledSchemas } from '../src/modules/capabilities/compiled-schemas.js';
 import {
   agentPath,
   bearer,

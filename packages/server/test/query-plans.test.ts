@@ -7,9 +7,9 @@ import {
   agentsByServiceRecordQuery,
   readSearchRows,
   searchRowsQuery,
-} from '../src/db/stores/agent-search.js';
-import { changedAfterQuery } from '../src/search/follower.js';
-import { listPendingTasks, pendingTasksSql } from '../src/db/stores/tasks.js';
+} from '../src/modules/discovery/agent-search-store.js';
+import { changedAfterQuery } from '../src/modules/discovery/search-follower.js';
+import { listPendingTasks, pendingTasksSql } from '../src/modules/tasks/tasks-store.js';
 import { agentTableRow, createTestDatabase, testDatabase } from './helpers.js';
 
 const agentRow = (did: string, status: 'active' | 'deactivated') => agentTableRow(did, { status });

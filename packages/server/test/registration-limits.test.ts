@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
-import { proofOfWorkInput } from '../src/services/proof-of-work.js';
-import { networkPrefix } from '../src/services/registration-limits.js';
+import { proofOfWorkInput } from '../src/modules/agents/proof-of-work.js';
+import { networkPrefix } from '../src/modules/agents/registration-limits.js';
 import {
   agentPath,
   bearer,

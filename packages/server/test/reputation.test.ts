@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { aggregateReviews, aggregateReviewsV1, reviewerTrust } from '../src/services/reputation-model.js';
+import {
+  aggregateReviews,
+  aggregateReviewsV1,
+  reviewerTrust,
+} from '../src/modules/reviews/reputation-model.js';
 import {
   DAY_MS,
   aggregatesEverywhere,

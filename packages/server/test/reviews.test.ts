@@ -544,7 +544,7 @@ describe('review rate limit', () => {
   });
 
   test('REVIEW_RATE_LIMIT, REVIEW_RATE_WINDOW_SECONDS and REPUTATION_REFRESH_SECONDS are validated at boot', async () => {
-    const { loadConfig, ConfigError } = await import('../src/config.js');
+    const { loadConfig, ConfigError } = await import('../src/kernel/config.js');
     assert.throws(() => loadConfig({ REVIEW_RATE_LIMIT: '0' }), ConfigError);
     assert.throws(() => loadConfig({ REVIEW_RATE_WINDOW_SECONDS: 'soon' }), ConfigError);
     const defaults = loadConfig({});

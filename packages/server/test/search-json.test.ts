@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { COMPONENT_SCHEMAS } from '../src/http/schemas/components.js';
-import { SearchResponse } from '../src/http/schemas/search.js';
-import { searchResponseJson } from '../src/http/search-json.js';
-import type { SearchRequest, SearchResponse as SearchResult } from '../src/services/search.js';
+import { COMPONENT_SCHEMAS } from '../src/faces/rest/openapi/components.js';
+import { SearchResponse } from '../src/modules/discovery/search-schemas.js';
+import { searchResponseJson } from '../src/modules/discovery/search-json.js';
+import type { SearchRequest, SearchResponse as SearchResult } from '../src/modules/discovery/search.js';
 import { registerNamed } from './discovery-helpers.js';
 import { startRegistry, type TestRegistry } from './helpers.js';
 

@@ -6,7 +6,7 @@ import {
   histogramQuantile,
   latencyBucket,
   summariseWindow,
-} from '../src/services/service-record-model.js';
+} from '../src/modules/service-record/service-record-model.js';
 import {
   agentPath,
   bearer,

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { authenticationMessage, registrationMessage, type ProfileInput } from '@agent-registry/protocol';
 import { Wallet } from 'ethers';
-import { verifyEd25519 } from '../src/identity/signatures.js';
-import { SIGNING_DOC } from '../src/services/signature-proof.js';
+import { verifyEd25519 } from '../src/modules/identity/signatures.js';
+import { SIGNING_DOC } from '../src/modules/identity/signature-proof.js';
 import { referenceCanonicalJson, startRegistry, type TestRegistry } from './helpers.js';
 
 // docs/signing.md is a contract with every client author: recompute each example from its inputs with

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '../src/kernel/config.js';
 import { openDatabase, type Db } from '../src/db/connect.js';
 import { startRegistry, testDatabase } from './helpers.js';
 

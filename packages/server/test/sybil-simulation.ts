@@ -10,11 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import type { Clock } from '../src/clock.js';
-import { loadConfig } from '../src/config.js';
+import type { Clock } from '../src/kernel/clock.js';
+import { loadConfig } from '../src/kernel/config.js';
 import { createContext, type AppContext } from '../src/context.js';
-import { aggregateReviewsV1 } from '../src/services/reputation-model.js';
-import type { RegisterCommand } from '../src/services/registration.js';
+import { aggregateReviewsV1 } from '../src/modules/reviews/reputation-model.js';
+import type { RegisterCommand } from '../src/modules/agents/registration.js';
 import { ed25519Agent, registrationBody, type Profile } from './helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { openTaskLoadQuery, openTaskLoadsQuery } from '../src/db/stores/tasks.js';
-import { InProcessTaskEvents } from '../src/invocation/events.js';
-import { TaskStateMachine } from '../src/invocation/task-state.js';
-import { LIMITS } from '../src/services/limits.js';
-import { runTaskMaintenance } from '../src/services/task-maintenance.js';
+import { openTaskLoadQuery, openTaskLoadsQuery } from '../src/modules/tasks/tasks-store.js';
+import { InProcessTaskEvents } from '../src/modules/tasks/events.js';
+import { TaskStateMachine } from '../src/modules/tasks/task-state.js';
+import { LIMITS } from '../src/kernel/limits.js';
+import { runTaskMaintenance } from '../src/modules/tasks/task-maintenance.js';
 import { startListeningRegistry, type ListeningRegistry } from './faces-helpers.js';
 import {
   agentPath,

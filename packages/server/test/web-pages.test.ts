@@ -1,4 +1,4 @@
-import { swaggerUiBranding } from '../src/http/branding.js';
+import { swaggerUiBranding } from '../src/faces/rest/branding.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { WebhookDeliverer } from '../src/invocation/deliverers.js';
+import type { WebhookDeliverer } from '../src/modules/tasks/deliverers.js';
 import { agentPath, bearer, register, startRegistry, type Registered, type TestRegistry } from './helpers.js';
 
 /**

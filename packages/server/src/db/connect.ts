@@ -3,13 +3,13 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import { SQLITE_DEFAULTS, type DatabaseConfig } from '../config.js';
+import { SQLITE_DEFAULTS, type DatabaseConfig } from '../kernel/config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
 import { registerDirectReader } from './direct-reads.js';
 import { LiteralLimits } from './literal-limits.js';
 import { preparingPool } from './prepared-statements.js';
-import { DatabaseUnavailableError } from '../errors.js';
+import { DatabaseUnavailableError } from '../kernel/errors.js';
 import {
   classifyingDialect,
   isPostgresUnavailable,

@@ -1,4 +1,4 @@
-import { DatabaseUnavailableError } from '../errors.js';
+import { DatabaseUnavailableError } from '../kernel/errors.js';
 
 /** True when a write failed on a UNIQUE or PRIMARY KEY constraint, on SQLite or PostgreSQL. */
 export function isUniqueViolation(error: unknown): boolean {

@@ -12,7 +12,7 @@ import type {
   TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
-import { DatabaseUnavailableError } from '../errors.js';
+import { DatabaseUnavailableError } from '../kernel/errors.js';
 
 /** Decides whether an error thrown by a driver means "the database is unreachable", not "this statement failed". */
 export type UnavailabilityClassifier = (error: unknown) => boolean;

@@ -1,4 +1,4 @@
-import type { Capability } from '../identity/types.js';
+import type { Capability } from '@agent-registry/protocol';
 import type { JsonSchema } from './schemas.js';
 
 const SEPARATORS = /[\s_\-.:/]+/g;

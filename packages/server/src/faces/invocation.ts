@@ -1,9 +1,9 @@
 import type { AppContext } from '../context.js';
-import { ApiError } from '../errors.js';
-import { InvokeRequest as InvokeRequestSchema } from '../http/schemas/invocation.js';
-import type { AgentProfile } from '../services/agent-view.js';
-import type { AuthenticatedAgent } from '../services/authentication.js';
-import type { InvokeRequest, InvokeResult } from '../services/invocation.js';
+import { ApiError } from '../kernel/errors.js';
+import { InvokeRequest as InvokeRequestSchema } from '../modules/tasks/schemas.js';
+import type { AgentProfile } from '../modules/agents/agent-view.js';
+import type { AuthenticatedAgent } from '../modules/identity/authentication.js';
+import type { InvokeRequest, InvokeResult } from '../modules/tasks/invocation.js';
 import { ArgumentValidator, selfContained } from './schemas.js';
 
 /** What the agent did with a task that was created: the faces report these as results, not errors. */

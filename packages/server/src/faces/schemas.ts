@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { BadRequestError } from '../errors.js';
-import { COMPONENT_SCHEMAS } from '../http/schemas/components.js';
+import { BadRequestError } from '../kernel/errors.js';
+import { COMPONENT_SCHEMAS } from './rest/openapi/components.js';
 
 export type JsonSchema = Record<string, unknown>;
 

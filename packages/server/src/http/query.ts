@@ -1,6 +1,6 @@
 import type { TObject } from '@sinclair/typebox';
 import type { preValidationHookHandler } from 'fastify';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../kernel/errors.js';
 
 /**
  * Refuses query parameters the route does not know, listing those it accepts: a typo (name= for q=)

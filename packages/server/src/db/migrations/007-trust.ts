@@ -86,7 +86,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 /** Latency bucket edges in ms as this migration counts them (frozen: later releases may change theirs). */
 const LATENCY_EDGES_MS = [50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 60_000, 120_000] as const;
-/** Must equal LATENCY_BUCKETS_MS.length + 1 in services/service-record-model.ts (a test checks it). */
+/** Must equal LATENCY_BUCKETS_MS.length + 1 in modules/service-record/service-record-model.ts (a test checks it). */
 export const LATENCY_BUCKET_COUNT = LATENCY_EDGES_MS.length + 1;
 const DAY_MS = 86_400_000;
 const WINDOW_DAYS = 30;

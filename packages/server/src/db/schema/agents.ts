@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { DeliveryMode, KeyType } from '../../identity/types.js';
+import type { DeliveryMode, KeyType } from '@agent-registry/protocol';
 
 export type AgentStatus = 'active' | 'deactivated';
 

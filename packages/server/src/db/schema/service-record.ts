@@ -1,4 +1,4 @@
-/** Daily rollup of one agent's capability: outcomes and a latency histogram (services/service-record-model.ts). */
+/** Daily rollup of one agent's capability: outcomes and a latency histogram (modules/service-record/service-record-model.ts). */
 export interface ServiceDailyTable {
   did: string;
   capability: string;

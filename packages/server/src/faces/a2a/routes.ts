@@ -4,11 +4,11 @@ import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { agentNotFound } from '../../errors.js';
-import { authenticated, callerOf } from '../../http/authenticate.js';
-import { DidParams } from '../../http/schemas/common.js';
+import { agentNotFound } from '../../kernel/errors.js';
+import { authenticated, callerOf } from '../../modules/identity/authenticate.js';
+import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { LIMITS } from '../../services/limits.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { A2A_VERSIONS, agentCard, registryCard, signCard, type SignedCard } from './cards.js';
 import { AgentA2AHandler, toA2AError } from './request-handler.js';
 

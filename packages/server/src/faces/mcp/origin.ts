@@ -1,6 +1,6 @@
 import type { onRequestHookHandler } from 'fastify';
-import type { Config } from '../../config.js';
-import { ForbiddenError } from '../../errors.js';
+import type { Config } from '../../kernel/config.js';
+import { ForbiddenError } from '../../kernel/errors.js';
 
 /**
  * An Origin header as `scheme://host[:port]` the way PUBLIC_URL is written (lower case, no default

@@ -1,9 +1,9 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../errors.js';
-import { AgentProfile } from '../../http/schemas/agents.js';
-import { InvokeRequest, InvokeResponse, TaskParams, TaskResponse } from '../../http/schemas/invocation.js';
+import { ApiError } from '../../kernel/errors.js';
+import { AgentProfile } from '../../modules/agents/schemas.js';
+import { InvokeRequest, InvokeResponse, TaskParams, TaskResponse } from '../../modules/tasks/schemas.js';
 import {
   EditReviewRequest,
   ReputationStats,
@@ -12,14 +12,14 @@ import {
   ReviewsPage,
   ReviewsQuery,
   SubmitReviewRequest,
-} from '../../http/schemas/reviews.js';
-import { SearchQuery, SearchResponse } from '../../http/schemas/search.js';
+} from '../../modules/reviews/schemas.js';
+import { SearchQuery, SearchResponse } from '../../modules/discovery/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
-import type { AuthenticatedAgent } from '../../services/authentication.js';
-import { REVIEW_RULES, SEARCH_RULES } from '../../services/discovery-rules.js';
-import { LIMITS } from '../../services/limits.js';
-import type { EditReviewCommand, SubmitReviewCommand } from '../../services/reviews.js';
-import type { SearchRequest } from '../../services/search.js';
+import type { AuthenticatedAgent } from '../../modules/identity/authentication.js';
+import { REVIEW_RULES, SEARCH_RULES } from '../../modules/discovery/discovery-rules.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { EditReviewCommand, SubmitReviewCommand } from '../../modules/reviews/reviews.js';
+import type { SearchRequest } from '../../modules/discovery/search.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { ArgumentValidator, selfContained, type JsonSchema } from '../schemas.js';
 import {

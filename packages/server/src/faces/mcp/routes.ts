@@ -9,11 +9,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { agentNotFound } from '../../errors.js';
-import { markIfDeprecated } from '../../http/authenticate.js';
-import { DidParams } from '../../http/schemas/common.js';
+import { agentNotFound } from '../../kernel/errors.js';
+import { markIfDeprecated } from '../../modules/identity/authenticate.js';
+import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { LIMITS } from '../../services/limits.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { invocable } from '../invocation.js';
 import { agentTools } from './agent-tools.js';
 import { mcpOriginGuard } from './origin.js';

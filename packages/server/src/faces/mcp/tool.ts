@@ -1,8 +1,8 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable } from '../../db/errors.js';
-import { ApiError } from '../../errors.js';
-import type { AuthenticatedAgent } from '../../services/authentication.js';
+import { ApiError } from '../../kernel/errors.js';
+import type { AuthenticatedAgent } from '../../modules/identity/authentication.js';
 import type { InvocationOutcome } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { ApiError, NotFoundError } from '../../errors.js';
-import { handleNotFound } from '../../http/error-handler.js';
+import { ApiError, NotFoundError } from '../../kernel/errors.js';
+import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
-import type { DidDocument } from '../../identity/did-document.js';
+import type { DidDocument } from '../../modules/identity/did-document.js';
 import { loadWebAssets, type Asset, type WebAssets } from './assets.js';
 import { renderPage, type PageFrame } from './layout.js';
 import { renderMarkdown } from './markdown.js';
@@ -14,7 +14,7 @@ import { renderHome, toSearchRequest, type HomeView, type SearchForm } from './p
 import { renderJoin } from './pages/join.js';
 import { renderMessage } from './pages/message.js';
 import { renderStats } from './pages/stats.js';
-import { SEARCH_RULES } from '../../services/discovery-rules.js';
+import { SEARCH_RULES } from '../../modules/discovery/discovery-rules.js';
 
 /**
  * Pages may load scripts, styles and images from this origin only (avatars excepted: an agent's

@@ -1,9 +1,9 @@
-import type { DidDocument } from '../../../identity/did-document.js';
-import type { AgentLabel } from '../../../services/agent-labels.js';
-import type { AgentProfile } from '../../../services/agent-view.js';
-import { REPUTATION_MODEL } from '../../../services/reputation-model.js';
-import type { ReputationStats } from '../../../services/reputation.js';
-import type { ReviewsPage } from '../../../services/reviews.js';
+import type { DidDocument } from '../../../modules/identity/did-document.js';
+import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
+import type { AgentProfile } from '../../../modules/agents/agent-view.js';
+import { REPUTATION_MODEL } from '../../../modules/reviews/reputation-model.js';
+import type { ReputationStats } from '../../../modules/reviews/reputation.js';
+import type { ReviewsPage } from '../../../modules/reviews/reviews.js';
 import { barChart } from '../charts.js';
 import { agentHref, copyButton, formatDate, formatScore, pager, tagList } from '../components.js';
 import { html, safeHttpUrl, type Html } from '../html.js';

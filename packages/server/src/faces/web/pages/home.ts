@@ -1,6 +1,6 @@
-import type { AgentLabel } from '../../../services/agent-labels.js';
-import type { ExtendedStats } from '../../../services/stats.js';
-import type { SearchRequest, SearchResponse } from '../../../services/search.js';
+import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
+import type { ExtendedStats } from '../../../modules/discovery/stats.js';
+import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search.js';
 import { agentCard, pager } from '../components.js';
 import { html, type Html } from '../html.js';
 

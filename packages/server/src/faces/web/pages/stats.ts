@@ -1,6 +1,6 @@
-import type { Activity } from '../../../services/activity.js';
-import type { Governance } from '../../../services/governance.js';
-import type { ExtendedStats } from '../../../services/stats.js';
+import type { Activity } from '../../../modules/discovery/activity.js';
+import type { Governance } from '../../../modules/discovery/governance.js';
+import type { ExtendedStats } from '../../../modules/discovery/stats.js';
 import { barChart } from '../charts.js';
 import { html, type Html } from '../html.js';
 

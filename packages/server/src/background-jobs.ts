@@ -1,0 +1,77 @@
+import type { Config } from './kernel/config.js';
+import { SEARCH_RULES } from './modules/discovery/discovery-rules.js';
+import type { ReputationService } from './modules/reviews/reputation.js';
+import type { ServiceRecordService } from './modules/service-record/service-record.js';
+import type { StatsService } from './modules/discovery/stats.js';
+
+export interface BackgroundJobs {
+  /** Stops the timers, waits for a run in progress, and flushes the search count. */
+  stop(): Promise<void>;
+}
+
+export interface DiscoveryJobsDeps {
+  config: Config;
+  reputation: ReputationService;
+  serviceRecord: ServiceRecordService;
+  stats: StatsService;
+  onError: (job: string, error: unknown) => void;
+}
+
+/**
+ * Timers owned by the context (created in createContext, stopped by ctx.close()): the periodic
+ * reputation refresh and the search-count flush. Unref'd, so they never keep the process alive.
+ */
+export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
+  const { onError } = deps;
+  const jobs = [
+    every(
+      deps.config.reputationRefreshSeconds * 1000,
+      // The service record's 30-day window slides on the same schedule as reputation decays.
+      async (signal) => {
+        await deps.reputation.refreshAll(signal);
+        await deps.serviceRecord.refreshAll(signal);
+      },
+      (error) => onError('reputation-refresh', error),
+    ),
+    every(
+      SEARCH_RULES.countFlushMs,
+      () => deps.stats.flushSearches(),
+      (error) => onError('search-count-flush', error),
+    ),
+  ];
+  return {
+    stop: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
+      await deps.stats.flushSearches().catch((error: unknown) => onError('search-count-flush', error));
+    },
+  };
+}
+
+/** Runs `run` every `intervalMs`, never two runs at once; stop() aborts a run in progress and awaits it. */
+export function every(
+  intervalMs: number,
+  run: (signal: AbortSignal) => Promise<unknown>,
+  onError: (error: unknown) => void,
+): BackgroundJobs {
+  const controller = new AbortController();
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    if (running !== undefined || controller.signal.aborted) return;
+    running = run(controller.signal)
+      .then(
+        () => undefined,
+        (error: unknown) => onError(error),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      controller.abort();
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ERROR_CODES, type ErrorCode } from '../kernel/error-codes.js';
+
+/** `type: [T, "null"]` rather than anyOf: clearer validation messages and plain OpenAPI 3.1. */
+export const Nullable = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+export const ErrorResponse = Type.Object(
+  {
+    error: Type.String({ description: 'Short title' }),
+    details: Type.String({ description: 'What went wrong and how to fix it' }),
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: [...ERROR_CODES],
+      description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE',
+    }),
+    task_id: Type.Optional(Type.String({ description: 'The task, when an invocation failed or timed out' })),
+  },
+  { $id: 'ErrorResponse', description: 'Every error of every endpoint has this shape' },
+);
+
+export const errorRef = Type.Ref('ErrorResponse');
+
+/** Error responses for a route, for the OpenAPI document; the error handler produces the body. */
+export const errors = (...statuses: number[]): Record<number, typeof errorRef> =>
+  Object.fromEntries(statuses.map((status) => [status, errorRef]));
+
+export const DidParams = Type.Object({
+  did: Type.String({ description: 'The DID, URL-encoded or raw (did:web:... or did:pkh:...)' }),
+});
+
+export const bearerAuth = [{ bearerAuth: [] }];
+
+export const JsonObject = Type.Object({}, { additionalProperties: true });
+
+/** A reference to a named component schema (it must be in COMPONENT_SCHEMAS), typed as the schema. */
+export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {
+  if (schema.$id === undefined) throw new Error('only schemas with an $id can be referenced');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+};
+
+/**
+ * Constraints the service checks itself, with a message that names the fix (e.g. a 0x-prefixed key):
+ * they are in the document, and the request validator leaves them to the service.
+ */
+export const checkedByService = <T extends TSchema>(schema: T, keywords: string[]): T =>
+  ({ ...schema, 'x-checked-by-service': keywords }) as T;

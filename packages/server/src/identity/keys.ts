@@ -1,7 +1,0 @@
-export {
-  InvalidPublicKeyError,
-  ethereumAddress,
-  parsePublicKey,
-  toChecksumAddress,
-  type ParsedPublicKey,
-} from '@agent-registry/protocol';

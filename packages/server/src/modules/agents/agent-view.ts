@@ -1,0 +1,94 @@
+import type { AgentProfileRow } from './agents-store.js';
+import type { AgentStatus } from '../../db/schema/index.js';
+import type { Capability, DeliveryMode, KeyType } from '@agent-registry/protocol';
+import type { ServiceRecord } from '../service-record/service-record.js';
+
+export interface AgentEndpoint {
+  type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
+  url: string;
+}
+
+/** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
+export const a2aBaseUrl = (publicUrl: string, did: string): string =>
+  `${publicUrl}/a2a/${encodeURIComponent(did)}/`;
+
+/** A2A clients resolve the card relative to the base, so it sits under the base's own well-known path. */
+export const a2aAgentCardUrl = (publicUrl: string, did: string): string =>
+  `${a2aBaseUrl(publicUrl, did)}.well-known/agent-card.json`;
+
+export const mcpAgentUrl = (publicUrl: string, did: string): string =>
+  `${publicUrl}/mcp/agents/${encodeURIComponent(did)}`;
+
+/** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
+export interface AgentProfile {
+  did: string;
+  name: string;
+  description: string | null;
+  avatar: string | null;
+  website: string | null;
+  public_key: string;
+  key_type: KeyType;
+  chain_id: string | null;
+  capabilities: Capability[];
+  tags: string[];
+  endpoints: AgentEndpoint[];
+  status: AgentStatus;
+  invocation_enabled: boolean;
+  delivery_mode: DeliveryMode;
+  average_rating: number;
+  reputation_score: number;
+  total_reviews: number;
+  created_at: number;
+  updated_at: number;
+  /** Extension (issue 17): what the registry measured of the agent's brokered calls. */
+  service_record: ServiceRecord;
+}
+
+/** The profile as the change feed carries it: everything but the live service record. */
+export type PublishedProfile = Omit<AgentProfile, 'service_record'>;
+
+export function toAgentProfile(
+  row: AgentProfileRow,
+  publicUrl: string,
+  serviceRecord: ServiceRecord,
+): AgentProfile {
+  // Added to the published profile rather than spread into a copy: this runs on every profile read.
+  const profile = toPublishedProfile(row, publicUrl) as AgentProfile;
+  profile.service_record = serviceRecord;
+  return profile;
+}
+
+export function toPublishedProfile(row: AgentProfileRow, publicUrl: string): PublishedProfile {
+  const invocationEnabled = row.invocation_enabled === 1;
+  const endpoints: AgentEndpoint[] = [
+    { type: 'did_document', url: `${publicUrl}/api/did/${encodeURIComponent(row.did)}` },
+  ];
+  if (row.status === 'active') {
+    endpoints.push({ type: 'a2a_agent_card', url: a2aAgentCardUrl(publicUrl, row.did) });
+  }
+  if (invocationEnabled && row.delivery_mode !== 'none' && row.status === 'active') {
+    endpoints.push({ type: 'invoke', url: `${publicUrl}/api/invoke` });
+    endpoints.push({ type: 'mcp', url: mcpAgentUrl(publicUrl, row.did) });
+  }
+  return {
+    did: row.did,
+    name: row.name,
+    description: row.description,
+    avatar: row.avatar,
+    website: row.website,
+    public_key: row.public_key,
+    key_type: row.key_type,
+    chain_id: row.chain_id,
+    capabilities: JSON.parse(row.capabilities) as Capability[],
+    tags: JSON.parse(row.tags) as string[],
+    endpoints,
+    status: row.status,
+    invocation_enabled: invocationEnabled,
+    delivery_mode: row.delivery_mode,
+    average_rating: row.average_rating,
+    reputation_score: row.reputation_score,
+    total_reviews: row.total_reviews,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}

@@ -1,0 +1,189 @@
+import { sql, type ExpressionBuilder, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { compiledOnce } from '../../db/compiled.js';
+import type { Db } from '../../db/connect.js';
+import type { AgentsTable, DatabaseSchema } from '../../db/schema/index.js';
+
+export type AgentRow = Selectable<AgentsTable>;
+export type NewAgentRow = Insertable<AgentsTable>;
+export type AgentPatch = Updateable<AgentsTable>;
+
+export async function insertAgent(db: Db, row: NewAgentRow): Promise<void> {
+  await db.insertInto('agents').values(row).execute();
+}
+
+/** Every column a registration writes, in the order of the compiled insert's parameters. */
+const REGISTERED_COLUMNS = [
+  'did',
+  'key_type',
+  'public_key',
+  'key_id',
+  'chain_id',
+  'name',
+  'description',
+  'avatar',
+  'website',
+  'capabilities',
+  'tags',
+  'status',
+  'invocation_enabled',
+  'delivery_mode',
+  'webhook_url',
+  'webhook_secret',
+  'referrer',
+  'average_rating',
+  'reputation_score',
+  'total_reviews',
+  'created_at',
+  'updated_at',
+  'deactivated_at',
+] as const satisfies readonly (keyof NewAgentRow)[];
+
+/** A new agent as registration stores it: every column it writes, none left to a default. */
+export type RegisteredAgentRow = {
+  [K in (typeof REGISTERED_COLUMNS)[number]]-?: Exclude<NewAgentRow[K], undefined>;
+};
+
+/** One placeholder per column, so that the compiled insert's parameters can be checked against them. */
+const REGISTERED_PLACEHOLDERS: unknown[] = REGISTERED_COLUMNS.map((column) => `\u0000${column}`);
+
+/**
+ * The registration insert, compiled once per database handle (Kysely's builder and compiler cost more
+ * than SQLite's insert; issue 18). With `feedSeq`, the row takes the change feed's next number in the
+ * same statement (SQLite: one writer, so the transaction's order is the commit order); the caller
+ * moves the head after it.
+ */
+const insertRegistered = (feedSeq: boolean) =>
+  compiledOnce(
+    (db, ...placeholders: unknown[]) =>
+      db.insertInto('agents').values({
+        // The placeholders stand for values of every column's type; Kysely only carries them.
+        ...(Object.fromEntries(
+          REGISTERED_COLUMNS.map((column, index) => [column, placeholders[index]]),
+        ) as RegisteredAgentRow),
+        ...(feedSeq ? { change_seq: sql<number>`(select seq + 1 from change_feed_head where id = 1)` } : {}),
+      }),
+    REGISTERED_PLACEHOLDERS,
+  );
+const insertRegisteredRow = insertRegistered(false);
+const insertRegisteredRowWithFeedSeq = insertRegistered(true);
+
+/** Inserts a registered agent; `withFeedSeq`: also its change feed number (see insertRegistered). */
+export async function insertRegisteredAgent(
+  db: Db,
+  row: RegisteredAgentRow,
+  withFeedSeq: boolean,
+): Promise<void> {
+  const values = REGISTERED_COLUMNS.map((column) => row[column]);
+  await (withFeedSeq ? insertRegisteredRowWithFeedSeq : insertRegisteredRow)(db, ...values);
+}
+
+const agentByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').selectAll().where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+export async function findAgent(db: Db, did: string): Promise<AgentRow | undefined> {
+  return (await agentByDid(db, did))[0];
+}
+
+/** The columns of a public profile (not the webhook secret, referrer or search summary). */
+export const PROFILE_COLUMNS = [
+  'did',
+  'name',
+  'description',
+  'avatar',
+  'website',
+  'public_key',
+  'key_type',
+  'chain_id',
+  'capabilities',
+  'tags',
+  'status',
+  'invocation_enabled',
+  'delivery_mode',
+  'average_rating',
+  'reputation_score',
+  'total_reviews',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof AgentsTable)[];
+
+export type AgentProfileRow = Pick<AgentRow, (typeof PROFILE_COLUMNS)[number]>;
+
+const serviceRecordExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
+  eb
+    .exists(eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'))
+    .as('has_service_record');
+
+const profileByDid = compiledOnce(
+  (db, did: string) =>
+    db
+      .selectFrom('agents')
+      .select(PROFILE_COLUMNS)
+      .select('change_seq')
+      .select(serviceRecordExists)
+      .where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/** A profile row, its change number (every write to a profile column takes a new one) and whether it has a service record. */
+export type VersionedProfileRow = AgentProfileRow & {
+  change_seq: number | null;
+  has_service_record: boolean;
+};
+
+/** The agent, and whether it has any service record (most agents have none: no second read for them). */
+export async function findAgentProfile(db: Db, did: string): Promise<VersionedProfileRow | undefined> {
+  const row = (await profileByDid(db, did))[0];
+  if (row === undefined) return undefined;
+  // SQLite answers 0 or 1, PostgreSQL a boolean; int8 arrives as a number (db/connect.ts); the row is
+  // ours to change (a fresh object per read).
+  row.has_service_record = Boolean(row.has_service_record);
+  return row as VersionedProfileRow;
+}
+
+const versionByDid = compiledOnce(
+  (db, did: string) =>
+    db.selectFrom('agents').select('change_seq').select(serviceRecordExists).where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/** What a cached profile is checked against: two columns of the agent's row instead of the profile's eighteen. */
+export async function findAgentVersion(
+  db: Db,
+  did: string,
+): Promise<{ change_seq: number | null; has_service_record: boolean } | undefined> {
+  const row = (await versionByDid(db, did))[0];
+  if (row === undefined) return undefined;
+  return { change_seq: row.change_seq, has_service_record: Boolean(row.has_service_record) };
+}
+
+const activeAgentByDid = compiledOnce(
+  (db, did: string) =>
+    db.selectFrom('agents').selectAll().where('did', '=', did).where('status', '=', sql.lit('active')),
+  ['\u0000did'] as const,
+);
+
+export async function findActiveAgent(db: Db, did: string): Promise<AgentRow | undefined> {
+  return (await activeAgentByDid(db, did))[0];
+}
+
+const statusByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').select('status').where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+export async function findAgentStatus(db: Db, did: string): Promise<AgentRow['status'] | undefined> {
+  return (await statusByDid(db, did))[0]?.status;
+}
+
+/** Applies a patch to an active agent; returns false when no active agent has that DID. */
+export async function updateActiveAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
+  const result = await db
+    .updateTable('agents')
+    .set(patch)
+    .where('did', '=', did)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,285 @@
+import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import { updateAgentAndStamp } from './agent-writes-store.js';
+import {
+  findActiveAgent,
+  findAgentProfile,
+  findAgentVersion,
+  type AgentPatch,
+  type AgentRow,
+} from './agents-store.js';
+import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../../kernel/errors.js';
+import type { Capability, DeliveryMode } from '@agent-registry/protocol';
+import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../tasks/network-policy.js';
+import { toAgentProfile, type AgentProfile } from './agent-view.js';
+import type { ServiceRecordService } from '../service-record/service-record.js';
+import type { ProfileCache } from './profile-cache.js';
+import { recordWebhookHost } from '../identity/identity-links.js';
+import type { AuthenticatedAgent } from '../identity/authentication.js';
+import { requireDid } from '../identity/did-param.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
+import {
+  assertHttpUrl,
+  assertProfileRules,
+  assertProfileSize,
+  normaliseCapability,
+} from './profile-rules.js';
+
+/** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
+export interface ProfileUpdate {
+  name?: string | null;
+  description?: string | null;
+  avatar?: string | null;
+  website?: string | null;
+  capabilities?: Capability[] | null;
+  tags?: string[] | null;
+}
+
+export interface InvocationConfig {
+  enabled: boolean;
+  delivery_mode: DeliveryMode;
+}
+
+export interface InvocationConfigUpdate {
+  enabled: boolean;
+  delivery_mode: DeliveryMode;
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+}
+
+/** What the owner sees after configuring: the secret only when the registry generated it just now. */
+export interface OwnerInvocationConfig extends InvocationConfig {
+  webhook_url: string | null;
+  webhook_secret?: string;
+}
+
+export interface PaymentAddress {
+  chain_id: string;
+  address: string;
+  source: 'did';
+}
+
+export interface AgentServiceDeps {
+  db: Db;
+  telemetry: Telemetry;
+  clock: Clock;
+  didWebDomain: string;
+  publicUrl: string;
+  webhookPolicy: WebhookNetworkPolicy;
+  serviceRecord: ServiceRecordService;
+  schemas: CapabilitySchemas;
+  profileCache: ProfileCache;
+  /** PROFILE_MAX_KB: the most a stored profile may take after an update. */
+  profileMaxBytes: number;
+}
+
+export class AgentService {
+  constructor(private readonly deps: AgentServiceDeps) {}
+
+  /** Profiles of deactivated agents stay readable (soft delete keeps the data) with status "deactivated". */
+  async getProfile(rawDid: string | undefined): Promise<AgentProfile> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    return (await this.readProfile(did)).profile;
+  }
+
+  /**
+   * The profile serialised by `serialize`, from the profile cache when the agent's change number in the
+   * database is the one it was cached at (one two-column read instead of the profile's row, its mapping
+   * and its serialisation). Agents with a service record are read afresh: their record moves with every
+   * call and with the clock, without a new change number.
+   */
+  async getProfileBody(
+    rawDid: string | undefined,
+    serialize: (profile: AgentProfile) => string,
+  ): Promise<string> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const cache = this.deps.profileCache;
+    // Only an agent the cache holds is checked first: for any other, the check would be a read more.
+    if (cache.holds(did)) {
+      const version = await findAgentVersion(this.deps.db, did);
+      if (version === undefined) throw agentNotFound(did);
+      const cached = cache.get(did, version.has_service_record ? null : version.change_seq);
+      if (cached !== undefined) return cached;
+    } else {
+      cache.recordMiss();
+    }
+    const { profile, changeSeq, hasServiceRecord } = await this.readProfile(did);
+    const body = serialize(profile);
+    // Kept at the number read with the row itself, so the body and its number always agree; an agent
+    // that now has a service record leaves the cache (else each of its reads would pay the check).
+    cache.keep(did, hasServiceRecord ? null : changeSeq, body);
+    return body;
+  }
+
+  private async readProfile(
+    did: string,
+  ): Promise<{ profile: AgentProfile; changeSeq: number | null; hasServiceRecord: boolean }> {
+    const row = await findAgentProfile(this.deps.db, did);
+    if (row === undefined) throw agentNotFound(did);
+    const record = row.has_service_record
+      ? await this.deps.serviceRecord.get(this.deps.db, did)
+      : this.deps.serviceRecord.none();
+    return {
+      profile: toAgentProfile(row, this.deps.publicUrl, record),
+      changeSeq: row.change_seq === null ? null : Number(row.change_seq),
+      hasServiceRecord: row.has_service_record,
+    };
+  }
+
+  async updateProfile(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+    update: ProfileUpdate,
+  ): Promise<AgentProfile> {
+    const current = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = current;
+    assertProfileRules(update, '');
+    await this.deps.schemas.assertPublishable(update.capabilities);
+    const patch: AgentPatch = { updated_at: this.deps.clock.now() };
+    if (update.name != null) patch.name = update.name;
+    if (update.description != null) patch.description = update.description === '' ? null : update.description;
+    if (update.avatar != null) patch.avatar = update.avatar === '' ? null : update.avatar;
+    if (update.website != null) patch.website = update.website === '' ? null : update.website;
+    if (update.capabilities != null)
+      patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
+    if (update.tags != null) patch.tags = JSON.stringify(update.tags);
+    assertProfileSize({ ...current, ...patch }, this.deps.profileMaxBytes);
+    if (!(await updateAgentAndStamp(this.deps.db, did, patch))) throw agentNotFound(did);
+    return this.getProfile(did);
+  }
+
+  async deactivate(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+  ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
+    const { did } = await this.requireOwnActiveAgent(caller, rawDid);
+    const now = this.deps.clock.now();
+    const changed = await updateAgentAndStamp(this.deps.db, did, {
+      status: 'deactivated',
+      deactivated_at: now,
+      updated_at: now,
+    });
+    if (!changed) throw agentNotFound(did);
+    this.deps.telemetry.agentDeactivated({ did });
+    return { did, status: 'deactivated', deactivated_at: now };
+  }
+
+  async getInvocationConfig(rawDid: string | undefined): Promise<InvocationConfig> {
+    const row = await this.requireActiveAgent(rawDid);
+    return { enabled: row.invocation_enabled === 1, delivery_mode: row.delivery_mode };
+  }
+
+  async updateInvocationConfig(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+    update: InvocationConfigUpdate,
+  ): Promise<OwnerInvocationConfig> {
+    const current = await this.requireOwnActiveAgent(caller, rawDid);
+    const { did } = current;
+    const webhookUrl = update.webhook_url === undefined ? current.webhook_url : update.webhook_url || null;
+    let webhookSecret =
+      update.webhook_secret === undefined ? current.webhook_secret : update.webhook_secret || null;
+    if (webhookUrl !== null) {
+      assertHttpUrl('webhook_url', webhookUrl);
+      try {
+        await this.deps.webhookPolicy.checkConfiguredUrl(new URL(webhookUrl));
+      } catch (error) {
+        if (error instanceof ForbiddenWebhookTargetError) {
+          throw new BadRequestError('WEBHOOK_URL_FORBIDDEN', `webhook_url is not allowed: ${error.message}`);
+        }
+        throw error;
+      }
+    }
+    if (update.webhook_secret) assertWebhookSecret(update.webhook_secret);
+    let generatedSecret: string | undefined;
+    if (update.delivery_mode === 'webhook') {
+      if (webhookUrl === null) {
+        throw new BadRequestError(
+          'WEBHOOK_URL_REQUIRED',
+          'delivery_mode "webhook" needs a webhook_url (http:// or https://)',
+        );
+      }
+      if (webhookSecret === null) {
+        generatedSecret = `whsec_${randomBytes(32).toString('base64')}`;
+        webhookSecret = generatedSecret;
+      }
+    }
+    const saved = await updateAgentAndStamp(this.deps.db, did, {
+      invocation_enabled: update.enabled ? 1 : 0,
+      delivery_mode: update.delivery_mode,
+      webhook_url: webhookUrl,
+      webhook_secret: webhookSecret,
+      updated_at: this.deps.clock.now(),
+    });
+    if (!saved) throw agentNotFound(did);
+    if (webhookUrl !== null) await recordWebhookHost(this.deps.db, did, webhookUrl, this.deps.clock.now());
+    const config: OwnerInvocationConfig = {
+      enabled: update.enabled,
+      delivery_mode: update.delivery_mode,
+      webhook_url: webhookUrl,
+    };
+    if (generatedSecret !== undefined) config.webhook_secret = generatedSecret;
+    return config;
+  }
+
+  async paymentAddress(rawDid: string | undefined): Promise<PaymentAddress> {
+    const row = await this.requireActiveAgent(rawDid);
+    const parsed = requireDid(row.did, this.deps.didWebDomain);
+    if (parsed.method !== 'pkh') {
+      throw new NotFoundError(
+        'PAYMENT_ADDRESS_UNAVAILABLE',
+        'Payment addresses are derived from did:pkh DIDs; this agent has a did:web DID',
+        'Payment address unavailable',
+      );
+    }
+    return { chain_id: parsed.chainId, address: parsed.address, source: 'did' };
+  }
+
+  private async requireActiveAgent(rawDid: string | undefined): Promise<AgentRow> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const row = await findActiveAgent(this.deps.db, did);
+    if (row === undefined) throw agentNotFound(did);
+    return row;
+  }
+
+  /** 404 before 403: an unknown or deactivated agent is not found, whoever asks. */
+  private async requireOwnActiveAgent(
+    caller: AuthenticatedAgent,
+    rawDid: string | undefined,
+  ): Promise<AgentRow> {
+    const row = await this.requireActiveAgent(rawDid);
+    if (row.did !== caller.did) {
+      throw new ForbiddenError('NOT_OWNER', `The token belongs to ${caller.did}, not to ${row.did}`);
+    }
+    return row;
+  }
+}
+
+/** Standard Webhooks form `whsec_<base64 key of 24-64 bytes>`, or any other 16-256 printable ASCII characters. */
+function assertWebhookSecret(secret: string): void {
+  if (!/^[\x21-\x7e]+$/.test(secret)) {
+    throw new BadRequestError(
+      'INVALID_WEBHOOK_SECRET',
+      'webhook_secret must be printable ASCII without spaces',
+    );
+  }
+  if (secret.length < LIMITS.webhookSecretMinLength || secret.length > LIMITS.webhookSecretMaxLength) {
+    throw new BadRequestError(
+      'INVALID_WEBHOOK_SECRET',
+      `webhook_secret must be ${LIMITS.webhookSecretMinLength}-${LIMITS.webhookSecretMaxLength} characters`,
+    );
+  }
+  if (secret.startsWith('whsec_')) {
+    const body = secret.slice('whsec_'.length);
+    const key = Buffer.from(body, 'base64');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(body) || key.length < 24 || key.length > 64) {
+      throw new BadRequestError(
+        'INVALID_WEBHOOK_SECRET',
+        'a whsec_ webhook_secret must carry 24-64 bytes of standard base64',
+      );
+    }
+  }
+}

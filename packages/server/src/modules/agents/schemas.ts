@@ -1,0 +1,268 @@
+import { Type } from '@sinclair/typebox';
+import { DELIVERY_MODES, KEY_TYPES } from '@agent-registry/protocol';
+import { LIMITS } from '../../kernel/limits.js';
+import { SCHEMA_LIMITS } from '../capabilities/schema-limits.js';
+import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
+
+const L = SCHEMA_LIMITS;
+/** The limits a published capability schema must keep, stated where client generators read them. */
+const CAPABILITY_SCHEMA_RULES =
+  `A JSON Schema (draft 2020-12 keywords as Ajv supports them). At most ${L.schemaMaxBytes} bytes of JSON, ` +
+  `${L.schemaMaxProperties} properties (names under properties and patternProperties, at every level), ` +
+  `${L.schemaMaxSubschemas} subschemas (JSON objects) and ${L.schemaMaxDepth} levels of nesting; all schemas of ` +
+  `a profile together at most ${L.profileSchemaMaxBytes} bytes, ${L.profileSchemaMaxProperties} properties and ` +
+  `${L.profileSchemaMaxSubschemas} subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and ` +
+  `match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= ` +
+  `${L.uniqueItemsMaxItems}.`;
+const CapabilitySchema = (role: string) =>
+  Nullable(
+    Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+  );
+
+const KeyType = Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES] });
+
+const HEX_PUBLIC_KEY = '^([0-9a-fA-F]{64}|0[23][0-9a-fA-F]{64}|04[0-9a-fA-F]{128})$';
+const DeliveryMode = Type.Unsafe<'none' | 'webhook' | 'queue'>({ type: 'string', enum: [...DELIVERY_MODES] });
+
+const Tags = Type.Array(Type.String({ maxLength: LIMITS.tagMaxLength }), { maxItems: LIMITS.tagsMaxCount });
+const Url = Type.String({
+  maxLength: LIMITS.urlMaxLength,
+  format: 'uri',
+  description: 'http:// or https:// URL',
+});
+// The service checks these with messages naming the field; the format is for the document.
+const ProfileUrl = checkedByService(Url, ['format']);
+
+export const Capability = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: LIMITS.capabilityTypeMaxLength, examples: ['translation'] }),
+    description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.capabilityDescriptionMaxLength }))),
+    tags: Type.Optional(Nullable(Tags)),
+    input_schema: Type.Optional(CapabilitySchema('Invocation input is validated against it')),
+    output_schema: Type.Optional(CapabilitySchema('Describes the output; published, not enforced')),
+  },
+  { $id: 'Capability' },
+);
+const CapabilityRef = ref(Capability);
+
+const Capabilities = Type.Array(CapabilityRef, {
+  minItems: LIMITS.capabilitiesMinCount,
+  maxItems: LIMITS.capabilitiesMaxCount,
+});
+
+const NAME_RULES =
+  'At least one visible character (letter, digit, symbol or punctuation); no control or bidirectional-control ' +
+  'characters (400 INVALID_NAME). Stored exactly as sent.';
+
+export const ProfileInput = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES }),
+  description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
+  capabilities: Capabilities,
+  tags: Type.Optional(Nullable(Tags)),
+  avatar: Type.Optional(Nullable(ProfileUrl)),
+  website: Type.Optional(Nullable(ProfileUrl)),
+});
+
+const REGISTER_EXAMPLE = {
+  public_key: '3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29',
+  key_type: 'ed25519',
+  profile: {
+    name: 'Translator',
+    description: 'Translates text between European languages',
+    capabilities: [
+      {
+        type: 'translation',
+        description: 'Translate text',
+        tags: ['fr', 'de'],
+        input_schema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      },
+    ],
+    tags: ['language'],
+  },
+  timestamp: 1767225600000,
+  signature: '<128 hex characters: Ed25519 signature over the canonical registration message>',
+};
+
+export const RegisterRequest = Type.Object(
+  {
+    public_key: checkedByService(
+      Type.String({
+        description:
+          'Hex without 0x: 64 characters (ed25519), 66 (compressed secp256k1, 02/03...) or 130 (uncompressed, 04...)',
+        maxLength: 130,
+        pattern: HEX_PUBLIC_KEY,
+      }),
+      ['maxLength', 'pattern'],
+    ),
+    key_type: Type.Optional(
+      Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES], default: 'ed25519' }),
+    ),
+    chain_id: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 64,
+          examples: ['eip155:1'],
+          description: 'CAIP-2 chain of a secp256k1 key (required then); absent or null for ed25519',
+        }),
+      ),
+    ),
+    profile: ProfileInput,
+    timestamp: Type.Integer({ description: 'Epoch milliseconds; within 5 minutes of server time' }),
+    signature: Type.String({ maxLength: 200, description: 'Ed25519 hex, or 0x-prefixed EIP-191 signature' }),
+    referrer: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.referrerMaxLength }))),
+    audience: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2048,
+          description:
+            'Origin of the registry this registration is meant for (its PUBLIC_URL, e.g. https://registry.example). ' +
+            'Not in the original interface: when present it is a member of the signed object and must name this registry, ' +
+            'so the body cannot be replayed to another registry. Required when the operator sets REQUIRE_REGISTRATION_AUDIENCE=true. ' +
+            'See docs/signing.md, section "Audience".',
+        }),
+      ),
+    ),
+    proof_of_work: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description:
+            'Extension, only when the operator sets REGISTRATION_POW_BITS: a nonce such that SHA-256 of ' +
+            '"agent-registry-pow:<public_key>:<timestamp>:<proof_of_work>" starts with that many zero bits ' +
+            '(docs/operations.md, section "Registration cost (proof of work)"). Not part of the signed message.',
+        }),
+      ),
+    ),
+  },
+  {
+    $id: 'RegisterRequest',
+    examples: [REGISTER_EXAMPLE],
+    // A secp256k1 key names its chain; the service answers CHAIN_ID_REQUIRED with the supported chains.
+    if: { properties: { key_type: { const: 'secp256k1' } }, required: ['key_type'] },
+    then: checkedByService(
+      {
+        properties: { chain_id: { type: 'string', description: 'The CAIP-2 chain' } },
+        required: ['chain_id'],
+      } as never,
+      ['properties', 'required'],
+    ),
+  },
+);
+
+export const TokenResponse = Type.Object(
+  {
+    did: Type.String({ examples: ['did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b'] }),
+    token: Type.String({ description: 'EdDSA-signed JWT; send as Authorization: Bearer <token>' }),
+    expires_at: Type.Integer({ description: 'Epoch milliseconds when the token expires' }),
+  },
+  { $id: 'TokenResponse' },
+);
+
+export const TokenRequest = Type.Object({
+  did: Type.String({ maxLength: 512 }),
+  timestamp: Type.Integer({
+    description: 'Epoch milliseconds; at most 5 minutes before and 60 seconds after server time',
+  }),
+  signature: Type.String({
+    maxLength: 200,
+    description:
+      'Ed25519: hex signature over the canonical JSON of {"audience","did","purpose":"authenticate","timestamp"}. ' +
+      'secp256k1: EIP-191 personal_sign over {"purpose":"authenticate","did":...,"audience":...,"timestamp":...} in that order. ' +
+      "audience is this registry's origin (PUBLIC_URL). Each signed message gives one token. " +
+      'Byte-for-byte rules and worked examples: docs/signing.md, section "Authentication (POST /api/auth/token)".',
+  }),
+  audience: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      description:
+        'Optional: the registry origin you signed for. It is part of the signed message either way; sending it gets a clear AUDIENCE_MISMATCH instead of INVALID_SIGNATURE when it names another registry.',
+    }),
+  ),
+});
+
+export const UpdateProfileRequest = Type.Object({
+  name: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: LIMITS.nameMaxLength, description: NAME_RULES })),
+  ),
+  description: Type.Optional(Nullable(Type.String({ maxLength: LIMITS.descriptionMaxLength }))),
+  capabilities: Type.Optional(Nullable(Capabilities)),
+  tags: Type.Optional(Nullable(Tags)),
+  avatar: Type.Optional(Nullable(ProfileUrl)),
+  website: Type.Optional(Nullable(ProfileUrl)),
+});
+
+const Endpoint = Type.Object({
+  type: Type.String({ enum: ['did_document', 'invoke', 'a2a_agent_card', 'mcp'] }),
+  url: Type.String({ format: 'uri' }),
+});
+
+export const AgentProfile = Type.Object(
+  {
+    did: Type.String(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    avatar: Nullable(Type.String({ format: 'uri' })),
+    website: Nullable(Type.String({ format: 'uri' })),
+    public_key: Type.String({ description: 'hex, without 0x', pattern: HEX_PUBLIC_KEY }),
+    key_type: KeyType,
+    chain_id: Nullable(Type.String()),
+    capabilities: Type.Array(CapabilityRef),
+    tags: Type.Array(Type.String()),
+    endpoints: Type.Array(Endpoint),
+    status: Type.String({ enum: ['active', 'deactivated'] }),
+    invocation_enabled: Type.Boolean(),
+    delivery_mode: DeliveryMode,
+    average_rating: Type.Number(),
+    reputation_score: Type.Number(),
+    total_reviews: Type.Integer(),
+    created_at: Type.Integer(),
+    updated_at: Type.Integer(),
+    service_record: Type.Ref('ServiceRecord', {
+      description:
+        'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
+    }),
+  },
+  { $id: 'AgentProfile' },
+);
+
+export const DeactivateResponse = Type.Object({
+  did: Type.String(),
+  status: Type.Literal('deactivated'),
+  deactivated_at: Type.Integer(),
+});
+
+export const InvocationConfig = Type.Object({
+  enabled: Type.Boolean(),
+  delivery_mode: DeliveryMode,
+});
+
+export const UpdateInvocationConfigRequest = Type.Object({
+  delivery_mode: DeliveryMode,
+  enabled: Type.Boolean(),
+  webhook_url: Type.Optional(Nullable(ProfileUrl)),
+  webhook_secret: Type.Optional(
+    Nullable(
+      Type.String({
+        maxLength: LIMITS.webhookSecretMaxLength,
+        description:
+          'whsec_<base64> (Standard Webhooks) or any 16-256 character string; generated when omitted',
+      }),
+    ),
+  ),
+});
+
+export const OwnerInvocationConfig = Type.Object({
+  enabled: Type.Boolean(),
+  delivery_mode: DeliveryMode,
+  webhook_url: Nullable(Type.String({ format: 'uri' })),
+  webhook_secret: Type.Optional(
+    Type.String({ description: 'Present only when the registry generated the secret in this request' }),
+  ),
+});
+
+export const PaymentAddress = Type.Object({
+  chain_id: Type.String(),
+  address: Type.String(),
+  source: Type.Literal('did'),
+});

@@ -1,0 +1,127 @@
+import { sql, type RawBuilder } from 'kysely';
+import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
+import type { Db } from '../../db/connect.js';
+import type { AgentsTable } from '../../db/schema/index.js';
+
+export type SearchSort = 'relevance' | 'reputation' | 'created_at' | 'success_rate' | 'latency';
+export type SearchOrder = 'asc' | 'desc';
+export type ServiceRecordSort = Extract<SearchSort, 'success_rate' | 'latency'>;
+
+export type AgentSearchRow = Pick<
+  AgentsTable,
+  | 'did'
+  | 'name'
+  | 'description'
+  | 'capabilities'
+  | 'tags'
+  | 'reputation_score'
+  | 'average_rating'
+  | 'total_reviews'
+  | 'created_at'
+  | 'status'
+>;
+
+/**
+ * The rows a search page shows, by DID. No `status` condition in SQL: with one, SQLite's planner (the
+ * registry never runs ANALYZE) preferred the (status, created_at) index over the DID index for `in`, and
+ * every page scanned all active agents (160 ms at 100,000 agents).
+ */
+export function searchRowsQuery(db: Db, dids: readonly string[]) {
+  return db
+    .selectFrom('agents')
+    .select([
+      'did',
+      'name',
+      'description',
+      'capabilities',
+      'tags',
+      'reputation_score',
+      'average_rating',
+      'total_reviews',
+      'created_at',
+      'status',
+    ])
+    .where('did', 'in', dids);
+}
+
+/**
+ * searchRowsQuery compiled once per page size: every search reads its page's rows, and building and
+ * compiling the query with Kysely cost more than SQLite's lookups (bench/RESULTS.md, fifth session).
+ */
+const searchRowsBySize = new Map<number, CompiledRead<AgentSearchRow, string[]>>();
+
+function searchRowsRead(size: number): CompiledRead<AgentSearchRow, string[]> {
+  let read = searchRowsBySize.get(size);
+  if (read === undefined) {
+    const placeholders = Array.from({ length: size }, (_, index) => `\u0000did${index}`);
+    read = compiledOnce((db, ...dids: string[]) => searchRowsQuery(db, dids), placeholders);
+    searchRowsBySize.set(size, read);
+  }
+  return read;
+}
+
+/** The search rows of these agents, in the given order; agents no longer active are left out. */
+export async function readSearchRows(db: Db, dids: readonly string[]): Promise<AgentSearchRow[]> {
+  if (dids.length === 0) return [];
+  const rows = await searchRowsRead(dids.length)(db, ...dids);
+  const byDid = new Map<string, AgentSearchRow>();
+  for (const row of rows) if (row.status === 'active') byDid.set(row.did, row);
+  return dids.flatMap((did) => byDid.get(did) ?? []);
+}
+
+export interface ServiceRecordFilter {
+  /** 30-day success rate, 0-1 (agents without a measured record are left out). */
+  minSuccessRate?: number;
+  /** Epoch ms: only agents that completed a counted call at or after it. */
+  activeSince?: number;
+  /** In this order of the record; in no particular order without it. */
+  sort?: { sort: ServiceRecordSort; order: SearchOrder };
+}
+
+/**
+ * The active agents the service-record part of a search keeps, by DID: those passing the record's
+ * filters or, without filters, every agent with calls in the last 30 days (the only agents whose record
+ * orders them: all others tie). Read through the partial indexes of migration 009, which hold only
+ * agents that have a record, so this costs what the record holds, not what the registry holds.
+ */
+export function agentsByServiceRecordQuery(db: Db, filter: ServiceRecordFilter) {
+  // Status is tested here, not in SQL: with it in SQL, SQLite's planner (no ANALYZE) took the
+  // (status, created_at) index and read every active agent instead of the partial index.
+  let query = db.selectFrom('agents').select(['did', 'status']);
+  // A success rate exists exactly when there were calls in the window (`service_calls_30d > 0`); saying
+  // so lets the database use the partial index on that condition.
+  if (filter.minSuccessRate !== undefined || filter.activeSince === undefined) {
+    query = query.where('service_calls_30d', '>', sql.lit(0));
+  }
+  if (filter.minSuccessRate !== undefined) {
+    query = query.where('service_success_rate', '>=', filter.minSuccessRate);
+  }
+  if (filter.activeSince !== undefined) {
+    query = query.where('service_last_completed_at', '>=', filter.activeSince);
+  }
+  if (filter.sort !== undefined)
+    query = query.orderBy(serviceRecordOrder(filter.sort.sort, filter.sort.order));
+  return query;
+}
+
+export async function agentsByServiceRecord(db: Db, filter: ServiceRecordFilter): Promise<string[]> {
+  const query = agentsByServiceRecordQuery(db, filter);
+  return (await query.execute()).flatMap((row) => (row.status === 'active' ? [row.did] : []));
+}
+
+/**
+ * ORDER BY on the service record. `desc` means best first: highest success rate, or lowest median
+ * latency. Agents without a measured value come last in either direction (they are unmeasured, not
+ * worst); ties by 30-day calls, then DID ascending. Agents without calls in the window have neither
+ * value and no calls, so among themselves they are in DID order (modules/service-record/service-record-search.ts).
+ */
+function serviceRecordOrder(sort: ServiceRecordSort, order: SearchOrder): RawBuilder<unknown> {
+  const dir = order === 'asc' ? sql`asc` : sql`desc`;
+  if (sort === 'success_rate') {
+    return sql`case when service_success_rate is null then 1 else 0 end asc,
+      service_success_rate ${dir}, service_calls_30d desc, did asc`;
+  }
+  const fastestFirst = order === 'asc' ? sql`desc` : sql`asc`;
+  return sql`case when service_latency_p50_ms is null then 1 else 0 end asc,
+    service_latency_p50_ms ${fastestFirst}, service_calls_30d desc, did asc`;
+}

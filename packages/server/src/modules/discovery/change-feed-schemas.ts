@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { CHANGE_FEED_RULES } from './change-feed.js';
+import { AgentProfile } from '../agents/schemas.js';
+import { Nullable, ref } from '../../http/common-schemas.js';
+
+export const ChangeFeedQuery = Type.Object(
+  {
+    since: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'next_cursor of the previous page; omit to read the feed from its beginning',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: CHANGE_FEED_RULES.limitMax,
+        default: CHANGE_FEED_RULES.limitDefault,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PublishedProfile = Type.Omit(AgentProfile, ['service_record'], {
+  $id: 'PublishedProfile',
+  description: 'An agent profile as GET /api/agents/{did} returns it, without the live service_record',
+});
+
+export const AgentChange = Type.Object(
+  {
+    did: Type.String(),
+    status: Type.String({ enum: ['active', 'deactivated'] }),
+    updated_at: Type.Integer({ description: 'The profile last changed at (epoch ms)' }),
+    deactivated_at: Nullable(Type.Integer()),
+    profile: Type.Union([ref(PublishedProfile), Type.Null()], {
+      description: 'The profile while the agent is active; null for a deactivated agent (a tombstone)',
+    }),
+  },
+  { $id: 'AgentChange' },
+);
+
+export const ChangePage = Type.Object({
+  changes: Type.Array(ref(AgentChange), {
+    description:
+      'In commit order; each agent once, at its latest state (an agent changed twice since the cursor appears at its last change)',
+  }),
+  next_cursor: Type.String({
+    description: 'Pass as since for the changes after this page (also when it is empty)',
+  }),
+  has_more: Type.Boolean({ description: 'More changes follow now; when false, poll later with next_cursor' }),
+});

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { SEARCH_RULES } from './discovery-rules.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { Nullable, ref } from '../../http/common-schemas.js';
+import { Capability } from '../agents/schemas.js';
+
+export const SearchQuery = Type.Object(
+  {
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: SEARCH_RULES.queryMaxLength,
+        examples: ['translate french'],
+        description:
+          'Full-text words over name, description, capability types and descriptions, and tags; every word must match, the last also as a prefix. Results are ranked by relevance unless sort is given.',
+      }),
+    ),
+    capability: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.capabilityTypeMaxLength,
+        description: 'Capability type, case-insensitive',
+        examples: ['translation'],
+      }),
+    ),
+    tags: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: SEARCH_RULES.tagsMaxCount * (LIMITS.tagMaxLength + 1),
+        description: 'Comma-separated tags, case-insensitive; an agent matches if it has any of them',
+        examples: ['fr,de'],
+      }),
+    ),
+    min_reputation: Type.Optional(Type.Number({ minimum: 0, maximum: 100, examples: [60] })),
+    min_success_rate: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out',
+      }),
+    ),
+    active_within_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 365,
+        description: 'Extension (liveness): only agents that completed a brokered call in the last N days',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
+    ),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: SEARCH_RULES.offsetMax, default: 0 })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          'Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap',
+      }),
+    ),
+    sort: Type.Optional(
+      Type.Unsafe<'reputation' | 'created_at' | 'success_rate' | 'latency'>({
+        type: 'string',
+        enum: ['reputation', 'created_at', 'success_rate', 'latency'],
+        description:
+          'Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way',
+      }),
+    ),
+    order: Type.Optional(
+      Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+    ),
+  },
+  // Unknown parameters are refused (a typo such as name= would otherwise return unrelated agents).
+  { additionalProperties: false },
+);
+
+export const AgentSummary = Type.Object(
+  {
+    did: Type.String(),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    capabilities: Type.Array(ref(Capability)),
+    tags: Type.Array(Type.String()),
+    reputation_score: Type.Number(),
+    average_rating: Type.Number(),
+    total_reviews: Type.Integer(),
+    created_at: Type.Integer(),
+    status: Type.String({ enum: ['active'] }),
+  },
+  { $id: 'SearchHit', description: 'An agent in search results' },
+);
+
+export const SearchResponse = Type.Object({
+  agents: Type.Array(ref(AgentSummary)),
+  total: Type.Integer({ description: 'Exact number of matching agents' }),
+  limit: Type.Integer(),
+  offset: Type.Integer({ description: 'The offset asked for; 0 when the page was asked by cursor' }),
+  next_cursor: Nullable(
+    Type.String({ description: 'Extension: pass as cursor for the next page; null after the last page' }),
+  ),
+});

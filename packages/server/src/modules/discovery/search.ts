@@ -1,0 +1,297 @@
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import {
+  readSearchRows,
+  type AgentSearchRow,
+  type SearchOrder,
+  type SearchSort,
+} from './agent-search-store.js';
+import { fullTextTerms, searchKey } from '@agent-registry/search-index';
+import type { SearchIndexFollower } from './search-follower.js';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  searchDigest,
+  type SearchPosition,
+} from './search-cursor.js';
+import { BadRequestError } from '../../kernel/errors.js';
+import type { Capability } from '@agent-registry/protocol';
+import { SEARCH_RULES } from './discovery-rules.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { DAY_MS } from '../service-record/service-record-model.js';
+import { searchServiceRecord } from '../service-record/service-record-search.js';
+
+/** A search as the service runs it: query words parsed, keys normalised, defaults applied. */
+interface SearchFilter {
+  terms?: string[];
+  capability?: string;
+  tags?: string[];
+  minReputation?: number;
+  minSuccessRate?: number;
+  /** Epoch ms, from active_within_days. */
+  activeSince?: number;
+  sort: SearchSort;
+  order: SearchOrder;
+  limit: number;
+  offset: number;
+}
+
+/** GET /api/agents/search query; the route schema has already checked types and ranges. */
+export interface SearchRequest {
+  q?: string;
+  capability?: string;
+  tags?: string;
+  min_reputation?: number;
+  /** Extension (issue 17): 30-day success rate 0-1 from the measured service record. */
+  min_success_rate?: number;
+  /** Extension (issue 17): completed a counted call within this many days (liveness). */
+  active_within_days?: number;
+  limit?: number;
+  offset?: number;
+  /** Extension (issue 16): next_cursor of the previous page, for keyset paging. */
+  cursor?: string;
+  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
+  order?: SearchOrder;
+}
+
+export interface AgentSummary {
+  did: string;
+  name: string;
+  description: string | null;
+  capabilities: Capability[];
+  tags: string[];
+  reputation_score: number;
+  average_rating: number;
+  total_reviews: number;
+  created_at: number;
+  status: 'active';
+}
+
+export interface SearchResponse {
+  agents: AgentSummary[];
+  total: number;
+  limit: number;
+  offset: number;
+  /** Extension: pass as `cursor` for the page after this one; null after the last page. */
+  next_cursor: string | null;
+}
+
+/**
+ * A search's answer with its agents as stored rows: capabilities and tags still the JSON text the
+ * registry wrote, so the REST face can put them into its response as they are (modules/discovery/search-json.ts).
+ */
+export interface SearchPage extends Omit<SearchResponse, 'agents'> {
+  rows: AgentSearchRow[];
+}
+
+/** Where served searches are counted (the statistics service), without a database write per search. */
+export interface SearchCounter {
+  recordSearch(): void;
+}
+
+export interface SearchServiceDeps {
+  db: Db;
+  clock: Clock;
+  searches: SearchCounter;
+  /** The node's in-memory search index: every search starts there. */
+  index: SearchIndexFollower;
+}
+
+export class SearchService {
+  constructor(private readonly deps: SearchServiceDeps) {}
+
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    const { rows, ...page } = await this.searchPage(request);
+    return { agents: rows.map(toSummary), ...page };
+  }
+
+  async searchPage(request: SearchRequest): Promise<SearchPage> {
+    const terms = request.q === undefined ? undefined : parseQuery(request.q);
+    const capability = request.capability === undefined ? undefined : parseCapability(request.capability);
+    const tags = request.tags === undefined ? undefined : parseTags(request.tags);
+    const limit = request.limit ?? SEARCH_RULES.limitDefault;
+    // Relevance orders full-text results unless the caller asks for another sort.
+    const sort: SearchSort = request.sort ?? (terms === undefined ? 'reputation' : 'relevance');
+    const filter: SearchFilter = {
+      terms,
+      capability,
+      tags,
+      minReputation: request.min_reputation,
+      minSuccessRate: request.min_success_rate,
+      activeSince:
+        request.active_within_days === undefined
+          ? undefined
+          : this.deps.clock.now() - request.active_within_days * DAY_MS,
+      sort,
+      order: request.order ?? 'desc',
+      limit,
+      offset: request.offset ?? 0,
+    };
+    const digest = searchDigest({
+      terms,
+      capability,
+      tags,
+      min_reputation: request.min_reputation,
+      min_success_rate: request.min_success_rate,
+      active_within_days: request.active_within_days,
+      sort,
+      order: filter.order,
+    });
+    let position: SearchPosition | undefined;
+    if (request.cursor !== undefined) {
+      // The route's schema defaults offset to 0: only a non-zero offset says something else.
+      if (request.offset !== undefined && request.offset !== 0) {
+        throw new BadRequestError(
+          'INVALID_CURSOR',
+          'send either cursor or offset, not both: cursor already says where the page starts',
+        );
+      }
+      position = decodeSearchCursor(request.cursor, digest);
+    }
+    const result = servedByIndex(filter)
+      ? await this.searchIndex(filter, position, digest)
+      : await this.searchServiceRecord(filter, position, digest);
+    this.deps.searches.recordSearch();
+    return {
+      rows: result.rows,
+      total: result.total,
+      limit,
+      offset: result.offset,
+      next_cursor: result.next_cursor,
+    };
+  }
+
+  private async searchIndex(
+    filter: SearchFilter,
+    position: SearchPosition | undefined,
+    digest: string,
+  ): Promise<Omit<SearchPage, 'limit'>> {
+    const follower = this.deps.index;
+    await follower.catchUp();
+    const offset = position?.kind === 'offset' ? position.offset : filter.offset;
+    const page = follower.index.search({
+      terms: filter.terms,
+      capability: filter.capability,
+      tags: filter.tags,
+      minReputation: filter.minReputation,
+      sort: filter.sort as 'relevance' | 'reputation' | 'created_at',
+      order: filter.order,
+      limit: filter.limit,
+      offset: position === undefined ? offset : 0,
+      after: position?.kind === 'key' ? position.key : undefined,
+    });
+    const rows = await readSearchRows(this.deps.db, page.dids);
+    return {
+      rows,
+      total: page.total,
+      offset: position === undefined ? offset : 0,
+      next_cursor:
+        page.more && page.last !== undefined
+          ? encodeSearchCursor(digest, { kind: 'key', key: page.last })
+          : null,
+    };
+  }
+
+  /** Service-record sorts and filters: the index and the database together, paged by position. */
+  private async searchServiceRecord(
+    filter: SearchFilter,
+    position: SearchPosition | undefined,
+    digest: string,
+  ): Promise<Omit<SearchPage, 'limit'>> {
+    if (position?.kind === 'key') {
+      throw new BadRequestError(
+        'INVALID_CURSOR',
+        'cursor belongs to a different search: start again without cursor',
+      );
+    }
+    const follower = this.deps.index;
+    await follower.catchUp();
+    const offset = position?.offset ?? filter.offset;
+    const { dids, total } = await searchServiceRecord(this.deps.db, follower.index, {
+      filters: {
+        terms: filter.terms,
+        capability: filter.capability,
+        tags: filter.tags,
+        minReputation: filter.minReputation,
+      },
+      minSuccessRate: filter.minSuccessRate,
+      activeSince: filter.activeSince,
+      sort: filter.sort,
+      order: filter.order,
+      limit: filter.limit,
+      offset,
+    });
+    const rows = await readSearchRows(this.deps.db, dids);
+    const next = offset + filter.limit;
+    return {
+      rows,
+      total,
+      offset: position === undefined ? offset : 0,
+      next_cursor: next < total ? encodeSearchCursor(digest, { kind: 'offset', offset: next }) : null,
+    };
+  }
+}
+
+/** The index serves every search but those on the measured service record, which it does not hold. */
+function servedByIndex(filter: SearchFilter): boolean {
+  return (
+    filter.minSuccessRate === undefined &&
+    filter.activeSince === undefined &&
+    filter.sort !== 'success_rate' &&
+    filter.sort !== 'latency'
+  );
+}
+
+function parseQuery(q: string): string[] {
+  const terms = fullTextTerms(q);
+  if (terms.length === 0) {
+    throw new BadRequestError('INVALID_SEARCH_QUERY', 'q must contain at least one letter or digit');
+  }
+  if (terms.length > SEARCH_RULES.queryMaxTerms) {
+    throw new BadRequestError(
+      'INVALID_SEARCH_QUERY',
+      `q may contain at most ${SEARCH_RULES.queryMaxTerms} words, got ${terms.length}`,
+    );
+  }
+  return terms;
+}
+
+function parseCapability(capability: string): string {
+  const key = searchKey(capability);
+  if (key === '') throw new BadRequestError('VALIDATION_FAILED', 'capability must not be blank');
+  return key;
+}
+
+/** Comma-separated, any-of; blanks between commas are ignored, the same limits as profile tags apply. */
+function parseTags(raw: string): string[] {
+  const tags = [...new Set(raw.split(',').map(searchKey))].filter((tag) => tag !== '');
+  if (tags.length === 0) {
+    throw new BadRequestError('INVALID_TAGS', 'tags must name at least one tag, e.g. tags=python,finance');
+  }
+  if (tags.length > SEARCH_RULES.tagsMaxCount) {
+    throw new BadRequestError('INVALID_TAGS', `tags may name at most ${SEARCH_RULES.tagsMaxCount} tags`);
+  }
+  const long = tags.find((tag) => tag.length > LIMITS.tagMaxLength);
+  if (long !== undefined) {
+    throw new BadRequestError(
+      'INVALID_TAGS',
+      `each tag is at most ${LIMITS.tagMaxLength} characters; "${long.slice(0, 60)}..." is longer`,
+    );
+  }
+  return tags;
+}
+
+function toSummary(row: AgentSearchRow): AgentSummary {
+  return {
+    did: row.did,
+    name: row.name,
+    description: row.description,
+    capabilities: JSON.parse(row.capabilities) as Capability[],
+    tags: JSON.parse(row.tags) as string[],
+    reputation_score: row.reputation_score,
+    average_rating: row.average_rating,
+    total_reviews: row.total_reviews,
+    created_at: Number(row.created_at),
+    status: 'active',
+  };
+}

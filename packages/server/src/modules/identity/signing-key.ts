@@ -1,0 +1,38 @@
+import crypto, { type KeyObject } from 'node:crypto';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import { writeSettingOnce, readSetting } from '../../db/settings.js';
+
+const SETTING_KEY = 'token_signing_key';
+
+/**
+ * The Ed25519 key that signs tokens. Given by TOKEN_SIGNING_KEY (PKCS#8 PEM or private JWK), else
+ * generated once and kept in the database so every node of one registry signs with the same key.
+ */
+export async function loadSigningKey(
+  db: Db,
+  clock: Clock,
+  configured: string | undefined,
+): Promise<KeyObject> {
+  if (configured !== undefined) return parseConfiguredKey(configured);
+  const existing = await readSetting(db, SETTING_KEY);
+  if (existing !== undefined) return crypto.createPrivateKey(existing);
+  const generated = crypto.generateKeyPairSync('ed25519').privateKey;
+  const pem = generated.export({ format: 'pem', type: 'pkcs8' }).toString();
+  return crypto.createPrivateKey(await writeSettingOnce(db, SETTING_KEY, pem, clock.now()));
+}
+
+function parseConfiguredKey(value: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = value.startsWith('{')
+      ? crypto.createPrivateKey({ key: JSON.parse(value) as crypto.JsonWebKey, format: 'jwk' })
+      : crypto.createPrivateKey(value.replace(/\\n/g, '\n'));
+  } catch (error) {
+    throw new Error('TOKEN_SIGNING_KEY is neither a PKCS#8 PEM nor a private JWK', { cause: error });
+  }
+  if (key.asymmetricKeyType !== 'ed25519') {
+    throw new Error(`TOKEN_SIGNING_KEY must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'unknown'}`);
+  }
+  return key;
+}

@@ -1,0 +1,76 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { UnauthorizedError } from '../../kernel/errors.js';
+import { errors, ref } from '../../http/common-schemas.js';
+import { BuildInfo } from './schemas.js';
+import type { App } from '../../http/types.js';
+
+const tags = ['Operations'];
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function operationsRoutes(app: App, ctx: AppContext): void {
+  const token = ctx.config.metricsToken;
+  const requireMetricsToken = async (request: FastifyRequest): Promise<void> => {
+    if (token === undefined) return;
+    const header = request.headers.authorization ?? '';
+    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+    if (!sameSecret(given, token))
+      throw new UnauthorizedError(
+        'INVALID_METRICS_TOKEN',
+        'GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (the token set in the registry configuration)',
+      );
+  };
+
+  app.get(
+    '/metrics',
+    {
+      onRequest: requireMetricsToken,
+      logLevel: 'warn',
+      schema: {
+        tags,
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Request, invocation, webhook, registration, review, database and process metrics in the Prometheus ' +
+          'text format. Public unless the registry sets METRICS_TOKEN; then send it as a bearer token (401 otherwise).',
+        security: token === undefined ? [] : [{ metricsToken: [] }],
+        'x-no-database': true,
+        response: {
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
+          ...errors(...(token === undefined ? [] : [401])),
+        },
+      },
+    },
+    async (_request, reply) => {
+      void reply.header('content-type', ctx.metrics.registry.contentType);
+      return ctx.metrics.render();
+    },
+  );
+
+  app.get(
+    '/version',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags,
+        operationId: 'getVersion',
+        summary: 'Which build of the registry answers',
+        description: 'Version, git commit and build time of the running registry, and its Node.js version.',
+        security: [],
+        'x-no-database': true,
+        response: { 200: ref(BuildInfo) },
+      },
+    },
+    async () => ctx.build,
+  );
+}

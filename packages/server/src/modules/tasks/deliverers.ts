@@ -1,0 +1,197 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import type { Clock } from '../../kernel/clock.js';
+import type { AgentRow } from '../agents/agents-store.js';
+import type { TaskRow } from './tasks-store.js';
+import type { TaskEvents } from './events.js';
+import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './network-policy.js';
+import type { TaskStateMachine } from './task-state.js';
+import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
+import { WebhookLanes } from './webhook-lanes.js';
+
+/** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
+export interface Deliverer {
+  dispatch(task: TaskRow, target: AgentRow): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Queue mode: the task row is the delivery; wake the agent's long-polling workers on any node. */
+export class QueueDeliverer implements Deliverer {
+  constructor(private readonly events: TaskEvents) {}
+
+  dispatch(task: TaskRow): Promise<void> {
+    return this.events.workAvailable(task.target_did);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** What the agent's webhook receives, signed per Standard Webhooks. */
+export interface WebhookPayload {
+  task_id: string;
+  capability: string;
+  input: unknown;
+  caller_did: string;
+  target_did: string;
+  created_at: number;
+  deadline_at: number;
+}
+
+/**
+ * A `whsec_<base64>` secret is a Standard Webhooks secret (its base64 body is the HMAC key); any other
+ * secret is used as raw key bytes, which receivers verify with `new Webhook(secret, { format: "raw" })`.
+ */
+export function webhookSigner(secret: string): Webhook {
+  return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
+}
+
+export interface WebhookDelivererDeps {
+  clock: Clock;
+  telemetry: Telemetry;
+  states: TaskStateMachine;
+  policy: WebhookNetworkPolicy;
+  maxResponseBytes: number;
+  /** Deliveries in flight per target agent (WEBHOOK_MAX_CONCURRENCY_PER_AGENT); more wait their turn. */
+  maxConcurrentPerAgent: number;
+  log: FastifyBaseLogger;
+}
+
+/**
+ * Webhook mode: POST the task; a 2xx `{output}` completes it, 202 means the agent reports later
+ * through result/fail, anything else (status, timeout, refused connection, SSRF refusal) fails it.
+ */
+export class WebhookDeliverer implements Deliverer {
+  private readonly inFlight = new Set<AbortController>();
+  /** Per target agent pools and limits: one agent's slow host never holds another agent's sockets. */
+  readonly lanes: WebhookLanes;
+
+  constructor(private readonly deps: WebhookDelivererDeps) {
+    this.lanes = new WebhookLanes({ maxConcurrentPerAgent: deps.maxConcurrentPerAgent });
+  }
+
+  async dispatch(task: TaskRow, target: AgentRow): Promise<void> {
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    void this.deliver(task, target, controller)
+      .catch((error: unknown) =>
+        this.deps.log.error({ err: error, taskId: task.id }, 'webhook delivery crashed'),
+      )
+      .finally(() => this.inFlight.delete(controller));
+  }
+
+  async close(): Promise<void> {
+    for (const controller of this.inFlight) controller.abort(new Error('registry shutting down'));
+    this.lanes.close();
+  }
+
+  private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
+    const { states, telemetry } = this.deps;
+    const startedAt = performance.now();
+    const result = await this.post(task, target, controller);
+    const durationMs = performance.now() - startedAt;
+    if (result === 'completed' || result === 'accepted') {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: result, durationMs });
+      return;
+    }
+    // No answer by the deadline is a timeout (504), like an agent that never reports; a webhook
+    // that answered badly or could not be reached is a webhook failure (502).
+    if (result.failure === DEADLINE_PASSED) {
+      telemetry.webhookDelivered({ taskId: task.id, outcome: 'timeout', durationMs });
+      await states.timeOut(task.id);
+      return;
+    }
+    telemetry.webhookDelivered({ taskId: task.id, outcome: 'failed', durationMs });
+    await states.fail(task.id, result.failure, 'WEBHOOK_FAILED');
+  }
+
+  /** Whether the webhook completed the task or took it for later (202), or why delivery failed. */
+  private async post(
+    task: TaskRow,
+    target: AgentRow,
+    controller: AbortController,
+  ): Promise<'completed' | 'accepted' | { failure: string | typeof DEADLINE_PASSED }> {
+    if (target.webhook_url === null || target.webhook_secret === null)
+      return { failure: 'the agent has no webhook configured' };
+    const payload: WebhookPayload = {
+      task_id: task.id,
+      capability: task.capability,
+      input: JSON.parse(task.input) as unknown,
+      caller_did: task.caller_did,
+      target_did: task.target_did,
+      created_at: Number(task.created_at),
+      deadline_at: Number(task.deadline_at),
+    };
+    const body = JSON.stringify(payload);
+    const now = this.deps.clock.now();
+    const headers = {
+      'webhook-id': task.id,
+      'webhook-timestamp': String(Math.floor(now / 1000)),
+      'webhook-signature': webhookSigner(target.webhook_secret).sign(task.id, new Date(now), body),
+      'user-agent': 'agent-registry-webhook/1',
+    };
+    // The request stops at the deadline or at shutdown. A timer cleared as soon as the webhook answers,
+    // not AbortSignal.timeout + AbortSignal.any, whose timer and signals outlive a finished delivery
+    // until its deadline.
+    const request = new AbortController();
+    const onShutdown = () => request.abort();
+    controller.signal.addEventListener('abort', onShutdown, { once: true });
+    const deadline = setTimeout(onShutdown, Math.max(1, Number(task.deadline_at) - now));
+    let response;
+    try {
+      const url = new URL(target.webhook_url);
+      this.deps.policy.assertDeliverableLiteral(url);
+      // Waiting for a slot counts against this task's own deadline only (its signal), never another's.
+      response = await this.lanes.run(target.did, request.signal, (agents) =>
+        postJson(url, body, headers, {
+          signal: request.signal,
+          maxResponseBytes: this.deps.maxResponseBytes,
+          lookup: this.deps.policy.lookup,
+          agents,
+        }),
+      );
+    } catch (error) {
+      return { failure: describeFailure(error, controller.signal.aborted) };
+    } finally {
+      clearTimeout(deadline);
+      controller.signal.removeEventListener('abort', onShutdown);
+    }
+    if (response.status === 202) {
+      await this.deps.states.markDelivered(task.id);
+      return 'accepted';
+    }
+    if (response.status < 200 || response.status >= 300) {
+      const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
+      return { failure: `the webhook answered HTTP ${response.status}${redirect}` };
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(response.body.toString('utf8'));
+    } catch {
+      return { failure: `the webhook answered HTTP ${response.status} without a JSON body` };
+    }
+    const output = (parsed as { output?: unknown } | null)?.output;
+    if (typeof output !== 'object' || output === null || Array.isArray(output)) {
+      return {
+        failure: `the webhook answered HTTP ${response.status} without an {"output": {...}} object (answer 202 to report later)`,
+      };
+    }
+    await this.deps.states.complete(task.id, output);
+    return 'completed';
+  }
+}
+
+const DEADLINE_PASSED = Symbol('deadline passed');
+
+function describeFailure(error: unknown, shuttingDown: boolean): string | typeof DEADLINE_PASSED {
+  if (shuttingDown) return 'the registry shut down during delivery';
+  if (error instanceof ForbiddenWebhookTargetError) return `webhook refused: ${error.message}`;
+  if (error instanceof WebhookResponseTooLargeError)
+    return `the webhook response was too large: ${error.message}`;
+  const name = error instanceof Error ? error.name : '';
+  const code = (error as { code?: string } | null)?.code;
+  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') return DEADLINE_PASSED;
+  if (code === 'ECONNREFUSED') return 'the webhook refused the connection';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the webhook host does not resolve';
+  return `the webhook could not be reached${code ? ` (${code})` : ''}`;
+}

@@ -1,0 +1,449 @@
+import type { InvocationOutcome, Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import type { TaskDelivery, TaskStatus } from '../../db/schema/index.js';
+import { findActiveAgent, type AgentRow } from '../agents/agents-store.js';
+import { findTask, insertTask, openTaskLoads, type NewTaskRow, type TaskRow } from './tasks-store.js';
+import { countInvocation } from './invocation-quota-store.js';
+import type { TaskBoundsConfig } from '../../kernel/config.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from './idempotency-store.js';
+import { canonicalJson } from '@agent-registry/protocol';
+import { createHash } from 'node:crypto';
+import {
+  ApiError,
+  BadRequestError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  TooManyRequestsError,
+  agentNotFound,
+  shuttingDown,
+  taskNotFound,
+} from '../../kernel/errors.js';
+import { linkedSignal, longLivedController } from './linked-signal.js';
+import type { Capability } from '@agent-registry/protocol';
+import type { Deliverer } from './deliverers.js';
+import type { TaskEvents } from './events.js';
+import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
+import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
+import { Wakeup } from './wait.js';
+import type { AuthenticatedAgent } from '../identity/authentication.js';
+import { requireDid } from '../identity/did-param.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { v7 as uuidv7 } from 'uuid';
+
+export interface InvokeRequest {
+  target_did: string;
+  capability: string;
+  input: Record<string, unknown>;
+  timeout_ms?: number;
+}
+
+export interface InvokeResult {
+  task_id: string;
+  status: 'completed';
+  output: Record<string, unknown>;
+}
+
+/** The task as its creator sees it (GET /api/tasks/{id}). */
+export interface TaskView {
+  task_id: string;
+  status: TaskStatus;
+  capability: string;
+  target_did: string;
+  caller_did: string;
+  created_at: number;
+  deadline_at: number;
+  completed_at?: number;
+  output?: Record<string, unknown>;
+  error?: string;
+}
+
+export interface InvocationDeps {
+  db: Db;
+  telemetry: Telemetry;
+  clock: Clock;
+  events: TaskEvents;
+  states: TaskStateMachine;
+  deliverers: Record<TaskDelivery, Deliverer>;
+  schemas: CapabilitySchemas;
+  didWebDomain: string;
+  bounds: TaskBoundsConfig;
+}
+
+export class InvocationService {
+  private readonly closing = longLivedController();
+  /**
+   * One caller's task-creating transactions on this node run one at a time: they would wait for each
+   * other on the caller's rate row anyway, and waiting here holds no database connection, so a burst
+   * from one caller cannot take the pool from everyone else.
+   */
+  private readonly perCaller = new KeyedQueue();
+
+  constructor(private readonly deps: InvocationDeps) {}
+
+  /**
+   * Creates the task, hands it to the agent, and blocks until it ends or its deadline passes. With an
+   * idempotency key, a retry of the same request by the same caller attaches to the task the key
+   * already names (blocking for its outcome, or answering at once when it has ended).
+   */
+  async invoke(
+    caller: AuthenticatedAgent,
+    request: InvokeRequest,
+    clientGone: AbortSignal,
+    idempotencyKey?: string,
+  ): Promise<InvokeResult> {
+    this.assertOpen();
+    const inputJson = JSON.stringify(request.input);
+    const inputBytes = Buffer.byteLength(inputJson);
+    if (inputBytes > LIMITS.invocationPayloadMaxBytes) {
+      throw new PayloadTooLargeError(
+        `input is ${inputBytes} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+      );
+    }
+    const key = idempotencyKey === undefined ? undefined : requireIdempotencyKey(idempotencyKey);
+    const requestHash = key === undefined ? '' : fingerprint(request);
+    if (key !== undefined) {
+      const remembered = await this.remembered(caller.did, key, requestHash);
+      if (remembered !== undefined) return this.follow(remembered.task_id, undefined, clientGone);
+    }
+    const target = await this.requireInvocableTarget(request.target_did);
+    const capability = this.requireCapability(target, request.capability);
+    await this.deps.schemas.assertInputMatches(capability, request.input, inputJson);
+
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const delivery = target.delivery_mode as TaskDelivery;
+    const task: NewTaskRow = {
+      id: uuidv7(),
+      caller_did: caller.did,
+      target_did: target.did,
+      capability: capability.type,
+      input: inputJson,
+      status: 'pending',
+      delivery_mode: delivery,
+      output: null,
+      error: null,
+      error_code: null,
+      created_at: now,
+      deadline_at: now + (request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs),
+      accepted_at: null,
+      completed_at: null,
+      input_bytes: inputBytes,
+    };
+    try {
+      // The quota checks, the task and its key commit together: a refused invocation counts nothing.
+      await this.perCaller.run(caller.did, () =>
+        db.transaction().execute(async (trx) => {
+          await this.assertWithinBounds(trx, caller.did, target.did, inputBytes, now);
+          await insertTask(trx, task);
+          if (key === undefined) return;
+          await rememberIdempotencyKey(trx, {
+            caller_did: caller.did,
+            idempotency_key: key,
+            request_hash: requestHash,
+            task_id: task.id,
+            created_at: now,
+            expires_at: now + LIMITS.idempotencyKeyTtlMs,
+          });
+        }),
+      );
+    } catch (error) {
+      if (key === undefined) throw error;
+      // A concurrent retry with the same key won the race: follow its task instead.
+      const winner = isUniqueViolation(error)
+        ? await this.remembered(caller.did, key, requestHash)
+        : undefined;
+      if (winner === undefined) throw error;
+      return this.follow(winner.task_id, undefined, clientGone);
+    }
+    const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
+    // Without a key nobody can attach to the task again: if the caller hangs up, it leaves the queue.
+    return this.follow(
+      task.id,
+      written,
+      clientGone,
+      () => this.deps.deliverers[delivery].dispatch(written, target),
+      key === undefined,
+    );
+  }
+
+  /**
+   * The caller's rate (invocations and input bytes per window) and what the caller and the target hold
+   * open. The caller's count is one upsert that, on PostgreSQL, locks the caller's window row until the
+   * transaction ends, so the caller's limits hold across nodes; the target's open count is read without a
+   * lock and may be passed by the invocations other callers make at the same moment.
+   */
+  private async assertWithinBounds(
+    trx: Db,
+    callerDid: string,
+    targetDid: string,
+    inputBytes: number,
+    now: number,
+  ): Promise<void> {
+    const bounds = this.deps.bounds;
+    const window = bounds.invokeRateWindowMs;
+    const windowStart = now - (now % window);
+    const sent = await countInvocation(trx, callerDid, windowStart, inputBytes);
+    const windowSeconds = window / 1000;
+    const nextWindow = Math.max(1, Math.ceil((windowStart + window - now) / 1000));
+    if (sent.invocations > bounds.invokeRateLimit) {
+      throw new TooManyRequestsError(
+        'INVOCATION_RATE_LIMITED',
+        `At most ${bounds.invokeRateLimit} invocations per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
+        nextWindow,
+      );
+    }
+    if (sent.payloadBytes > bounds.invokeRateBytes) {
+      throw new TooManyRequestsError(
+        'INVOCATION_RATE_LIMITED',
+        `At most ${mib(bounds.invokeRateBytes)} of input per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
+        nextWindow,
+      );
+    }
+    const { caller: mine, target: theirs } = await openTaskLoads(trx, callerDid, targetDid, now);
+    if (mine.tasks >= bounds.maxOpenPerCaller || mine.bytes + inputBytes > bounds.maxOpenBytesPerCaller) {
+      throw new TooManyRequestsError(
+        'TOO_MANY_OPEN_TASKS',
+        `You have ${mine.tasks} open tasks holding ${mib(mine.bytes)} of input; a caller may have at most ${bounds.maxOpenPerCaller} open, holding at most ${mib(bounds.maxOpenBytesPerCaller)}. Wait for one to end`,
+        1,
+      );
+    }
+    if (theirs.tasks >= bounds.maxOpenPerTarget || theirs.bytes + inputBytes > bounds.maxOpenBytesPerTarget) {
+      throw new TooManyRequestsError(
+        'TOO_MANY_OPEN_TASKS',
+        `${targetDid} has ${theirs.tasks} open tasks holding ${mib(theirs.bytes)} of input; an agent may have at most ${bounds.maxOpenPerTarget} open, holding at most ${mib(bounds.maxOpenBytesPerTarget)}. Retry later`,
+        1,
+      );
+    }
+  }
+
+  /**
+   * Blocks until the task ends or its deadline passes. The subscription opens before `start` (the
+   * dispatch) and before the first read, so no change in between is missed.
+   */
+  private async follow(
+    taskId: string,
+    written: TaskRow | undefined,
+    clientGone: AbortSignal,
+    start?: () => Promise<void>,
+    abandonOnHangUp = false,
+  ): Promise<InvokeResult> {
+    const { db, clock, states } = this.deps;
+    const wakeup = new Wakeup((wake) => this.deps.events.onTaskChanged(taskId, wake));
+    const { signal, dispose } = linkedSignal(clientGone, this.closing.signal);
+    this.deps.telemetry.invocationsWaiting(1);
+    try {
+      await start?.();
+      // The row just written is the first state; any change from here on wakes the loop to re-read it.
+      let current: TaskRow | undefined = written;
+      for (let first = true; ; first = false) {
+        if (!first || current === undefined) current = await findTask(db, taskId);
+        if (current === undefined) throw new Error(`task ${taskId} vanished`);
+        if (FINAL_STATUSES.includes(current.status)) {
+          this.reportEnd(current);
+          return this.outcome(current);
+        }
+        const remaining = Number(current.deadline_at) - clock.now();
+        const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
+        if (reason === 'aborted') {
+          if (abandonOnHangUp && !this.closing.signal.aborted) await states.abandon(taskId);
+          throw shuttingDown('The registry is shutting down; read the task later at GET /api/tasks/{id}', {
+            task_id: taskId,
+          });
+        }
+        if (reason !== 'timeout') continue;
+        // Whether the agent or its webhook had not answered, a passed deadline is a timeout (504).
+        await states.timeOut(taskId);
+      }
+    } finally {
+      this.deps.telemetry.invocationsWaiting(-1);
+      dispose();
+      wakeup.close();
+    }
+  }
+
+  /** The task a live key names, or undefined; the same key with another request is refused. */
+  private async remembered(
+    callerDid: string,
+    key: string,
+    requestHash: string,
+  ): Promise<IdempotencyRow | undefined> {
+    const row = await findIdempotencyKey(this.deps.db, callerDid, key, this.deps.clock.now());
+    if (row !== undefined && row.request_hash !== requestHash) {
+      throw new ApiError(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'Idempotency key reused',
+        `Idempotency-Key "${key}" was used with a different request (target_did, capability or input) for task ${row.task_id}; use a new key for a new request`,
+        {},
+        { task_id: row.task_id },
+      );
+    }
+    return row;
+  }
+
+  async getTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskView> {
+    let task = await this.requireTask(taskId);
+    if (task.caller_did !== caller.did) {
+      throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
+    }
+    // A task whose invoker vanished (crash, restart) expires lazily when read.
+    if (OPEN_STATUSES.includes(task.status) && Number(task.deadline_at) <= this.deps.clock.now()) {
+      await this.deps.states.timeOut(task.id);
+      task = await this.requireTask(taskId);
+    }
+    const view: TaskView = {
+      task_id: task.id,
+      status: task.status,
+      capability: task.capability,
+      target_did: task.target_did,
+      caller_did: task.caller_did,
+      created_at: Number(task.created_at),
+      deadline_at: Number(task.deadline_at),
+    };
+    if (task.completed_at !== null) view.completed_at = Number(task.completed_at);
+    if (task.output !== null) view.output = JSON.parse(task.output) as Record<string, unknown>;
+    if (task.error !== null) view.error = task.error;
+    return view;
+  }
+
+  /** Wakes every blocked invocation with a 503 and refuses new ones; tasks stay readable. */
+  async shutdown(): Promise<void> {
+    this.closing.abort();
+    await Promise.all(Object.values(this.deps.deliverers).map((deliverer) => deliverer.close()));
+  }
+
+  private reportEnd(task: TaskRow): void {
+    const outcome: InvocationOutcome =
+      task.status === 'completed'
+        ? 'completed'
+        : task.status === 'timeout'
+          ? 'timeout'
+          : task.error_code === 'WEBHOOK_FAILED'
+            ? 'webhook_failed'
+            : 'failed';
+    this.deps.telemetry.invocationEnded({
+      taskId: task.id,
+      callerDid: task.caller_did,
+      targetDid: task.target_did,
+      capability: task.capability,
+      delivery: task.delivery_mode,
+      outcome,
+      durationMs: this.deps.clock.now() - Number(task.created_at),
+    });
+  }
+
+  private outcome(task: TaskRow): InvokeResult {
+    if (task.status === 'completed') {
+      return {
+        task_id: task.id,
+        status: 'completed',
+        output: JSON.parse(task.output ?? '{}') as Record<string, unknown>,
+      };
+    }
+    const extra = { task_id: task.id };
+    if (task.status === 'timeout') {
+      throw new ApiError(
+        504,
+        'INVOCATION_TIMEOUT',
+        'Invocation timed out',
+        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)`,
+        {},
+        extra,
+      );
+    }
+    const webhook = task.error_code === 'WEBHOOK_FAILED';
+    throw new ApiError(
+      502,
+      task.error_code ?? 'AGENT_ERROR',
+      webhook ? 'Webhook failed' : 'Agent error',
+      webhook ? (task.error ?? 'the webhook failed') : `The agent reported: ${task.error ?? 'failure'}`,
+      {},
+      extra,
+    );
+  }
+
+  private async requireInvocableTarget(rawDid: string): Promise<AgentRow> {
+    const did = requireDid(rawDid, this.deps.didWebDomain).did;
+    const target = await findActiveAgent(this.deps.db, did);
+    if (target === undefined) throw agentNotFound(did);
+    if (target.invocation_enabled !== 1) {
+      throw new BadRequestError('INVOCATION_DISABLED', `${did} does not accept invocations`);
+    }
+    if (target.delivery_mode === 'none') {
+      throw new BadRequestError(
+        'INVOCATION_DISABLED',
+        `${did} has delivery mode "none"; it cannot receive invocations`,
+      );
+    }
+    return target;
+  }
+
+  private requireCapability(target: AgentRow, type: string): Capability {
+    const capabilities = JSON.parse(target.capabilities) as Capability[];
+    const capability = capabilities.find((candidate) => candidate.type === type);
+    if (capability === undefined) {
+      const offered = capabilities.map((candidate) => candidate.type).join(', ');
+      throw new BadRequestError(
+        'CAPABILITY_NOT_OFFERED',
+        `${target.did} does not offer "${type}" (it offers: ${offered})`,
+      );
+    }
+    return capability;
+  }
+
+  private async requireTask(taskId: string): Promise<TaskRow> {
+    const task = await findTask(this.deps.db, taskId);
+    if (task === undefined) throw taskNotFound(taskId);
+    return task;
+  }
+
+  private assertOpen(): void {
+    if (this.closing.signal.aborted)
+      throw shuttingDown('The registry is shutting down; retry on another node');
+  }
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function requireIdempotencyKey(key: string): string {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new BadRequestError(
+      'INVALID_IDEMPOTENCY_KEY',
+      'Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID',
+    );
+  }
+  return key;
+}
+
+/** What makes two invocations "the same request" for a key; timeout_ms is not part of it. */
+function fingerprint(request: InvokeRequest): string {
+  const identity = canonicalJson({
+    target_did: request.target_did,
+    capability: request.capability,
+    input: request.input,
+  });
+  return createHash('sha256').update(identity).digest('hex');
+}
+
+const mib = (bytes: number): string => `${Math.round((bytes / 2 ** 20) * 100) / 100} MiB`;
+
+/** Runs the work given for one key one after another, in the order given; different keys run freely. */
+class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(work, work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}

@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import { LIMITS } from '../../kernel/limits.js';
+import { JsonObject, ref } from '../../http/common-schemas.js';
+
+const INVOKE_EXAMPLE = {
+  target_did: 'did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b',
+  capability: 'translation',
+  input: { text: 'Hello', to: 'fr' },
+  timeout_ms: 30000,
+};
+
+export const InvokeRequest = Type.Object(
+  {
+    target_did: Type.String({ minLength: 1, maxLength: 512 }),
+    capability: Type.String({
+      minLength: 1,
+      maxLength: LIMITS.capabilityTypeMaxLength,
+      description: 'A capability type the target offers',
+    }),
+    input: JsonObject,
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: LIMITS.invokeTimeoutMinMs,
+        maximum: LIMITS.invokeTimeoutMaxMs,
+        default: LIMITS.invokeTimeoutDefaultMs,
+        description: 'How long to wait for the result (default 30000, max 300000)',
+      }),
+    ),
+  },
+  { $id: 'InvokeRequest', examples: [INVOKE_EXAMPLE] },
+);
+
+export const InvokeHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'Optional. 1-255 visible ASCII characters (e.g. a UUID) naming this invocation. A retry by the same caller with the same key and the same target_did, capability and input attaches to the task the key already names (waiting for its outcome, or answering at once when it has ended) instead of creating another; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED. Keys are remembered for 24 hours.',
+    }),
+  ),
+});
+
+export const InvokeResponse = Type.Object(
+  {
+    task_id: Type.String(),
+    status: Type.Literal('completed'),
+    output: JsonObject,
+  },
+  { $id: 'InvokeResponse' },
+);
+
+export const TaskParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const TaskStatus = Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] });
+
+export const TaskResponse = Type.Object(
+  {
+    task_id: Type.String(),
+    status: TaskStatus,
+    capability: Type.String(),
+    target_did: Type.String(),
+    caller_did: Type.String(),
+    created_at: Type.Integer(),
+    deadline_at: Type.Integer(),
+    completed_at: Type.Optional(Type.Integer()),
+    output: Type.Optional(JsonObject),
+    error: Type.Optional(Type.String()),
+  },
+  { $id: 'Task', description: 'A task as its creator sees it' },
+);
+
+export const PendingTasksQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: LIMITS.pendingTasksMaxLimit,
+      default: LIMITS.pendingTasksDefaultLimit,
+    }),
+  ),
+  wait: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: LIMITS.pendingTasksMaxWaitSeconds,
+      default: 0,
+      description: 'Long poll: seconds to wait for a task when none is pending (at most 60)',
+    }),
+  ),
+});
+
+export const PendingTask = Type.Object(
+  {
+    task_id: Type.String(),
+    capability: Type.String(),
+    input: JsonObject,
+    caller_did: Type.String(),
+    created_at: Type.Integer(),
+    deadline_at: Type.Integer(),
+  },
+  { $id: 'PendingTask', description: 'A task waiting for a queue-mode worker' },
+);
+
+export const PendingTasksResponse = Type.Object({
+  tasks: Type.Array(ref(PendingTask)),
+});
+
+export const TaskResultRequest = Type.Object({ output: JsonObject });
+export const TaskFailRequest = Type.Object({
+  error: Type.String({ minLength: 1, maxLength: LIMITS.taskErrorMaxLength }),
+});
+export const TaskAck = Type.Object({ task_id: Type.String(), status: TaskStatus });
