@@ -9,7 +9,7 @@ import type { Config } from '../packages/server/src/kernel/config.js';
 import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
 import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
 import { insertAgent, type NewAgentRow } from '../packages/server/src/modules/agents/agents-store.js';
-import { stampAgentChange } from '../packages/server/src/modules/discovery/change-feed-store.js';
+import { stampAgentChange } from '../packages/server/src/modules/agents/change-feed-store.js';
 import {
   insertReview,
   evidencedRatingsOf,

@@ -12,7 +12,7 @@ import { clientErrorHandler } from './faces/rest/client-errors.js';
 import { MAX_PARAM_LENGTH, handleError } from './faces/rest/error-handler.js';
 import { badlyEncodedParameter, parseQueryString } from './faces/rest/query-string.js';
 import { agentRoutes } from './modules/agents/routes.js';
-import { authRoutes } from './modules/identity/routes.js';
+import { authRoutes } from './modules/agents/auth-routes.js';
 import { discoveryRoutes } from './modules/discovery/discovery-routes.js';
 import { healthRoutes } from './modules/operations/health-routes.js';
 import { invocationRoutes } from './modules/tasks/routes.js';

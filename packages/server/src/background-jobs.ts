@@ -1,13 +1,9 @@
+import { every, type BackgroundJobs } from './kernel/periodic.js';
 import type { Config } from './kernel/config.js';
-import { SEARCH_RULES } from './modules/discovery/discovery-rules.js';
+import { SEARCH_RULES } from './kernel/discovery-rules.js';
 import type { ReputationService } from './modules/reviews/reputation.js';
 import type { ServiceRecordService } from './modules/service-record/service-record.js';
 import type { StatsService } from './modules/discovery/stats.js';
-
-export interface BackgroundJobs {
-  /** Stops the timers, waits for a run in progress, and flushes the search count. */
-  stop(): Promise<void>;
-}
 
 export interface DiscoveryJobsDeps {
   config: Config;
@@ -43,35 +39,6 @@ export function startDiscoveryJobs(deps: DiscoveryJobsDeps): BackgroundJobs {
     stop: async () => {
       await Promise.all(jobs.map((job) => job.stop()));
       await deps.stats.flushSearches().catch((error: unknown) => onError('search-count-flush', error));
-    },
-  };
-}
-
-/** Runs `run` every `intervalMs`, never two runs at once; stop() aborts a run in progress and awaits it. */
-export function every(
-  intervalMs: number,
-  run: (signal: AbortSignal) => Promise<unknown>,
-  onError: (error: unknown) => void,
-): BackgroundJobs {
-  const controller = new AbortController();
-  let running: Promise<void> | undefined;
-  const timer = setInterval(() => {
-    if (running !== undefined || controller.signal.aborted) return;
-    running = run(controller.signal)
-      .then(
-        () => undefined,
-        (error: unknown) => onError(error),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    stop: async () => {
-      controller.abort();
-      clearInterval(timer);
-      await running;
     },
   };
 }

@@ -6,8 +6,8 @@ import { openDatabase, openPostgresForMigrations, type DatabaseHandle } from './
 import { migrateToLatest } from './db/migrations/index.js';
 import { AgentService } from './modules/agents/agents.js';
 import { CapabilitySchemas } from './modules/capabilities/capability-schemas.js';
-import { AuthenticationService } from './modules/identity/authentication.js';
-import { DidResolutionService } from './modules/identity/did-resolution.js';
+import { AuthenticationService } from './modules/agents/authentication.js';
+import { DidResolutionService } from './modules/agents/did-resolution.js';
 import { RegistrationService } from './modules/agents/registration.js';
 import { RegistrationLimiter } from './modules/agents/registration-limits.js';
 import { transactionRunner, type TransactionRunner } from './db/group-commit.js';
@@ -15,7 +15,7 @@ import { AgentTaskService } from './modules/tasks/agent-tasks.js';
 import { InvocationService } from './modules/tasks/invocation.js';
 import { InProcessTaskEvents, type TaskEvents } from './modules/tasks/events.js';
 import { QueueDeliverer, WebhookDeliverer } from './modules/tasks/deliverers.js';
-import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './modules/tasks/network-policy.js';
+import { WebhookNetworkPolicy, systemResolver, type HostResolver } from './kernel/network-policy.js';
 import { TaskStateMachine } from './modules/tasks/task-state.js';
 import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './modules/capabilities/compiled-schemas.js';
 import { ValidatorPool } from './modules/capabilities/validator-pool.js';
@@ -39,8 +39,8 @@ import { StatsService } from './modules/discovery/stats.js';
 import { ActivityService } from './modules/discovery/activity.js';
 import { AgentLabelService } from './modules/agents/agent-labels.js';
 import { waitForDatabase } from './startup.js';
-import { createRegistryMetrics, type RegistryMetrics } from './kernel/telemetry/prometheus.js';
-import type { Telemetry } from './kernel/telemetry/telemetry.js';
+import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 import { readBuildInfo, type BuildInfo } from './kernel/version.js';
 
 /** Everything a request may need, built once here: the composition root. */

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/connect.js';
 import { updateActiveAgent } from '../src/modules/agents/agents-store.js';
-import { stampAgentChange } from '../src/modules/discovery/change-feed-store.js';
+import { stampAgentChange } from '../src/modules/agents/change-feed-store.js';
 import { profileOf } from './discovery-helpers.js';
 import {
   TEST_PUBLIC_URL,

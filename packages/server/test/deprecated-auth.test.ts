@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT, decodeJwt } from 'jose';
-import { AUTH_AUDIENCE_INTRODUCED_AT } from '../src/modules/identity/deprecation.js';
+import { AUTH_AUDIENCE_INTRODUCED_AT } from '../src/kernel/auth-deprecation.js';
 import { ConfigError, loadConfig } from '../src/kernel/config.js';
 import {
   TEST_PUBLIC_URL,

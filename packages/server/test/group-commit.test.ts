@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../src/db/errors.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
 import { insertAgentIn } from '../src/modules/agents/agent-writes-store.js';
 import type { RegisteredAgentRow } from '../src/modules/agents/agents-store.js';
-import { readChangeHead } from '../src/modules/discovery/change-feed-store.js';
+import { readChangeHead } from '../src/modules/agents/change-feed-store.js';
 import {
   TEST_PUBLIC_URL,
   agentPath,

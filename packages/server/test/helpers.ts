@@ -12,7 +12,7 @@ import type { Clock } from '../src/kernel/clock.js';
 import { loadConfig, type Config } from '../src/kernel/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import type { App } from '../src/http/types.js';
-import type { HostResolver } from '../src/modules/tasks/network-policy.js';
+import type { HostResolver } from '../src/kernel/network-policy.js';
 import { UNLIMITED_REGISTRATIONS } from './node-process.js';
 import { DEFAULT_TEST_POSTGRES_URL } from './private-postgres.js';
 

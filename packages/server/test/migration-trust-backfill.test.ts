@@ -5,7 +5,7 @@ import { systemClock } from '../src/kernel/clock.js';
 import { loadConfig } from '../src/kernel/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrations/index.js';
-import { recordReferral, recordWebhookHost } from '../src/modules/identity/identity-links.js';
+import { recordReferral, recordWebhookHost } from '../src/modules/agents/identity-links.js';
 import { ServiceRecordService } from '../src/modules/service-record/service-record.js';
 import { agentTableRow, createTestDatabase, testDatabase, type TestDatabase } from './helpers.js';
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { HostResolver } from '../src/modules/tasks/network-policy.js';
+import type { HostResolver } from '../src/kernel/network-policy.js';
 import {
   createTestDatabase,
   type TestDatabase,

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SQLITE_DEFAULTS, type DatabaseConfig } from '../kernel/config.js';
 import { startCheckpointer } from './checkpointer.js';
 import type { DatabaseSchema } from './schema/index.js';
-import { registerDirectReader } from './direct-reads.js';
+import { DirectReadingDb, type DirectReader } from './direct-reads.js';
 import { LiteralLimits } from './literal-limits.js';
 import { preparingPool } from './prepared-statements.js';
 import { DatabaseUnavailableError } from '../kernel/errors.js';
@@ -63,16 +63,7 @@ function openSqlite(
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const statements = cachingStatements(sqlite);
   const connections: HeldConnections = { held: 0 };
-  const db = new Kysely<DatabaseSchema>({
-    dialect: classifyingDialect(
-      new SqliteDialect({ database: statements }),
-      isSqliteUnavailable,
-      connections,
-      () => sqlite.inTransaction,
-    ),
-    plugins: [new LiteralLimits()],
-  });
-  registerDirectReader(db, {
+  const directReader: DirectReader = {
     read: <Row>(text: string, parameters: readonly unknown[]): Row[] | undefined => {
       if (connections.held > 0) return undefined;
       try {
@@ -82,7 +73,19 @@ function openSqlite(
         throw isSqliteUnavailable(error) ? new DatabaseUnavailableError(error) : error;
       }
     },
-  });
+  };
+  const db = new DirectReadingDb(
+    {
+      dialect: classifyingDialect(
+        new SqliteDialect({ database: statements }),
+        isSqliteUnavailable,
+        connections,
+        () => sqlite.inTransaction,
+      ),
+      plugins: [new LiteralLimits()],
+    },
+    directReader,
+  );
   return {
     db,
     dialect: 'sqlite',

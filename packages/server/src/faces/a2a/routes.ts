@@ -5,7 +5,7 @@ import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { agentNotFound } from '../../kernel/errors.js';
-import { authenticated, callerOf } from '../../modules/identity/authenticate.js';
+import { authenticated, callerOf } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
 import { LIMITS } from '../../kernel/limits.js';

@@ -15,8 +15,8 @@ import {
 } from '../../modules/reviews/schemas.js';
 import { SearchQuery, SearchResponse } from '../../modules/discovery/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
-import type { AuthenticatedAgent } from '../../modules/identity/authentication.js';
-import { REVIEW_RULES, SEARCH_RULES } from '../../modules/discovery/discovery-rules.js';
+import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
+import { REVIEW_RULES, SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { EditReviewCommand, SubmitReviewCommand } from '../../modules/reviews/reviews.js';
 import type { SearchRequest } from '../../modules/discovery/search.js';

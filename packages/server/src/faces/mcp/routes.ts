@@ -10,7 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { agentNotFound } from '../../kernel/errors.js';
-import { markIfDeprecated } from '../../modules/identity/authenticate.js';
+import { markIfDeprecated } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
 import { LIMITS } from '../../kernel/limits.js';

@@ -2,7 +2,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { FastifyBaseLogger } from 'fastify';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { ApiError } from '../../kernel/errors.js';
-import type { AuthenticatedAgent } from '../../modules/identity/authentication.js';
+import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import type { InvocationOutcome } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError, NotFoundError } from '../../kernel/errors.js';
 import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
+import { SIGNING_ROUTE } from '../../modules/identity/deprecation-headers.js';
 import type { DidDocument } from '../../modules/identity/did-document.js';
 import { loadWebAssets, type Asset, type WebAssets } from './assets.js';
 import { renderPage, type PageFrame } from './layout.js';
@@ -14,7 +15,7 @@ import { renderHome, toSearchRequest, type HomeView, type SearchForm } from './p
 import { renderJoin } from './pages/join.js';
 import { renderMessage } from './pages/message.js';
 import { renderStats } from './pages/stats.js';
-import { SEARCH_RULES } from '../../modules/discovery/discovery-rules.js';
+import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 
 /**
  * Pages may load scripts, styles and images from this origin only (avatars excepted: an agent's
@@ -33,7 +34,6 @@ export const PAGE_CSP = [
 
 /** The signing document, served from the repository's docs/ when this build has it. */
 const SIGNING_DOC = fileURLToPath(new URL('../../../../../docs/signing.md', import.meta.url));
-export const SIGNING_ROUTE = '/docs/signing';
 
 const hidden = { schema: { hide: true } } as const;
 

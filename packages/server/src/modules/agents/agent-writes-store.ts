@@ -6,7 +6,7 @@ import {
   type AgentPatch,
   type RegisteredAgentRow,
 } from './agents-store.js';
-import { advanceChangeHead, stampAgentChange } from '../discovery/change-feed-store.js';
+import { advanceChangeHead, stampAgentChange } from './change-feed-store.js';
 
 /**
  * Writes that change what an agent's profile shows, each with the agent's place in the change feed in

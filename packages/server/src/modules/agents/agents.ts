@@ -1,4 +1,4 @@
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -12,12 +12,12 @@ import {
 } from './agents-store.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../../kernel/errors.js';
 import type { Capability, DeliveryMode } from '@agent-registry/protocol';
-import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../tasks/network-policy.js';
+import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { toAgentProfile, type AgentProfile } from './agent-view.js';
 import type { ServiceRecordService } from '../service-record/service-record.js';
 import type { ProfileCache } from './profile-cache.js';
-import { recordWebhookHost } from '../identity/identity-links.js';
-import type { AuthenticatedAgent } from '../identity/authentication.js';
+import { recordWebhookHost } from './identity-links.js';
+import type { AuthenticatedAgent } from './authentication.js';
 import { requireDid } from '../identity/did-param.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';

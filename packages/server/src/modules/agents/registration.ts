@@ -1,4 +1,4 @@
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { TokenService } from '../identity/tokens.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { insertAgentIn } from './agent-writes-store.js';
 import type { RegisteredAgentRow } from './agents-store.js';
 import type { TransactionRunner } from '../../db/group-commit.js';
-import { recordReferral } from '../identity/identity-links.js';
+import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { CHAIN_ID_PATTERN, findChain } from '@agent-registry/protocol';
 import { randomAgentId } from '../identity/agent-id.js';

@@ -1,4 +1,5 @@
-import type { AppContext } from '../../context.js';
+import type { AgentService } from './agents.js';
+import type { RegistrationService } from './registration.js';
 import {
   AgentProfile,
   DeactivateResponse,
@@ -12,11 +13,17 @@ import {
 } from './schemas.js';
 import { DidParams, bearerAuth, errors, ref } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf } from '../identity/authenticate.js';
+import { authenticated, callerOf, type AuthenticationDeps } from './authenticate.js';
 
 const tags = ['Agents'];
 
-export function agentRoutes(app: App, ctx: AppContext): void {
+/** What the agent routes use of the context. */
+export interface AgentRouteDeps extends AuthenticationDeps {
+  agents: AgentService;
+  registration: RegistrationService;
+}
+
+export function agentRoutes(app: App, ctx: AgentRouteDeps): void {
   app.post(
     '/api/agents/register',
     {

@@ -266,3 +266,8 @@ export const PaymentAddress = Type.Object({
   address: Type.String(),
   source: Type.Literal('did'),
 });
+
+/** The registry's token-signing public keys (GET /.well-known/jwks.json). */
+export const Jwks = Type.Object({
+  keys: Type.Array(Type.Object({}, { additionalProperties: true })),
+});

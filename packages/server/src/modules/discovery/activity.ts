@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { countPerDay, type DayCount } from './activity-store.js';
-import { STATS_RULES } from './discovery-rules.js';
+import { STATS_RULES } from '../../kernel/discovery-rules.js';
 
 export const ACTIVITY_DAYS = 30;
 const DAY_MS = 86_400_000;

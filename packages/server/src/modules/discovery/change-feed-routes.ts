@@ -1,10 +1,15 @@
-import type { AppContext } from '../../context.js';
+import type { ChangeFeedService } from './change-feed.js';
 import { ChangeFeedQuery, ChangePage } from './change-feed-schemas.js';
 import { errors } from '../../http/common-schemas.js';
 import { refuseUnknownQuery } from '../../http/query.js';
 import type { App } from '../../http/types.js';
 
-export function changeFeedRoutes(app: App, ctx: AppContext): void {
+/** What the change-feed route uses of the context. */
+export interface ChangeFeedRouteDeps {
+  changeFeed: ChangeFeedService;
+}
+
+export function changeFeedRoutes(app: App, ctx: ChangeFeedRouteDeps): void {
   app.get(
     '/api/agents/changes',
     {

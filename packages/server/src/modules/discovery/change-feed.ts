@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { agentsChangedAfter, readChangeHead } from './change-feed-store.js';
+import { agentsChangedAfter, readChangeHead } from '../agents/change-feed-store.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { toPublishedProfile, type PublishedProfile } from '../agents/agent-view.js';
 

@@ -1,11 +1,16 @@
-import type { AppContext } from '../../context.js';
+import type { DidResolutionService } from '../agents/did-resolution.js';
 import { listChains, requireChain } from '../identity/chains.js';
 import { DidParams, errors, ref } from '../../http/common-schemas.js';
 import { AgentIdParams, ChainParams, DidDocument } from './discovery-schemas.js';
 import type { App } from '../../http/types.js';
 import { Type } from '@sinclair/typebox';
 
-export function discoveryRoutes(app: App, ctx: AppContext): void {
+/** What the discovery routes use of the context. */
+export interface DiscoveryRouteDeps {
+  didResolution: DidResolutionService;
+}
+
+export function discoveryRoutes(app: App, ctx: DiscoveryRouteDeps): void {
   const didJson = {
     tags: ['DID'],
     params: AgentIdParams,

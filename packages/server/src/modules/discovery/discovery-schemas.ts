@@ -56,7 +56,3 @@ export const AgentIdParams = Type.Object({
     ['pattern'],
   ),
 });
-
-export const Jwks = Type.Object({
-  keys: Type.Array(Type.Object({}, { additionalProperties: true })),
-});

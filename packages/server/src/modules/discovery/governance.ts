@@ -1,7 +1,7 @@
 import type { Config } from '../../kernel/config.js';
 import { SUPPORTED_CHAINS } from '@agent-registry/protocol';
 import { KEY_TYPES, type KeyType } from '@agent-registry/protocol';
-import { REVIEW_RULES, SEARCH_RULES, STATS_RULES } from './discovery-rules.js';
+import { REVIEW_RULES, SEARCH_RULES, STATS_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { REPUTATION_MODEL } from '../reviews/reputation-model.js';
 import { LATENCY_BUCKETS_MS, SERVICE_RECORD_RULES } from '../service-record/service-record-model.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { readChangeFeedHead, type ChangeFeedHead } from './change-feed-store.js';
+import { readChangeFeedHead, type ChangeFeedHead } from '../agents/change-feed-store.js';
 import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
 
 /** Rows read per query while loading or catching up. */

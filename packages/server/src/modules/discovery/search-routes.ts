@@ -1,11 +1,16 @@
-import type { AppContext } from '../../context.js';
+import type { SearchService } from './search.js';
 import { errors } from '../../http/common-schemas.js';
 import { SearchQuery, SearchResponse } from './search-schemas.js';
 import { refuseUnknownQuery } from '../../http/query.js';
 import { searchResponseJson } from './search-json.js';
 import type { App } from '../../http/types.js';
 
-export function searchRoutes(app: App, ctx: AppContext): void {
+/** What the search route uses of the context. */
+export interface SearchRouteDeps {
+  search: SearchService;
+}
+
+export function searchRoutes(app: App, ctx: SearchRouteDeps): void {
   app.get(
     '/api/agents/search',
     {

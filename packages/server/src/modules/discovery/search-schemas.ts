@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { SEARCH_RULES } from './discovery-rules.js';
+import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';

@@ -16,10 +16,10 @@ import {
 } from './search-cursor.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { Capability } from '@agent-registry/protocol';
-import { SEARCH_RULES } from './discovery-rules.js';
+import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { DAY_MS } from '../service-record/service-record-model.js';
-import { searchServiceRecord } from '../service-record/service-record-search.js';
+import { searchServiceRecord } from './service-record-search.js';
 
 /** A search as the service runs it: query words parsed, keys normalised, defaults applied. */
 interface SearchFilter {

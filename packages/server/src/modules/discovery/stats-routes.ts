@@ -1,9 +1,14 @@
-import type { AppContext } from '../../context.js';
+import type { StatsService } from './stats.js';
 import { errors } from '../../http/common-schemas.js';
 import { ExtendedStats } from './stats-schemas.js';
 import type { App } from '../../http/types.js';
 
-export function statsRoutes(app: App, ctx: AppContext): void {
+/** What the statistics route uses of the context. */
+export interface StatsRouteDeps {
+  stats: StatsService;
+}
+
+export function statsRoutes(app: App, ctx: StatsRouteDeps): void {
   app.get(
     '/api/stats',
     {

@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.js';
 import { countActiveAgents } from '../agents/agent-writes-store.js';
 import { addToCounter, readCounter } from './counters-store.js';
 import { countReviews } from '../reviews/reviews-store.js';
-import { STATS_RULES } from './discovery-rules.js';
+import { STATS_RULES } from '../../kernel/discovery-rules.js';
 import type { Governance } from './governance.js';
 import type { SearchCounter } from './search.js';
 

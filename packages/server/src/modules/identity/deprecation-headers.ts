@@ -4,8 +4,10 @@ import {
   deprecationAdvice,
   windowEnd,
   type DeprecatedAuthForm,
-} from './deprecation.js';
-import { SIGNING_ROUTE } from '../../faces/web/routes.js';
+} from '../../kernel/auth-deprecation.js';
+
+/** The page that explains how to sign the current forms (served by the web pages). */
+export const SIGNING_ROUTE = '/docs/signing';
 
 const WHAT: Record<DeprecatedAuthForm, string> = {
   token_without_aud: 'This token has no "aud" claim',

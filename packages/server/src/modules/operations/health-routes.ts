@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import type { AppContext } from '../../context.js';
+import type { DatabaseHandle } from '../../db/connect.js';
+import type { BuildInfo } from '../../kernel/version.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { Health } from './schemas.js';
 import { DatabaseUnavailableError } from '../../kernel/errors.js';
@@ -7,7 +8,13 @@ import type { App } from '../../http/types.js';
 
 const Status = Type.Object({ status: Type.String() });
 
-export function healthRoutes(app: App, ctx: AppContext): void {
+/** What the health routes use of the context. */
+export interface HealthRouteDeps {
+  build: BuildInfo;
+  database: Pick<DatabaseHandle, 'ping'>;
+}
+
+export function healthRoutes(app: App, ctx: HealthRouteDeps): void {
   app.get(
     '/healthz',
     {

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { Config } from '../../kernel/config.js';
+import type { RegistryMetrics } from '../../telemetry/prometheus.js';
+import type { BuildInfo as RunningBuild } from '../../kernel/version.js';
 import { UnauthorizedError } from '../../kernel/errors.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { BuildInfo } from './schemas.js';
@@ -15,7 +17,14 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export function operationsRoutes(app: App, ctx: AppContext): void {
+/** What the operations routes use of the context. */
+export interface OperationsRouteDeps {
+  build: RunningBuild;
+  config: Pick<Config, 'metricsToken'>;
+  metrics: RegistryMetrics;
+}
+
+export function operationsRoutes(app: App, ctx: OperationsRouteDeps): void {
   const token = ctx.config.metricsToken;
   const requireMetricsToken = async (request: FastifyRequest): Promise<void> => {
     if (token === undefined) return;

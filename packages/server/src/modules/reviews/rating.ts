@@ -1,5 +1,5 @@
 import { BadRequestError } from '../../kernel/errors.js';
-import { REVIEW_RULES } from '../discovery/discovery-rules.js';
+import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 
 const TWO_DECIMALS = /^(\d+)(?:\.(\d{1,2}))?$/;
 

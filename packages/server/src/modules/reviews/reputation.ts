@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { findAgent } from '../agents/agents-store.js';
-import { stampAgentChange } from '../discovery/change-feed-store.js';
+import { stampAgentChange } from '../agents/change-feed-store.js';
 import {
   agentsWithReviews,
   lockAgentRows,

@@ -1,7 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
-import { stampAgentChange } from '../discovery/change-feed-store.js';
+import { stampAgentChange } from '../agents/change-feed-store.js';
 import type { ReviewsTable, TasksTable } from '../../db/schema/index.js';
 import type { EvidencedReview } from './reputation-model.js';
 

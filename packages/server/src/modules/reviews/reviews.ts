@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -25,9 +25,9 @@ import {
   TooManyRequestsError,
   agentNotFound,
 } from '../../kernel/errors.js';
-import type { AuthenticatedAgent } from '../identity/authentication.js';
+import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { requireDid } from '../identity/did-param.js';
-import { REVIEW_RULES } from '../discovery/discovery-rules.js';
+import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { ratingFromHundredths, ratingHundredths } from './rating.js';
 import type { ReputationService } from './reputation.js';
 

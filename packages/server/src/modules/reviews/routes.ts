@@ -1,4 +1,5 @@
-import type { AppContext } from '../../context.js';
+import type { ReputationService } from './reputation.js';
+import type { ReviewService } from './reviews.js';
 import { DidParams, bearerAuth, errors, ref } from '../../http/common-schemas.js';
 import {
   EditReviewRequest,
@@ -10,11 +11,17 @@ import {
   SubmitReviewRequest,
 } from './schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf } from '../identity/authenticate.js';
+import { authenticated, callerOf, type AuthenticationDeps } from '../agents/authenticate.js';
 
 const tags = ['Reviews'];
 
-export function reviewRoutes(app: App, ctx: AppContext): void {
+/** What the review routes use of the context. */
+export interface ReviewRouteDeps extends AuthenticationDeps {
+  reviews: ReviewService;
+  reputation: ReputationService;
+}
+
+export function reviewRoutes(app: App, ctx: ReviewRouteDeps): void {
   app.post(
     '/api/reviews',
     {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { REVIEW_RULES } from '../discovery/discovery-rules.js';
+import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
 
 const Comment = Type.String({ maxLength: REVIEW_RULES.commentMaxLength });

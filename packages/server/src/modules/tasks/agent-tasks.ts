@@ -1,4 +1,4 @@
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskStatus } from '../../db/schema/index.js';
@@ -20,7 +20,7 @@ import type { TaskEvents } from './events.js';
 import { linkedSignal, longLivedController } from './linked-signal.js';
 import { OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
-import type { AuthenticatedAgent } from '../identity/authentication.js';
+import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { LIMITS } from '../../kernel/limits.js';
 
 export interface TaskAck {

@@ -4,9 +4,9 @@ import type { Clock } from '../../kernel/clock.js';
 import type { AgentRow } from '../agents/agents-store.js';
 import type { TaskRow } from './tasks-store.js';
 import type { TaskEvents } from './events.js';
-import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from './network-policy.js';
+import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import type { TaskStateMachine } from './task-state.js';
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
 import { WebhookLanes } from './webhook-lanes.js';
 

@@ -1,4 +1,4 @@
-import type { InvocationOutcome, Telemetry } from '../../kernel/telemetry/telemetry.js';
+import type { InvocationOutcome, Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskDelivery, TaskStatus } from '../../db/schema/index.js';
@@ -27,7 +27,7 @@ import type { TaskEvents } from './events.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
 import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
-import type { AuthenticatedAgent } from '../identity/authentication.js';
+import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { requireDid } from '../identity/did-param.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { v7 as uuidv7 } from 'uuid';

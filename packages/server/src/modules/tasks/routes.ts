@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AgentTaskService } from './agent-tasks.js';
+import type { InvocationService } from './invocation.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { bearerAuth, errors, ref } from '../../http/common-schemas.js';
 import {
@@ -15,7 +16,7 @@ import {
   TaskResultRequest,
 } from './schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf } from '../identity/authenticate.js';
+import { authenticated, callerOf, type AuthenticationDeps } from '../agents/authenticate.js';
 
 /** Aborts when the client closes the connection before we answer. */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -26,7 +27,13 @@ function clientGone(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
-export function invocationRoutes(app: App, ctx: AppContext): void {
+/** What the invocation and task routes use of the context. */
+export interface InvocationRouteDeps extends AuthenticationDeps {
+  agentTasks: AgentTaskService;
+  invocation: InvocationService;
+}
+
+export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
   const tags = ['Invocation'];
   const workerTags = ['Agent tasks'];
 

@@ -5,7 +5,7 @@ import { forgetExpiredIdempotencyKeys } from './idempotency-store.js';
 import { forgetInvocationWindows } from './invocation-quota-store.js';
 import { deleteOldTasks, purgeTaskPayloads } from './tasks-store.js';
 import type { TaskStateMachine } from './task-state.js';
-import { every, type BackgroundJobs } from '../../background-jobs.js';
+import { every, type BackgroundJobs } from '../../kernel/periodic.js';
 
 /** Rows one batch touches, and batches one run does at most: bounded work per run on every node. */
 export const TASK_MAINTENANCE = { batchSize: 500, maxBatchesPerRun: 10 } as const;

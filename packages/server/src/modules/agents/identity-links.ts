@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.js';
-import { findAgentStatus } from '../agents/agents-store.js';
-import { addIdentityEvidence } from './identity-links-store.js';
-import { parseDid } from './did.js';
+import { findAgentStatus } from './agents-store.js';
+import { addIdentityEvidence } from '../identity/identity-links-store.js';
+import { parseDid } from '../identity/did.js';
 
 /**
  * Evidence that two identities are one operator, as far as the registry can see it (docs/decisions.md,

@@ -1,11 +1,15 @@
-import type { AppContext } from '../../context.js';
-import { markIfDeprecated } from './authenticate.js';
-import { TokenRequest, TokenResponse } from '../agents/schemas.js';
+import type { TokenService } from '../identity/tokens.js';
+import { markIfDeprecated, type AuthenticationDeps } from './authenticate.js';
+import { Jwks, TokenRequest, TokenResponse } from './schemas.js';
 import { errors, ref } from '../../http/common-schemas.js';
-import { Jwks } from '../discovery/discovery-schemas.js';
 import type { App } from '../../http/types.js';
 
-export function authRoutes(app: App, ctx: AppContext): void {
+/** What the sign-in routes use of the context. */
+export interface AuthRouteDeps extends AuthenticationDeps {
+  tokens: TokenService;
+}
+
+export function authRoutes(app: App, ctx: AuthRouteDeps): void {
   app.post(
     '/api/auth/token',
     {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { DeprecatedAuthForm } from './deprecation.js';
-import type { AppContext } from '../../context.js';
-import { markDeprecated } from './deprecation-headers.js';
-import type { AuthenticatedAgent } from './authentication.js';
+import type { DeprecatedAuthForm } from '../../kernel/auth-deprecation.js';
+import type { Config } from '../../kernel/config.js';
+import { markDeprecated } from '../identity/deprecation-headers.js';
+import type { AuthenticatedAgent, AuthenticationService } from './authentication.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,8 +15,14 @@ declare module 'fastify' {
  * gets its 401 without making the registry parse up to a megabyte first.
  * `allowDeactivatedSelf` lets a deactivated agent reach its own DID (a second DELETE answers 404).
  */
+/** What authentication on a route uses of the context. */
+export interface AuthenticationDeps {
+  authentication: AuthenticationService;
+  config: Pick<Config, 'legacyAuthUntil' | 'publicUrl'>;
+}
+
 export function authenticated(
-  ctx: AppContext,
+  ctx: AuthenticationDeps,
   options: { allowDeactivatedSelf?: boolean } = {},
 ): onRequestAsyncHookHandler {
   return async (request, reply) => {
@@ -31,7 +37,7 @@ export function authenticated(
 
 /** Deprecation headers on the answer when the request authenticated in a form kept for a window. */
 export function markIfDeprecated(
-  ctx: AppContext,
+  ctx: AuthenticationDeps,
   reply: FastifyReply,
   form: DeprecatedAuthForm | undefined,
 ): void {

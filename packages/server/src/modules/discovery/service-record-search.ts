@@ -4,7 +4,7 @@ import {
   type SearchOrder,
   type SearchSort,
   type ServiceRecordSort,
-} from '../discovery/agent-search-store.js';
+} from './agent-search-store.js';
 import type { IndexFilters, SearchIndex } from '@agent-registry/search-index';
 
 export interface ServiceRecordQuery {

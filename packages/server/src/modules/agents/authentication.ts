@@ -6,19 +6,23 @@ import {
   canonicalJson,
   type KeyType,
 } from '@agent-registry/protocol';
-import { deprecationAdvice, windowEnd, type DeprecatedAuthForm } from './deprecation.js';
-import type { TokenService } from './tokens.js';
+import { deprecationAdvice, windowEnd, type DeprecatedAuthForm } from '../../kernel/auth-deprecation.js';
+import type { TokenService } from '../identity/tokens.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import { findActiveAgent, findAgentStatus } from '../agents/agents-store.js';
-import { claimSignatureUse } from './used-signatures-store.js';
+import { findActiveAgent, findAgentStatus } from './agents-store.js';
+import { claimSignatureUse } from '../identity/used-signatures-store.js';
 import { UnauthorizedError, agentNotFound } from '../../kernel/errors.js';
-import { parseDid } from './did.js';
-import { requireDid } from './did-param.js';
+import { parseDid } from '../identity/did.js';
+import { requireDid } from '../identity/did-param.js';
 import { parsePublicKey } from '@agent-registry/protocol';
-import { parseEd25519KeyQuickly } from './ed25519-key.js';
-import { SIGNING_DOC, assertAuthenticationTimestamp, signatureCoversAny } from './signature-proof.js';
-import type { Telemetry } from '../../kernel/telemetry/telemetry.js';
+import { parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
+import {
+  SIGNING_DOC,
+  assertAuthenticationTimestamp,
+  signatureCoversAny,
+} from '../identity/signature-proof.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 
 export interface AuthenticatedAgent {
   did: string;

@@ -1,5 +1,5 @@
-import type { DeprecatedAuthForm } from '../../modules/identity/deprecation.js';
-import type { TaskDelivery } from '../../db/schema/index.js';
+import type { DeprecatedAuthForm } from '../kernel/auth-deprecation.js';
+import type { TaskDelivery } from '../db/schema/index.js';
 import type { KeyType } from '@agent-registry/protocol';
 
 /** How an invocation ended, as its invoker saw it. */

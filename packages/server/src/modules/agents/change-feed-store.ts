@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
-import type { AgentRow } from '../agents/agents-store.js';
+import type { AgentRow } from './agents-store.js';
 
 /** Moves the head one number on; the row stays locked (PostgreSQL) or written (SQLite) until commit. */
 const ADVANCE_HEAD = CompiledQuery.raw('update change_feed_head set seq = seq + 1 where id = 1');

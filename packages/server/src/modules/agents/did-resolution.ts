@@ -1,10 +1,10 @@
 import type { Db } from '../../db/connect.js';
-import { findActiveAgent } from '../agents/agents-store.js';
+import { findActiveAgent } from './agents-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { isAgentId, webDid } from './did.js';
-import { buildDidDocument, type DidDocument } from './did-document.js';
-import { a2aAgentCardUrl } from '../agents/agent-view.js';
-import { requireDid } from './did-param.js';
+import { isAgentId, webDid } from '../identity/did.js';
+import { buildDidDocument, type DidDocument } from '../identity/did-document.js';
+import { a2aAgentCardUrl } from './agent-view.js';
+import { requireDid } from '../identity/did-param.js';
 
 export interface DidResolutionDeps {
   db: Db;
