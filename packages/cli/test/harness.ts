@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -9,6 +10,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../../..');
 const serverDir = path.join(repoRoot, 'packages/server');
 export const cliBin = path.join(repoRoot, 'packages/cli/bin/agent-registry.js');
+/** The capability handlers the tests' workers serve. */
+export const handlerModule = path.join(here, 'fixtures/handler.mjs');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -103,6 +106,26 @@ export interface CliResult {
   stdout: string;
   stderr: string;
 }
+
+export type Json = Record<string, unknown>;
+
+/** What a failing command prints with `--json`. */
+export interface ErrorOutput {
+  error: {
+    code: string;
+    message: string;
+    status?: number;
+    task_id?: string;
+    details?: string;
+    hint?: string;
+  };
+}
+
+/** The result of a command that must have succeeded; its output is shown when it did not. */
+export const ok = (result: CliResult): CliResult => {
+  assert.equal(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  return result;
+};
 
 export interface RunOptions {
   /** The config directory (AGENT_REGISTRY_HOME). */

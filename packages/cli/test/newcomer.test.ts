@@ -2,29 +2,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   eventually,
+  handlerModule,
+  ok,
   parseJson,
   runCli,
   spawnCli,
   startRegistry,
   tempHome,
-  type CliResult,
+  type ErrorOutput,
+  type Json,
   type RunningRegistry,
 } from './harness.js';
-
-const handlerModule = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/handler.mjs');
-
-type Json = Record<string, unknown>;
-interface ErrorOutput {
-  error: { code: string; message: string; status?: number; task_id?: string; hint?: string };
-}
-
-const ok = (result: CliResult): CliResult => {
-  assert.equal(result.code, 0, `exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
-  return result;
-};
 
 /** What a new user trips on, each from the CLI as a subprocess against a real registry. */
 describe('the CLI for a new user (SQLite registry)', () => {
