@@ -1,7 +1,7 @@
 import { agentIndexEntries } from './agent-entries.js';
 import { Bitmap } from './bitmap.js';
 import { CAPABILITY_SPACE, PostingLists, SlotPostingIds, TAG_SPACE } from './postings.js';
-import type { IndexedAgent, RankKey } from './search-index.js';
+import type { IndexedAgent, RankKey } from './model.js';
 import { SortedOrder } from './sorted-order.js';
 import { PROBE_SLOT, StringTable } from './string-table.js';
 import { FIELDS, indexWords } from './text.js';

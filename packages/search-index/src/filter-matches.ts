@@ -2,7 +2,7 @@ import type { AgentSlots } from './agent-slots.js';
 import { BitmapScope, type Bitmap } from './bitmap.js';
 import { CAPABILITY_SPACE, TAG_SPACE } from './postings.js';
 import type { Matches } from './relevance-context.js';
-import type { IndexFilters } from './search-index.js';
+import type { IndexFilters } from './model.js';
 import { FIELDS, stemWord } from './text.js';
 
 /** Runs `use` with the filters' matches; the bitmaps it computed are freed when it returns. */

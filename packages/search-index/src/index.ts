@@ -1,11 +1,11 @@
-export {
-  SearchIndex,
-  type IndexFilters,
-  type IndexPage,
-  type IndexQuery,
-  type IndexSort,
-  type IndexedAgent,
-  type RankKey,
-  type RelevanceTuning,
-} from './search-index.js';
+export { SearchIndex } from './search-index.js';
+export type {
+  IndexFilters,
+  IndexPage,
+  IndexQuery,
+  IndexSort,
+  IndexedAgent,
+  RankKey,
+  RelevanceTuning,
+} from './model.js';
 export { FIELDS, FIELD_WEIGHTS, fullTextTerms, indexWords, searchKey, stemWord, type Field } from './text.js';

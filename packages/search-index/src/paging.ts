@@ -2,7 +2,7 @@ import type { AgentSlots } from './agent-slots.js';
 import type { Bitmap } from './bitmap.js';
 import type { PickOptions } from './relevance-context.js';
 import type { Tier } from './relevance-tiers.js';
-import type { IndexPage, IndexQuery } from './search-index.js';
+import type { IndexPage, IndexQuery } from './model.js';
 import { topKByKey } from './top-k.js';
 import { keepWhere } from './typed-arrays.js';
 

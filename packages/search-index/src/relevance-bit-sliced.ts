@@ -2,7 +2,7 @@ import { BitSlicedScores } from './bit-sliced-scores.js';
 import type { Bitmap, BitmapScope } from './bitmap.js';
 import type { RelevanceContext } from './relevance-context.js';
 import { PROBE_SLOT as PROBE } from './string-table.js';
-import type { IndexPage, IndexQuery } from './search-index.js';
+import type { IndexPage, IndexQuery } from './model.js';
 import { FIELDS, FIELD_WEIGHTS } from './text.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Bitmap } from './bitmap.js';
 import type { Tier } from './relevance-tiers.js';
-import type { IndexPage, IndexQuery, RankKey, RelevanceTuning } from './search-index.js';
+import type { IndexPage, IndexQuery, RankKey, RelevanceTuning } from './model.js';
 import type { SortedOrder } from './sorted-order.js';
 import type { WordLevelLists } from './word-level-lists.js';
 

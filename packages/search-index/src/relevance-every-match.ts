@@ -1,6 +1,6 @@
 import type { Bitmap, BitmapScope } from './bitmap.js';
 import type { RelevanceContext } from './relevance-context.js';
-import type { IndexPage, IndexQuery } from './search-index.js';
+import type { IndexPage, IndexQuery } from './model.js';
 import { FIELDS, FIELD_WEIGHTS } from './text.js';
 import { topK } from './top-k.js';
 import { keepWhere } from './typed-arrays.js';

@@ -1,6 +1,6 @@
 import type { Bitmap, BitmapScope } from './bitmap.js';
 import type { Tier } from './relevance-tiers.js';
-import type { IndexQuery } from './search-index.js';
+import type { IndexQuery } from './model.js';
 import { LEVEL_SCORES, MASKS_OF_LEVEL } from './word-levels.js';
 
 /**

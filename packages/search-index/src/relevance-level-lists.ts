@@ -1,7 +1,7 @@
 import type { Bitmap, BitmapScope } from './bitmap.js';
 import type { Matches, RelevanceContext } from './relevance-context.js';
 import { relevanceTiers, TierWalkTooLong, type WordLevels } from './relevance-tiers.js';
-import type { IndexPage, IndexQuery } from './search-index.js';
+import type { IndexPage, IndexQuery } from './model.js';
 import { LEVEL_SCORES } from './word-levels.js';
 
 /**
