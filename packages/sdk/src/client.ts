@@ -1,4 +1,10 @@
-import { authenticationMessage, registrationMessage, registryAudience } from '@agent-registry/protocol';
+import {
+  authenticationMessage,
+  registrationMessage,
+  registryAudience,
+  type SearchOrder,
+  type SearchSort,
+} from '@agent-registry/protocol';
 import {
   ClientConfigError,
   InvocationFailedError,
@@ -83,8 +89,8 @@ export interface SearchOptions {
   offset?: number;
   /** `next_cursor` of the previous page of the same search, instead of `offset`. */
   cursor?: string;
-  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
-  order?: 'asc' | 'desc';
+  sort?: SearchSort;
+  order?: SearchOrder;
 }
 
 export interface Page {

@@ -1,3 +1,4 @@
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import type { RegistryClient } from './client.js';
 import { RegistryError } from './errors.js';
 import { OutputValidator } from './output-validation.js';
@@ -93,7 +94,10 @@ class QueueWorker implements Worker {
 
   constructor(private readonly options: ServeOptions) {
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    this.waitSeconds = Math.min(60, Math.max(0, options.waitSeconds ?? 30));
+    this.waitSeconds = Math.min(
+      INVOCATION_LIMITS.pendingTasksMaxWaitSeconds,
+      Math.max(0, options.waitSeconds ?? 30),
+    );
     this.validator = options.validateOutput === false ? undefined : new OutputValidator(options.client);
     this.loop = this.run();
   }
@@ -254,7 +258,7 @@ class QueueWorker implements Worker {
   }
 
   private async fail(task: PendingTask, message: string): Promise<void> {
-    const error = message.slice(0, 10_000);
+    const error = message.slice(0, INVOCATION_LIMITS.taskErrorMaxLength);
     try {
       await this.options.client.failTask(task.task_id, error);
     } catch (failure) {
