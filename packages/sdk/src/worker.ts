@@ -148,7 +148,8 @@ class QueueWorker implements Worker {
       }
       try {
         const tasks = await this.options.client.pollTasks({
-          limit: this.concurrency - this.inFlight.size,
+          // Free slots beyond what one poll may ask for are filled by the next polls.
+          limit: Math.min(this.concurrency - this.inFlight.size, INVOCATION_LIMITS.pendingTasksMaxLimit),
           // A first poll that answers at once tells us (and 'connected' listeners) the registry is back.
           wait: this.connected ? this.waitSeconds : 0,
           signal: stop,
