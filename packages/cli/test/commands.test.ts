@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { SEARCH_LIMITS } from '@agent-registry/protocol';
 import {
   eventually,
   handlerModule,
@@ -338,6 +339,21 @@ describe('every command against a real registry (SQLite)', () => {
     const bars = ok(await run(agent, 'reputation'));
     assert.match(bars.stdout, /average rating: +7\.5/);
     assert.match(bars.stdout, / 7 {2}#+ +1/);
+  });
+
+  it('search sorts by every sort of the protocol, and without --sort by the default its help names', async () => {
+    const order = async (...sort: string[]) =>
+      parseJson<{ agents: Json[] }>(ok(await run(caller, 'search', ...sort, '--json'))).agents.map(
+        (found) => found.did,
+      );
+    const byDefault = await order();
+    // The reviewed agent outranks the unreviewed caller, which registered later: reputation, not newest.
+    assert.equal(byDefault[0], agentDid);
+    assert.deepEqual(byDefault, await order('--sort', SEARCH_LIMITS.sortDefault));
+    assert.notDeepEqual(byDefault, await order('--sort', 'created_at'));
+    for (const sort of SEARCH_LIMITS.sorts) {
+      assert.deepEqual((await order('--sort', sort)).toSorted(), byDefault.toSorted(), sort);
+    }
   });
 
   it('login gets a new token by signature and saves it', async () => {

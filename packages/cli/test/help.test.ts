@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
+import { SEARCH_LIMITS } from '@agent-registry/protocol';
 import { parseJson, runCli, tempHome } from './harness.js';
 
 /** Every command and subcommand of the contract; each must have --help with an example. */
@@ -60,6 +61,30 @@ describe('help', () => {
       assert.match(result.stdout, /Examples:\n {2}\$ agent-registry /);
     });
   }
+
+  it("search --help offers every sort of the protocol and names the registry's default", async () => {
+    const result = await runCli(['search', '--help'], { home });
+    assert.equal(result.code, 0, result.stderr);
+    // Commander wraps long lines: compare with the whitespace collapsed.
+    const help = result.stdout.replace(/\s+/g, ' ');
+    const sortHelp = /--sort <field> (.*?) --order/.exec(help)?.[1];
+    assert.ok(sortHelp !== undefined, help);
+    const choices = SEARCH_LIMITS.sorts.map((sort) => `"${sort}"`).join(', ');
+    assert.ok(sortHelp.includes(`(choices: ${choices})`), sortHelp);
+    assert.ok(
+      sortHelp.includes(
+        `(default: ${SEARCH_LIMITS.sortDefaultWithQuery} with words, else ${SEARCH_LIMITS.sortDefault})`,
+      ),
+      sortHelp,
+    );
+    assert.ok(help.includes(`--order <direction> direction (default: ${SEARCH_LIMITS.orderDefault})`), help);
+    for (const sort of SEARCH_LIMITS.sorts) {
+      const parsed = await runCli(['search', '--sort', sort, '--registry', 'http://127.0.0.1:9', '--json'], {
+        home,
+      });
+      assert.equal(parsed.code, 3, `--sort ${sort} is accepted (then the registry is unreachable)`);
+    }
+  });
 
   it('usage errors exit 2, as text or as JSON with --json', async () => {
     const unknown = await runCli(['frobnicate'], { home });

@@ -50,4 +50,13 @@ export {
   type ProfileProblem,
   type ProfileProblemCode,
 } from './profile-rules.js';
+export {
+  INVOCATION_LIMITS,
+  REVIEW_LIMITS,
+  SEARCH_LIMITS,
+  SEARCH_ORDERS,
+  SEARCH_SORTS,
+  type SearchOrder,
+  type SearchSort,
+} from './limits.js';
 export { linearRegExp } from './linear-regexp.js';

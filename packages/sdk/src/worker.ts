@@ -1,3 +1,4 @@
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import type { RegistryClient } from './client.js';
 import { RegistryError } from './errors.js';
 import { OutputValidator } from './output-validation.js';
@@ -93,7 +94,10 @@ class QueueWorker implements Worker {
 
   constructor(private readonly options: ServeOptions) {
     this.concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-    this.waitSeconds = Math.min(60, Math.max(0, options.waitSeconds ?? 30));
+    this.waitSeconds = Math.min(
+      INVOCATION_LIMITS.pendingTasksMaxWaitSeconds,
+      Math.max(0, options.waitSeconds ?? 30),
+    );
     this.validator = options.validateOutput === false ? undefined : new OutputValidator(options.client);
     this.loop = this.run();
   }
@@ -144,7 +148,8 @@ class QueueWorker implements Worker {
       }
       try {
         const tasks = await this.options.client.pollTasks({
-          limit: this.concurrency - this.inFlight.size,
+          // Free slots beyond what one poll may ask for are filled by the next polls.
+          limit: Math.min(this.concurrency - this.inFlight.size, INVOCATION_LIMITS.pendingTasksMaxLimit),
           // A first poll that answers at once tells us (and 'connected' listeners) the registry is back.
           wait: this.connected ? this.waitSeconds : 0,
           signal: stop,
@@ -254,7 +259,7 @@ class QueueWorker implements Worker {
   }
 
   private async fail(task: PendingTask, message: string): Promise<void> {
-    const error = message.slice(0, 10_000);
+    const error = message.slice(0, INVOCATION_LIMITS.taskErrorMaxLength);
     try {
       await this.options.client.failTask(task.task_id, error);
     } catch (failure) {

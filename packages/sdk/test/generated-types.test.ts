@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import {
+  SEARCH_LIMITS,
+  SEARCH_ORDERS,
+  SEARCH_SORTS,
+  type SearchOrder,
+  type SearchSort,
+} from '@agent-registry/protocol';
 import { renderTypes } from '../scripts/render-types.js';
+import type { SearchQuery } from '../src/types.js';
 import {
   registryProcess,
   sqliteDatabase,
@@ -29,4 +37,25 @@ test('src/generated/openapi.ts is the OpenAPI document the registry serves (run 
     await renderTypes(served, file),
     'run: npm run generate -w @agent-registry/sdk',
   );
+});
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+test("the protocol's search sorts and orders are the ones the registry documents and the generated types hold", async () => {
+  // A difference between the protocol's lists and the generated types fails the typecheck.
+  const sortsAgree: Same<SearchSort, NonNullable<SearchQuery['sort']>> = true;
+  const ordersAgree: Same<SearchOrder, NonNullable<SearchQuery['order']>> = true;
+  assert.ok(sortsAgree && ordersAgree);
+  const served = (await (await fetch(`${registry.url}/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      { get: { parameters: { name: string; schema: { enum?: string[]; default?: string } }[] } }
+    >;
+  };
+  const parameter = (name: string) =>
+    served.paths['/api/agents/search']?.get.parameters.find((candidate) => candidate.name === name)?.schema;
+  assert.deepEqual(parameter('sort')?.enum, [...SEARCH_SORTS]);
+  assert.deepEqual(parameter('order')?.enum, [...SEARCH_ORDERS]);
+  assert.equal(parameter('order')?.default, SEARCH_LIMITS.orderDefault);
+  assert.equal(parameter('limit')?.default, SEARCH_LIMITS.limitDefault);
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import {
   AgentKey,
   InvocationFailedError,
@@ -101,6 +102,25 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
         'fr: t5',
       ]);
       assert.equal(peak, 2);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  test('with more slots than a poll may ask for, it asks for the most the registry gives and serves', async () => {
+    const { client, did } = await queueAgent(registry.url, 'Wide');
+    const errors: unknown[] = [];
+    const worker = serve({
+      client,
+      concurrency: INVOCATION_LIMITS.pendingTasksMaxLimit + 10,
+      capabilities: { translation: async (input) => ({ text: `fr: ${String(input.text)}` }) },
+    });
+    worker.on('error', (error) => errors.push(error));
+    try {
+      const invoker = await caller(registry.url);
+      const output = await invoker.invoke(did, 'translation', { text: 'wide' }, { timeoutMs: 10_000 });
+      assert.equal(output.text, 'fr: wide');
+      assert.deepEqual(errors, []);
     } finally {
       await worker.close();
     }

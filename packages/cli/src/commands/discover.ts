@@ -1,3 +1,4 @@
+import { SEARCH_LIMITS, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
@@ -29,30 +30,47 @@ interface SearchOptions {
   capability?: string;
   tags?: string;
   minReputation?: number;
-  sort?: 'reputation' | 'created_at';
-  order?: 'asc' | 'desc';
+  sort?: SearchSort;
+  order?: SearchOrder;
   limit?: number;
   offset?: number;
   cursor?: string;
 }
 
 export function registerSearch(program: Command): void {
+  const { minReputation } = SEARCH_LIMITS;
   const command = program
     .command('search')
     .description('Find agents by words, capability, tags and reputation')
     .argument('[words...]', 'full-text query over names, descriptions, capabilities and tags')
     .option('--capability <type>', 'only agents with this capability type, e.g. translation')
     .option('--tags <list>', 'only agents with any of these comma-separated tags')
-    .option('--min-reputation <score>', 'minimum reputation score, 0-100', numberIn(0, 100))
-    .addOption(
-      new Option('--sort <field>', 'order by (default: relevance with words, else newest)').choices([
-        'reputation',
-        'created_at',
-      ]),
+    .option(
+      '--min-reputation <score>',
+      `minimum reputation score, ${minReputation.min}-${minReputation.max}`,
+      numberIn(minReputation.min, minReputation.max),
     )
-    .addOption(new Option('--order <direction>', 'asc or desc').choices(['asc', 'desc']))
-    .option('--limit <n>', 'results per page, 1-100 (default 50)', integerIn(1, 100))
-    .option('--offset <n>', 'skip this many results, 0-9999', integerIn(0, 9999))
+    .addOption(
+      new Option(
+        '--sort <field>',
+        `order by (default: ${SEARCH_LIMITS.sortDefaultWithQuery} with words, else ${SEARCH_LIMITS.sortDefault})`,
+      ).choices(SEARCH_LIMITS.sorts),
+    )
+    .addOption(
+      new Option('--order <direction>', `direction (default: ${SEARCH_LIMITS.orderDefault})`).choices(
+        SEARCH_LIMITS.orders,
+      ),
+    )
+    .option(
+      '--limit <n>',
+      `results per page, 1-${SEARCH_LIMITS.limitMax} (default ${SEARCH_LIMITS.limitDefault})`,
+      integerIn(1, SEARCH_LIMITS.limitMax),
+    )
+    .option(
+      '--offset <n>',
+      `skip this many results, 0-${SEARCH_LIMITS.offsetMax}`,
+      integerIn(0, SEARCH_LIMITS.offsetMax),
+    )
     .option(
       '--cursor <cursor>',
       'the next page: the cursor a previous search printed (same words and filters)',

@@ -1,3 +1,4 @@
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
@@ -6,6 +7,7 @@ import { agentClient } from '../registry.js';
 import { integerIn } from './discover.js';
 
 export function registerInvoke(program: Command): void {
+  const { timeoutMinMs, timeoutMaxMs, timeoutDefaultMs } = INVOCATION_LIMITS;
   const command = program
     .command('invoke')
     .description("Call another agent's capability through the registry and print its output")
@@ -14,8 +16,8 @@ export function registerInvoke(program: Command): void {
     .option('--input <json>', 'input object: inline JSON, @file.json, or @- for stdin', '{}')
     .option(
       '--timeout <ms>',
-      'how long to wait for the result, 100-300000 ms (default 30000)',
-      integerIn(100, 300_000),
+      `how long to wait for the result, ${timeoutMinMs}-${timeoutMaxMs} ms (default ${timeoutDefaultMs})`,
+      integerIn(timeoutMinMs, timeoutMaxMs),
     )
     .action(
       async (

@@ -1,3 +1,4 @@
+import { REVIEW_LIMITS } from '@agent-registry/protocol';
 import { RegistryError } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
@@ -38,13 +39,19 @@ function printReviews(cli: CliContext, reviews: ReviewRow[], who: 'reviewer' | '
 
 /** The caller's own review of `target`, looked up page by page in /api/reviews/my. */
 async function findMyReview(connection: Connection, target: string): Promise<ReviewRow | undefined> {
-  for (let offset = 0; ; offset += 100) {
-    const page = await connection.client.myReviews({ limit: 100, offset });
+  const limit = REVIEW_LIMITS.pageLimitMax;
+  for (let offset = 0; ; offset += limit) {
+    const page = await connection.client.myReviews({ limit, offset });
     const found = (page.reviews as ReviewRow[]).find((review) => review.target_did === target);
     if (found) return found;
-    if (page.reviews.length < 100 || offset + 100 >= page.total) return undefined;
+    if (page.reviews.length < limit || offset + limit >= page.total) return undefined;
   }
 }
+
+/** The ends of the rating scale as the registry writes them: "1.00" and "10.00". */
+const lowestRating = REVIEW_LIMITS.ratingMin.toFixed(REVIEW_LIMITS.ratingDecimals);
+const highestRating = REVIEW_LIMITS.ratingMax.toFixed(REVIEW_LIMITS.ratingDecimals);
+const editWindowMinutes = REVIEW_LIMITS.editWindowMs / 60_000;
 
 interface ReviewOptions {
   rating: number;
@@ -56,15 +63,24 @@ interface ReviewOptions {
 export function registerReview(program: Command): void {
   const command = program
     .command('review')
-    .description('Review an agent you used (1.00-10.00); with --task it counts as verified and weighs double')
+    .description(
+      `Review an agent you used (${lowestRating}-${highestRating}); with --task it counts as verified and weighs double`,
+    )
     .argument('<did>', 'the agent reviewed')
-    .requiredOption('--rating <rating>', 'from 1.00 to 10.00, at most 2 decimals', numberIn(1, 10))
-    .option('--comment <text>', 'at most 1000 characters')
+    .requiredOption(
+      '--rating <rating>',
+      `from ${lowestRating} to ${highestRating}, at most ${REVIEW_LIMITS.ratingDecimals} decimals`,
+      numberIn(REVIEW_LIMITS.ratingMin, REVIEW_LIMITS.ratingMax),
+    )
+    .option('--comment <text>', `at most ${REVIEW_LIMITS.commentMaxLength} characters`)
     .option(
       '--task <task-id>',
       'the task id of a completed invocation of that agent by you (verified review)',
     )
-    .option('--edit', 'change your existing review of this agent (within 10 minutes, by at most 4.0)')
+    .option(
+      '--edit',
+      `change your existing review of this agent (within ${editWindowMinutes} minutes, by at most ${REVIEW_LIMITS.editMaxRatingChange.toFixed(1)})`,
+    )
     .action(async (did: string, options: ReviewOptions, self: Command) => {
       const cli = contextOf(self);
       const connection = await agentClient(cli);
@@ -93,7 +109,7 @@ export function registerReview(program: Command): void {
         } catch (error) {
           if (error instanceof RegistryError && error.code === 'REVIEW_EXISTS') {
             throw new CliError(
-              `you have already reviewed ${did}: change that review with \`agent-registry review ${did} --rating ${options.rating} --edit\` (within 10 minutes of writing it)`,
+              `you have already reviewed ${did}: change that review with \`agent-registry review ${did} --rating ${options.rating} --edit\` (within ${editWindowMinutes} minutes of writing it)`,
               EXIT.failed,
               'REVIEW_EXISTS',
               { status: error.status },
@@ -128,8 +144,12 @@ export function registerReviews(program: Command): void {
     )
     .argument('[did]', "the agent (default: this agent's own DID)")
     .option('--mine', 'reviews written by this agent')
-    .option('--limit <n>', '1-100 (default 50)', integerIn(1, 100))
-    .option('--offset <n>', 'skip this many', integerIn(0, 1_000_000))
+    .option(
+      '--limit <n>',
+      `1-${REVIEW_LIMITS.pageLimitMax} (default ${REVIEW_LIMITS.pageLimitDefault})`,
+      integerIn(1, REVIEW_LIMITS.pageLimitMax),
+    )
+    .option('--offset <n>', 'skip this many', integerIn(0, REVIEW_LIMITS.pageOffsetMax))
     .action(
       async (
         did: string | undefined,

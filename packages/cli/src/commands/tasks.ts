@@ -1,3 +1,4 @@
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
@@ -12,8 +13,16 @@ export function registerTasks(program: Command): void {
   const list = tasks
     .command('list', { isDefault: true })
     .description('Pending tasks waiting for this queue-mode agent (read only: nothing is accepted)')
-    .option('--limit <n>', 'at most this many, 1-50 (default 10)', integerIn(1, 50))
-    .option('--wait <seconds>', 'wait up to this long for a task to arrive, 0-60', integerIn(0, 60))
+    .option(
+      '--limit <n>',
+      `at most this many, 1-${INVOCATION_LIMITS.pendingTasksMaxLimit} (default ${INVOCATION_LIMITS.pendingTasksDefaultLimit})`,
+      integerIn(1, INVOCATION_LIMITS.pendingTasksMaxLimit),
+    )
+    .option(
+      '--wait <seconds>',
+      `wait up to this long for a task to arrive, 0-${INVOCATION_LIMITS.pendingTasksMaxWaitSeconds}`,
+      integerIn(0, INVOCATION_LIMITS.pendingTasksMaxWaitSeconds),
+    )
     .action(async (options: { limit?: number; wait?: number }, self: Command) => {
       const cli = contextOf(self);
       const { client } = await agentClient(cli);

@@ -1,3 +1,4 @@
+import { INVOCATION_LIMITS } from '@agent-registry/protocol';
 import { serve, type ServeOptions } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
@@ -26,7 +27,12 @@ export function registerWorker(program: Command): void {
     )
     .argument('<module>', 'a .js/.mjs file exporting { <capability>: async (input, ctx) => output }')
     .option('--concurrency <n>', 'tasks handled at once, 1-100', integerIn(1, 100), 1)
-    .option('--wait <seconds>', 'long-poll wait, 1-60', integerIn(1, 60), 30)
+    .option(
+      '--wait <seconds>',
+      `long-poll wait, 1-${INVOCATION_LIMITS.pendingTasksMaxWaitSeconds}`,
+      integerIn(1, INVOCATION_LIMITS.pendingTasksMaxWaitSeconds),
+      30,
+    )
     .action(async (modulePath: string, options: { concurrency: number; wait: number }, self: Command) => {
       const cli = contextOf(self);
       const report = reporter(cli);

@@ -1,3 +1,4 @@
+import type { SearchOrder, SearchSort } from '@agent-registry/protocol';
 import type {
   AgentChange,
   ChainInfo,
@@ -24,8 +25,8 @@ export interface SearchOptions {
   offset?: number;
   /** `next_cursor` of the previous page of the same search, instead of `offset`. */
   cursor?: string;
-  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
-  order?: 'asc' | 'desc';
+  sort?: SearchSort;
+  order?: SearchOrder;
 }
 
 export function search(transport: Transport, options: SearchOptions): Promise<SearchResponse> {

@@ -129,7 +129,7 @@ export function registryGovernance(config: Config): Governance {
       limit_default: SEARCH_RULES.limitDefault,
       limit_max: SEARCH_RULES.limitMax,
       offset_max: SEARCH_RULES.offsetMax,
-      sorts: ['reputation', 'created_at', 'success_rate', 'latency'],
+      sorts: [...SEARCH_RULES.sorts],
       full_text: true,
     },
     stats_cache_seconds: STATS_RULES.cacheMs / 1000,

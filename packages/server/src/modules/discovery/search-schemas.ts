@@ -1,3 +1,4 @@
+import type { SearchOrder, SearchSort } from '@agent-registry/protocol';
 import { Type } from '@sinclair/typebox';
 import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -31,19 +32,25 @@ export const SearchQuery = Type.Object(
         examples: ['fr,de'],
       }),
     ),
-    min_reputation: Type.Optional(Type.Number({ minimum: 0, maximum: 100, examples: [60] })),
+    min_reputation: Type.Optional(
+      Type.Number({
+        minimum: SEARCH_RULES.minReputation.min,
+        maximum: SEARCH_RULES.minReputation.max,
+        examples: [60],
+      }),
+    ),
     min_success_rate: Type.Optional(
       Type.Number({
-        minimum: 0,
-        maximum: 1,
+        minimum: SEARCH_RULES.minSuccessRate.min,
+        maximum: SEARCH_RULES.minSuccessRate.max,
         description:
           'Extension: lowest 30-day success rate (0-1) the registry measured for the agent (service_record.last_30_days.success_rate); agents without a measured call are left out',
       }),
     ),
     active_within_days: Type.Optional(
       Type.Integer({
-        minimum: 1,
-        maximum: 365,
+        minimum: SEARCH_RULES.activeWithinDays.min,
+        maximum: SEARCH_RULES.activeWithinDays.max,
         description: 'Extension (liveness): only agents that completed a brokered call in the last N days',
       }),
     ),
@@ -54,21 +61,24 @@ export const SearchQuery = Type.Object(
     cursor: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 512,
+        maxLength: SEARCH_RULES.cursorMaxLength,
         description:
           'Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap',
       }),
     ),
     sort: Type.Optional(
-      Type.Unsafe<'reputation' | 'created_at' | 'success_rate' | 'latency'>({
+      Type.Unsafe<SearchSort>({
         type: 'string',
-        enum: ['reputation', 'created_at', 'success_rate', 'latency'],
-        description:
-          'Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way',
+        enum: [...SEARCH_RULES.sorts],
+        description: `Default: ${SEARCH_RULES.sortDefault}, or ${SEARCH_RULES.sortDefaultWithQuery} when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way`,
       }),
     ),
     order: Type.Optional(
-      Type.Unsafe<'asc' | 'desc'>({ type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+      Type.Unsafe<SearchOrder>({
+        type: 'string',
+        enum: [...SEARCH_RULES.orders],
+        default: SEARCH_RULES.orderDefault,
+      }),
     ),
   },
   // Unknown parameters are refused (a typo such as name= would otherwise return unrelated agents).

@@ -1,3 +1,4 @@
+import type { SearchSort as RequestedSort } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import {
@@ -50,7 +51,7 @@ export interface SearchRequest {
   offset?: number;
   /** Extension (issue 16): next_cursor of the previous page, for keyset paging. */
   cursor?: string;
-  sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
+  sort?: RequestedSort;
   order?: SearchOrder;
 }
 
@@ -111,7 +112,8 @@ export class SearchService {
     const tags = request.tags === undefined ? undefined : parseTags(request.tags);
     const limit = request.limit ?? SEARCH_RULES.limitDefault;
     // Relevance orders full-text results unless the caller asks for another sort.
-    const sort: SearchSort = request.sort ?? (terms === undefined ? 'reputation' : 'relevance');
+    const sort: SearchSort =
+      request.sort ?? (terms === undefined ? SEARCH_RULES.sortDefault : SEARCH_RULES.sortDefaultWithQuery);
     const filter: SearchFilter = {
       terms,
       capability,
@@ -123,7 +125,7 @@ export class SearchService {
           ? undefined
           : this.deps.clock.now() - request.active_within_days * DAY_MS,
       sort,
-      order: request.order ?? 'desc',
+      order: request.order ?? SEARCH_RULES.orderDefault,
       limit,
       offset: request.offset ?? 0,
     };

@@ -16,7 +16,7 @@ export function ratingHundredths(value: number, field = 'rating'): number {
   if (!(hundredths >= REVIEW_RULES.ratingMinHundredths && hundredths <= REVIEW_RULES.ratingMaxHundredths)) {
     throw new BadRequestError(
       'INVALID_RATING',
-      `${field} must be a number from 1.00 to 10.00 with at most two decimals, got ${String(value)}`,
+      `${field} must be a number from ${REVIEW_RULES.ratingMin.toFixed(2)} to ${REVIEW_RULES.ratingMax.toFixed(2)} with at most two decimals, got ${String(value)}`,
     );
   }
   return hundredths;

@@ -287,7 +287,7 @@ function toReview(row: ReviewRow): Review {
 const alreadyReviewed = (target: string): ConflictError =>
   new ConflictError(
     'REVIEW_EXISTS',
-    `You have already reviewed ${target}; edit that review with PUT /api/reviews/{review_id} within 10 minutes of submitting it`,
+    `You have already reviewed ${target}; edit that review with PUT /api/reviews/{review_id} within ${REVIEW_RULES.editWindowMs / 60_000} minutes of submitting it`,
     'Already reviewed',
   );
 

@@ -104,7 +104,7 @@ export const ReviewsQuery = Type.Object({
   cursor: Type.Optional(
     Type.String({
       minLength: 1,
-      maxLength: 512,
+      maxLength: REVIEW_RULES.cursorMaxLength,
       description:
         'Extension: next_cursor of the previous page of the same list, instead of offset. Pages follow on from the last review seen: reviews written meanwhile neither repeat nor push others out',
     }),
@@ -112,7 +112,10 @@ export const ReviewsQuery = Type.Object({
 });
 
 export const ReviewIdParams = Type.Object({
-  review_id: Type.String({ maxLength: 128, description: 'review_id returned when the review was submitted' }),
+  review_id: Type.String({
+    maxLength: REVIEW_RULES.reviewIdMaxLength,
+    description: 'review_id returned when the review was submitted',
+  }),
 });
 
 const bucket = Type.Integer({ minimum: 0 });

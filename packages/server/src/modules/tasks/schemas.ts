@@ -23,7 +23,7 @@ export const InvokeRequest = Type.Object(
         minimum: LIMITS.invokeTimeoutMinMs,
         maximum: LIMITS.invokeTimeoutMaxMs,
         default: LIMITS.invokeTimeoutDefaultMs,
-        description: 'How long to wait for the result (default 30000, max 300000)',
+        description: `How long to wait for the result (default ${LIMITS.invokeTimeoutDefaultMs}, max ${LIMITS.invokeTimeoutMaxMs})`,
       }),
     ),
   },
@@ -48,7 +48,9 @@ export const InvokeResponse = Type.Object(
   { $id: 'InvokeResponse' },
 );
 
-export const TaskParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const TaskParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: LIMITS.taskIdMaxLength }),
+});
 
 const TaskStatus = Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] });
 
@@ -81,7 +83,7 @@ export const PendingTasksQuery = Type.Object({
       minimum: 0,
       maximum: LIMITS.pendingTasksMaxWaitSeconds,
       default: 0,
-      description: 'Long poll: seconds to wait for a task when none is pending (at most 60)',
+      description: `Long poll: seconds to wait for a task when none is pending (at most ${LIMITS.pendingTasksMaxWaitSeconds})`,
     }),
   ),
 });

@@ -1,6 +1,8 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
 import type { ExtendedStats } from '../../../modules/discovery/stats.js';
 import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search.js';
+import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
+import { LIMITS } from '../../../kernel/limits.js';
 import { agentCard, pager } from '../components.js';
 import { html, type Html } from '../html.js';
 
@@ -45,7 +47,10 @@ export function toSearchRequest(form: SearchForm): SearchRequest | string {
   if (form.tags.trim() !== '') request.tags = form.tags;
   if (form.min_reputation.trim() !== '') {
     const min = Number(form.min_reputation);
-    if (!Number.isFinite(min) || min < 0 || min > 100) return 'Minimum reputation is a number from 0 to 100.';
+    const { min: lowest, max: highest } = SEARCH_RULES.minReputation;
+    if (!Number.isFinite(min) || min < lowest || min > highest) {
+      return `Minimum reputation is a number from ${lowest} to ${highest}.`;
+    }
     request.min_reputation = min;
   }
   if (form.sort === 'reputation' || form.sort === 'created_at') request.sort = form.sort;
@@ -89,7 +94,7 @@ export function renderHome(view: HomeView): Html {
           type="search"
           value="${form.q}"
           placeholder="e.g. translate french"
-          maxlength="200"
+          maxlength="${SEARCH_RULES.queryMaxLength}"
           autocomplete="off"
         />
       </div>
@@ -104,7 +109,7 @@ export function renderHome(view: HomeView): Html {
             type="text"
             value="${form.capability}"
             placeholder="e.g. translation"
-            maxlength="100"
+            maxlength="${LIMITS.capabilityTypeMaxLength}"
           />
         </div>
         <div class="field">
@@ -124,8 +129,8 @@ export function renderHome(view: HomeView): Html {
             id="min_reputation"
             name="min_reputation"
             type="number"
-            min="0"
-            max="100"
+            min="${SEARCH_RULES.minReputation.min}"
+            max="${SEARCH_RULES.minReputation.max}"
             step="1"
             value="${form.min_reputation}"
             inputmode="numeric"
@@ -181,7 +186,8 @@ function renderResults(
     }
     ${pager({
       label: 'Result pages',
-      total: Math.min(result.total, 10_000),
+      // Offsets past offsetMax are refused: the pager offers no page beyond it.
+      total: Math.min(result.total, SEARCH_RULES.offsetMax + 1),
       limit: result.limit,
       offset: result.offset,
       href: (offset) => searchHref(form, offset),
