@@ -1,11 +1,11 @@
 /**
- * Where a queue invocation's registry time goes (issue 18), in process: the registry (packages/server
- * src, the same composition root as production) on a seeded SQLite file, driven through Fastify's
- * `inject` (the whole request pipeline without sockets) by an invoker and a queue worker: invoke, the
- * worker's long poll, accept, result. Prints CPU and wall time per invocation, and every SQL
- * statement's time per invocation (better-sqlite3 calls timed where they run), so the statements and
- * the rest (HTTP pipeline, services, validation hop) add up to the CPU figure. No sockets: the kernel's
- * share of the real bench's added latency is not here.
+ * Where a queue invocation's registry time goes, in process: the registry (packages/server src, the same
+ * composition root as production) on a seeded SQLite file, driven through Fastify's `inject` (the whole
+ * request pipeline without sockets) by an invoker and a queue worker: invoke, the worker's long poll,
+ * accept, result. Prints CPU and wall time per invocation, and every SQL statement's time per invocation
+ * (better-sqlite3 calls timed where they run), so the statements and the rest (HTTP pipeline, services,
+ * validation hop) add up to the CPU figure. No sockets: the kernel's share of the real bench's added
+ * latency is not here.
  *
  *   node --import tsx bench/queue-accounting.ts [--agents 20000] [--invocations 3000] [--rounds 2]
  */

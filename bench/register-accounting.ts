@@ -1,11 +1,11 @@
 /**
- * Where an Ed25519 registration's CPU goes (issue 18): the registry (packages/server/dist) on a seeded
- * SQLite database, driven with pre-signed registrations at 10 connections, twice. Without a profiler:
- * CPU per registration from /proc (whole process, main thread, other threads) over a fixed number of
+ * Where an Ed25519 registration's CPU goes: the registry (packages/server/dist) on a seeded SQLite
+ * database, driven with pre-signed registrations at 10 connections, twice. Without a profiler: CPU per
+ * registration from /proc (whole process, main thread, other threads) over a fixed number of
  * registrations, in `--rounds` rounds (the machine is shared: look at the spread). With `--cpu-prof`
- * (200 µs sampling): the main thread's samples while serving, grouped into parts (HTTP and Fastify,
- * body parse and validation, canonical JSON, signature check, token, database statements, commit...),
- * each part's share times the measured main-thread CPU, so the parts add up to the /proc figure.
+ * (200 µs sampling): the main thread's samples while serving, grouped into parts (HTTP and Fastify, body
+ * parse and validation, canonical JSON, signature check, token, database statements, commit...), each
+ * part's share times the measured main-thread CPU, so the parts add up to the /proc figure.
  *
  *   node --import tsx bench/register-accounting.ts [--agents 20000] [--registrations 6000]
  *        [--rounds 2] [--no-prof] [--keep] [--detail]

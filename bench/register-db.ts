@@ -1,10 +1,10 @@
 /**
- * The database part of an Ed25519 registration alone (issue 18): the registry's own store function
- * through its SQLite group commit, on a seeded database, `--in-flight` registrations at a time (as
- * concurrent requests make them), without HTTP or crypto. Prints the process's CPU per registration
- * (`process.cpuUsage`, the WAL checkpointer thread included) per round, and each SQL statement's CPU
- * per registration in one more round (user + system time around each better-sqlite3 call, so a
- * commit's WAL write counts).
+ * The database part of an Ed25519 registration alone: the registry's own store function through its
+ * SQLite group commit, on a seeded database, `--in-flight` registrations at a time (as concurrent
+ * requests make them), without HTTP or crypto. Prints the process's CPU per registration
+ * (`process.cpuUsage`, the WAL checkpointer thread included) per round, and each SQL statement's CPU per
+ * registration in one more round (user + system time around each better-sqlite3 call, so a commit's WAL
+ * write counts).
  *
  *   node --import tsx bench/register-db.ts [--agents 20000] [--registrations 3000] [--rounds 3]
  *        [--in-flight 10]

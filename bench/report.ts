@@ -134,7 +134,7 @@ export function budgets(rows: Row[], context: ReportContext): string[] {
   }
   const floor = find('floor-get');
   if (get !== undefined && floor !== undefined) {
-    // Issue 18: the registry against the least bare Fastify does for the same read, measured beside it.
+    // The registry against the least bare Fastify does for the same read, measured beside it.
     const ratio = (get.load.rps / floor.load.rps) * 100;
     line(
       'get-profile-vs-floor',

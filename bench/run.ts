@@ -51,7 +51,7 @@ import { runSybilBench } from './sybil.js';
 /** The scenarios after GET profile (which needs no actors) and the actors' registration, in order. */
 const SCENARIOS: Scenario[] = [
   authGetScenario,
-  // Every search shape of issue 16, each sort, at 1 and 10 connections.
+  // Every search shape, each sort, at 1 and 10 connections.
   searchScenarios,
   pageScenarios,
   queueScenario,

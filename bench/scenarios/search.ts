@@ -6,12 +6,12 @@ import { log } from '../processes.js';
 import { atConnections, measureRegistry, type ScenarioContext } from './context.js';
 
 /**
- * Every search shape of issue 16 (no filter, capability, tags, min_reputation, q, q + capability,
- * q + tags), each in every sort (reputation, created_at, and relevance for q), measured at 1
- * connection (p99: the latency a caller sees) and at 10 (req/s). Each request of a row differs: the
- * words, filters, offsets (the first five pages) and order (desc and asc alternate) cycle, so
- * nothing is served twice in a row. The broadest one-word query (the word in most agents, found by
- * asking the registry) is every fourth `q` of every q-shape.
+ * Every search shape (no filter, capability, tags, min_reputation, q, q + capability, q + tags), each in
+ * every sort (reputation, created_at, and relevance for q), measured at 1 connection (p99: the latency a
+ * caller sees) and at 10 (req/s). Each request of a row differs: the words, filters, offsets (the first
+ * five pages) and order (desc and asc alternate) cycle, so nothing is served twice in a row. The broadest
+ * one-word query (the word in most agents, found by asking the registry) is every fourth `q` of every
+ * q-shape.
  */
 export interface SearchShape {
   name: string;
@@ -129,8 +129,8 @@ export async function searchScenarios(context: ScenarioContext): Promise<Row[]> 
 }
 
 /**
- * Issue 16: p99 at 1 connection <= 10 ms on SQLite (20 ms on PostgreSQL), and >= 1,000 requests
- * per second at 10 connections on SQLite.
+ * Budgets: p99 at 1 connection <= 10 ms on SQLite (20 ms on PostgreSQL), and >= 1,000 requests per second
+ * at 10 connections on SQLite.
  */
 export function searchBudgets(rows: Row[], db: Options['db']): string[] {
   const out: string[] = [];

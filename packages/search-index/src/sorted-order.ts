@@ -8,7 +8,7 @@ const LEAST_SPREAD = 2 ** 10;
 /**
  * Slots kept sorted by a comparator that reads their current keys, updated in place: remove a slot
  * (binary search with its old keys) before its keys change, insert it after. A move costs one
- * binary search and one memmove of the array's tail (a few µs at 100,000 agents).
+ * binary search and one memmove of the array's tail.
  *
  * Every slot in the order also carries a label, a number that grows along the order, so that a
  * search comparing thousands of candidates compares two numbers instead of running the comparator

@@ -34,18 +34,17 @@ export interface Checkpointer {
 }
 
 /**
- * Moves SQLite's WAL checkpoints off the event loop. SQLite checkpoints inside the commit that
- * crosses 1,000 WAL pages: at 100,000 agents that cost a registration about 240 µs of CPU and 330 µs
- * of fsync on average, in stalls of tens of milliseconds (bench/RESULTS.md). Instead, the request
- * connection stops checkpointing and a worker thread with its own connection runs a PASSIVE
+ * Moves SQLite's WAL checkpoints off the event loop. SQLite checkpoints inside the commit that crosses
+ * 1,000 WAL pages, stalling the event loop (docs/decisions.md, "SQLite checkpoints"). Instead, the
+ * request connection stops checkpointing and a worker thread with its own connection runs a PASSIVE
  * checkpoint (it never waits for, nor blocks, readers and the writer) twice a second.
  *
  * A PASSIVE checkpoint cannot start the WAL over while commits keep coming (the last frame is always
  * newer than its pass), so under a steady write load the WAL would grow without bound and every read
- * would search a longer WAL index: 5.8 GB while seeding 100,000 agents. So the request connection
- * still checkpoints at commit, but only past the size limit: by then the thread has copied all but
- * the last few frames, and the commit that finishes the copy lets the next one start the WAL over.
- * If the thread fails, the connection checkpoints at SQLite's usual 1,000 pages again.
+ * would search a longer WAL index. So the request connection still checkpoints at commit, but only past
+ * the size limit: by then the thread has copied all but the last few frames, and the commit that finishes
+ * the copy lets the next one start the WAL over. If the thread fails, the connection checkpoints at
+ * SQLite's usual 1,000 pages again.
  */
 export function startCheckpointer(
   sqlite: SqliteDatabase.Database,

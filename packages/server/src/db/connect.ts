@@ -57,8 +57,7 @@ function openSqlite(
   sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? SQLITE_DEFAULTS.busyTimeoutMs}`);
   sqlite.pragma('foreign_keys = ON');
   // Reads come straight from the OS's page cache instead of a read() call and a copy per page: a
-  // search page's rows are scattered over the file, and this halved the CPU of a word search
-  // (docs/decisions.md, "SQLite reads through a memory map").
+  // search page's rows are scattered over the file (docs/decisions.md, "SQLite reads through a memory map").
   sqlite.pragma(`mmap_size = ${config.mmapBytes ?? SQLITE_DEFAULTS.mmapBytes}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const statements = cachingStatements(sqlite);
@@ -133,11 +132,11 @@ function ensureDirectory(dir: string): void {
 }
 
 /**
- * A read's rows as objects built here from the statement's values: better-sqlite3 builds each row
- * object through V8's C++ API, a property at a time, which cost about a microsecond a row more for
- * a search page's 20 rows of 10 columns (bench/RESULTS.md, fifth session). Same objects: the later of
- * two columns with one name wins, as in better-sqlite3. The statement is shared with Kysely's driver,
- * which expects objects, so raw mode is switched off again before anything else can run.
+ * A read's rows as objects built here from the statement's values: better-sqlite3 builds each row object
+ * through V8's C++ API, a property at a time, which is slower (docs/decisions.md, "A search's
+ * statements"). Same objects: the later of two columns with one name wins, as in better-sqlite3. The
+ * statement is shared with Kysely's driver, which expects objects, so raw mode is switched off again
+ * before anything else can run.
  */
 function rowsOf(cached: CachedStatement, parameters: readonly unknown[]): object[] {
   const { statement } = cached;
@@ -185,7 +184,7 @@ interface CachingStatements {
 
 /**
  * Kysely's SQLite driver prepares every query anew, and preparing costs about as much as running a
- * primary-key lookup (docs/decisions.md, "Performance"). Statements are reusable once run, and the
+ * primary-key lookup (docs/decisions.md, "SQLite statements"). Statements are reusable once run, and the
  * driver runs one query at a time on its single connection, so the same text gets the same statement.
  */
 function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {

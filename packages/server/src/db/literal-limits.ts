@@ -11,11 +11,10 @@ import {
 } from 'kysely';
 
 /**
- * Writes a query's LIMIT into its SQL text on SQLite instead of binding it: with `LIMIT ?` bound,
- * SQLite ran the same statement 10-20 µs slower on every call (a review page: 15.6 against 5.6 µs;
- * the queue poll: 22.2 against 2.6 µs, bench/RESULTS.md). Only integer limits are written in, and a
- * limit has few distinct values, so the statement cache stays small; OFFSET (up to a million
- * distinct values) stays bound.
+ * Writes a query's LIMIT into its SQL text on SQLite instead of binding it: with `LIMIT ?` bound, SQLite
+ * ran the same statement slower on every call (docs/decisions.md, "Literal LIMIT on SQLite"). Only
+ * integer limits are written in, and a limit has few distinct values, so the statement cache stays small;
+ * OFFSET (up to a million distinct values) stays bound.
  */
 export class LiteralLimits implements KyselyPlugin {
   private readonly transformer = new LimitTransformer();

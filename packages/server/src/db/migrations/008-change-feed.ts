@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 16: the change feed. Every write that changes an agent's public profile stamps the agent with
- * the next value of one registry-wide sequence (`change_feed_head`), taken as the last statement of the
- * writing transaction. The head row is locked from that update until commit, so sequence order is
- * commit order on every dialect and every node: a reader that sees head H has every change <= H.
- * Existing agents are numbered in (updated_at, did) order.
+ * Every write to an agent's public profile stamps the agent with the next value of one registry-wide
+ * sequence (`change_feed_head`), taken as the last statement of the writing transaction. The head row is
+ * locked from that update until commit, so sequence order is commit order on every dialect and node
+ * (docs/decisions.md, "Change feed"): a reader that sees head H has every change <= H. Existing agents
+ * are numbered in (updated_at, did) order.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('agents').addColumn('change_seq', 'bigint').execute();

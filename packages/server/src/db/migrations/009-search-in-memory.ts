@@ -1,13 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 18: search runs on every node's in-memory index (issue 16), and the service-record searches now
- * take their words, capability and tag matches from it too, so the SQL search structures that every
- * registration and profile update wrote are read by nothing: the full-text index (SQLite FTS5 and its id
- * table, PostgreSQL's tsvector table), the capability and tag side tables, and the agents' indexes for
- * the SQL search orders. What the database still answers in a search is the service record, through
- * partial indexes that hold only agents with a record (a new agent has none, so registration pays
- * nothing for them). Nodes of an earlier version write the dropped tables: docs/operations.md.
+ * Search runs on each node's in-memory index, and the service-record searches take their words,
+ * capability and tag matches from it, so the SQL search structures that every registration and profile
+ * update wrote are read by nothing (docs/decisions.md, "SQL search structures"): the full-text index
+ * (SQLite FTS5 and its id table, PostgreSQL's tsvector table), the capability and tag side tables, and
+ * the agents' indexes for the SQL search orders. What the database still answers in a search is the
+ * service record, through partial indexes that hold only agents with a record (none for a new agent, so
+ * registration pays nothing). Older nodes write the dropped tables: docs/operations.md.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   // agents_fts is an FTS5 virtual table on SQLite (agents_fts_ids gave it integer ids), a table with a

@@ -47,10 +47,10 @@ export type RegisteredAgentRow = {
 const REGISTERED_PLACEHOLDERS: unknown[] = REGISTERED_COLUMNS.map((column) => `\u0000${column}`);
 
 /**
- * The registration insert, compiled once per database handle (Kysely's builder and compiler cost more
- * than SQLite's insert; issue 18). With `feedSeq`, the row takes the change feed's next number in the
- * same statement (SQLite: one writer, so the transaction's order is the commit order); the caller
- * moves the head after it.
+ * The registration insert, compiled once per database handle: compiling costs more than inserting
+ * (docs/decisions.md, "Registration insert"). With `feedSeq`, the row takes the change feed's next number
+ * in the same statement (SQLite: one writer, so its order is the commit order); the caller moves the head
+ * after it.
  */
 const insertRegistered = (feedSeq: boolean) =>
   compiledOnce(

@@ -24,7 +24,7 @@ export type AgentSearchRow = Pick<
 /**
  * The rows a search page shows, by DID. No `status` condition in SQL: with one, SQLite's planner (the
  * registry never runs ANALYZE) preferred the (status, created_at) index over the DID index for `in`, and
- * every page scanned all active agents (160 ms at 100,000 agents).
+ * every page scanned all active agents.
  */
 export function searchRowsQuery(db: Db, dids: readonly string[]) {
   return db
@@ -46,7 +46,7 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
 
 /**
  * searchRowsQuery compiled once per page size: every search reads its page's rows, and building and
- * compiling the query with Kysely cost more than SQLite's lookups (bench/RESULTS.md, fifth session).
+ * compiling it costs more than SQLite's lookups (docs/decisions.md, "A search's statements").
  */
 const searchRowsBySize = new Map<number, CompiledRead<AgentSearchRow, string[]>>();
 

@@ -9,8 +9,8 @@ let offset = POOL_BYTES;
 
 /**
  * A new did:web agent id: 128 random bits as 32 lower-case hex characters (docs/decisions.md). The bytes
- * come from node:crypto's CSPRNG, drawn 4 KiB at a time and each used once: a call per id cost about as
- * much as the registration's own row building (about 7 µs; issue 18).
+ * come from node:crypto's CSPRNG, drawn 4 KiB at a time, each used once: a call per id cost as much as
+ * building the registration's row (docs/decisions.md, "Agent ids").
  */
 export function randomAgentId(): string {
   if (offset + ID_BYTES > POOL_BYTES) {

@@ -28,10 +28,10 @@ const invalidEncoding = (): InvalidPublicKeyError =>
 
 /**
  * An Ed25519 public key checked as parsePublicKey checks it, except whether the point is on the curve:
- * hex form, canonical y (below p), no x = 0 with a sign bit, not of small order. The on-curve check
- * (a square root in pure JavaScript, most of parsePublicKey's 100 µs) is `confirmOnCurve`: a key off
- * the curve has no valid signature (OpenSSL refuses to decode it), so a caller that goes on to verify
- * a signature needs it only when something fails, to report the key as the reason.
+ * hex form, canonical y (below p), no x = 0 with a sign bit, not of small order. The on-curve check (a
+ * square root in pure JavaScript, most of parsePublicKey's cost) is `confirmOnCurve`: a key off the curve
+ * has no valid signature (OpenSSL refuses to decode it), so a verifying caller needs it only when that
+ * fails, to name the key (docs/decisions.md, "Ed25519 key check").
  */
 export function parseEd25519KeyQuickly(raw: string): ParsedPublicKey {
   if (raw.length !== 64 || !/^[0-9a-fA-F]{64}$/.test(raw)) return parsePublicKey('ed25519', raw);

@@ -2,7 +2,7 @@
  * The reputation formula, pure so it can be read, tested with a fixed clock, and documented
  * (docs/reputation.md). Ratings are integer hundredths (100-1000).
  *
- * Version 2 (issue 17) weighs each review by evidence about its reviewer:
+ * Version 2 weighs each review by evidence about its reviewer:
  *
  *   s_i   = (rating_i - 1) / 9 * 100                       each rating on the 0-100 scale
  *   d_i   = e^(-age_days_i / 180)                          older counts less
@@ -129,7 +129,7 @@ export function aggregateReviews(reviews: readonly EvidencedReview[], now: numbe
 }
 
 /**
- * Version 1, kept only so the Sybil benchmark can show both side by side (bench/RESULTS.md): every
+ * Version 1, kept so the Sybil benchmark can show both side by side (docs/decisions.md, "v1 kept"): every
  * review weighs 1 (2 when verified) times its decay, whoever wrote it.
  */
 export function aggregateReviewsV1(reviews: readonly RatedReview[], now: number): ReputationAggregates {

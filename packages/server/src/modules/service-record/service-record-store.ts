@@ -25,8 +25,8 @@ const latestOf = (table: string) =>
 const add = (table: string, column: string) =>
   sql<number>`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
 
-// The statements of a finished call, each built and compiled once per database handle (issue 18:
-// Kysely's builder cost more than these upserts on the terminal transaction of every invocation).
+// The statements of a finished call, each built and compiled once per database handle: every
+// invocation runs them (docs/decisions.md, "Invocation statements").
 const DAILY_COLUMNS = [
   'did',
   'capability',
