@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { ApiError } from '../kernel/errors.js';
 import { InvokeRequest as InvokeRequestSchema } from '../modules/tasks/schemas.js';
-import type { AgentProfile } from '../modules/agents/agent-view.js';
+import type { AgentProfile } from '../modules/agents/schemas.js';
 import type { AuthenticatedAgent } from '../modules/agents/authentication.js';
 import type { InvokeRequest, InvokeResult } from '../modules/tasks/invocation.js';
 import { ArgumentValidator, selfContained } from './schemas.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CHANGE_FEED_RULES } from './change-feed.js';
-import { AgentProfile } from '../agents/schemas.js';
+import { PublishedProfile } from '../agents/schemas.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
 
 export const ChangeFeedQuery = Type.Object(
@@ -22,11 +22,6 @@ export const ChangeFeedQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const PublishedProfile = Type.Omit(AgentProfile, ['service_record'], {
-  $id: 'PublishedProfile',
-  description: 'An agent profile as GET /api/agents/{did} returns it, without the live service_record',
-});
 
 export const AgentChange = Type.Object(
   {

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/connect.js';
 import { agentsChangedAfter, readChangeHead } from '../agents/change-feed-store.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { toPublishedProfile, type PublishedProfile } from '../agents/agent-view.js';
+import { toPublishedProfile } from '../agents/agent-view.js';
+import type { PublishedProfile } from '../agents/schemas.js';
 
 /** GET /api/agents/changes: limits of one page. */
 export const CHANGE_FEED_RULES = { limitDefault: 100, limitMax: 1000 } as const;

@@ -1,6 +1,6 @@
 import type { DidDocument } from '../../../modules/identity/did-document.js';
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
-import type { AgentProfile } from '../../../modules/agents/agent-view.js';
+import type { AgentProfile } from '../../../modules/agents/schemas.js';
 import { REPUTATION_MODEL } from '../../../modules/reviews/reputation-model.js';
 import type { ReputationStats } from '../../../modules/reviews/reputation.js';
 import type { ReviewsPage } from '../../../modules/reviews/reviews.js';
