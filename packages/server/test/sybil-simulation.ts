@@ -14,7 +14,7 @@ import type { Clock } from '../src/kernel/clock.js';
 import { loadConfig } from '../src/kernel/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { aggregateReviewsV1 } from '../src/modules/reviews/reputation-model.js';
-import type { RegisterRequest } from '../src/modules/agents/schemas.js';
+import type { RegisterCommand } from '../src/modules/agents/schemas.js';
 import { ed25519Agent, registrationBody, type Profile } from './helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -131,7 +131,7 @@ const profile = (name: string): Profile => ({
 
 async function registerAgent(world: World, name: string): Promise<string> {
   const body = await registrationBody(ed25519Agent(), profile(name), world.clock.now());
-  return (await world.ctx.registration.register(body as unknown as RegisterRequest, { address: '127.0.0.1' }))
+  return (await world.ctx.registration.register(body as unknown as RegisterCommand, { address: '127.0.0.1' }))
     .did;
 }
 

@@ -15,7 +15,7 @@ import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '@ag
 import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { registrationMessageCandidates } from '@agent-registry/protocol';
 import type { KeyType } from '@agent-registry/protocol';
-import type { RegisterRequest, TokenResponse } from './schemas.js';
+import type { RegisterCommand, TokenResponse } from './schemas.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
 import { assertProfileRules, assertProfileSize, normaliseCapability } from './profile-rules.js';
 import type { RegistrationLimiter } from './registration-limits.js';
@@ -57,7 +57,7 @@ export interface RegistrationClient {
 export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
-  async register(command: RegisterRequest, client: RegistrationClient): Promise<TokenResponse> {
+  async register(command: RegisterCommand, client: RegistrationClient): Promise<TokenResponse> {
     // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
     // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';

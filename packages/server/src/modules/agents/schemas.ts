@@ -153,7 +153,7 @@ export const RegisterRequest = Type.Object(
     ),
   },
 );
-export type RegisterRequest = Static<typeof RegisterRequest>;
+export type RegisterCommand = Static<typeof RegisterRequest>;
 
 export const TokenResponse = Type.Object(
   {
