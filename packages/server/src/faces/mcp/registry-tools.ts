@@ -15,12 +15,11 @@ import {
   type EditReviewCommand,
   type SubmitReviewCommand,
 } from '../../modules/reviews/schemas.js';
-import { SearchQuery, SearchResponse } from '../../modules/discovery/search-schemas.js';
+import { SearchQuery, SearchResponse, type SearchRequest } from '../../modules/discovery/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import { REVIEW_RULES, SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { SearchRequest } from '../../modules/discovery/search.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { ArgumentValidator, selfContained, type JsonSchema } from '../schemas.js';
 import {
