@@ -7,7 +7,8 @@ import {
   TokenResponse,
 } from '../../../modules/agents/schemas.js';
 import { ErrorResponse } from '../../../http/common-schemas.js';
-import { Chain, DidDocument } from '../../../modules/discovery/discovery-schemas.js';
+import { Chain } from '../../../modules/discovery/discovery-schemas.js';
+import { DidDocument } from '../../../modules/identity/schemas.js';
 import { InvokeRequest, InvokeResponse, PendingTask, TaskResponse } from '../../../modules/tasks/schemas.js';
 import { BuildInfo, Health } from '../../../modules/operations/schemas.js';
 import { Review, SubmitReviewRequest } from '../../../modules/reviews/schemas.js';

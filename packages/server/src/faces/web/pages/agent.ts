@@ -1,4 +1,4 @@
-import type { DidDocument } from '../../../modules/identity/did-document.js';
+import type { DidDocument } from '../../../modules/identity/schemas.js';
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
 import type { AgentProfile } from '../../../modules/agents/schemas.js';
 import { REPUTATION_MODEL } from '../../../modules/reviews/reputation-model.js';
