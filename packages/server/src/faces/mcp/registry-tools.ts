@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../kernel/errors.js';
 import { AgentProfile } from '../../modules/agents/schemas.js';
@@ -169,7 +169,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         );
       },
     ),
-    tool<{ did: string }>(
+    tool<Static<typeof DidArguments>>(
       {
         name: 'get_agent',
         title: 'Read an agent',
@@ -219,7 +219,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         }
       },
     },
-    tool<{ did: string; limit?: number; offset?: number }>(
+    tool<Static<typeof ReviewsArguments>>(
       {
         name: 'get_reviews',
         title: 'Read reviews of an agent',
@@ -236,7 +236,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         });
       },
     ),
-    tool<{ did: string }>(
+    tool<Static<typeof DidArguments>>(
       {
         name: 'get_reputation',
         title: 'Read the reputation of an agent',
@@ -252,7 +252,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         });
       },
     ),
-    agentTool<{ task_id: string }>(
+    agentTool<Static<typeof TaskArguments>>(
       {
         name: 'get_task',
         title: 'Read a task you created',
