@@ -16,9 +16,12 @@ const CAPABILITY_SCHEMA_RULES =
   `${L.profileSchemaMaxSubschemas} subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and ` +
   `match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= ` +
   `${L.uniqueItemsMaxItems}.`;
+// Typed as a record: the bare object schema's static type, `{}`, would admit any value but null.
 const CapabilitySchema = (role: string) =>
   Nullable(
-    Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+    Type.Unsafe<Record<string, unknown>>(
+      Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+    ),
   );
 
 const KeyType = Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES] });
@@ -45,7 +48,6 @@ export const Capability = Type.Object(
   },
   { $id: 'Capability' },
 );
-export type Capability = Static<typeof Capability>;
 const CapabilityRef = ref(Capability);
 
 const Capabilities = Type.Array(CapabilityRef, {
@@ -65,7 +67,6 @@ export const ProfileInput = Type.Object({
   avatar: Type.Optional(Nullable(ProfileUrl)),
   website: Type.Optional(Nullable(ProfileUrl)),
 });
-export type ProfileInput = Static<typeof ProfileInput>;
 
 const REGISTER_EXAMPLE = {
   public_key: '3b6a27bcceb6a42d62a3a8d02a6f0d73653215771de243a63ac048a18b59da29',
