@@ -4,7 +4,10 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { COMPONENT_SCHEMAS } from '../src/faces/rest/openapi/components.js';
 import { SearchResponse } from '../src/modules/discovery/search-schemas.js';
 import { searchResponseJson } from '../src/modules/discovery/search-json.js';
-import type { SearchRequest, SearchResponse as SearchResult } from '../src/modules/discovery/search.js';
+import type {
+  SearchRequest,
+  SearchResponse as SearchResult,
+} from '../src/modules/discovery/search-schemas.js';
 import { registerNamed } from './discovery-helpers.js';
 import { startRegistry, type TestRegistry } from './helpers.js';
 

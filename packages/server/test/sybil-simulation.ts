@@ -14,7 +14,7 @@ import type { Clock } from '../src/kernel/clock.js';
 import { loadConfig } from '../src/kernel/config.js';
 import { createContext, type AppContext } from '../src/context.js';
 import { aggregateReviewsV1 } from '../src/modules/reviews/reputation-model.js';
-import type { RegisterCommand } from '../src/modules/agents/registration.js';
+import type { RegisterCommand } from '../src/modules/agents/schemas.js';
 import { ed25519Agent, registrationBody, type Profile } from './helpers.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,8 @@
 import type { AppContext } from '../context.js';
 import { ApiError } from '../kernel/errors.js';
-import { InvokeRequest as InvokeRequestSchema } from '../modules/tasks/schemas.js';
-import type { AgentProfile } from '../modules/agents/agent-view.js';
+import type { AgentProfile } from '../modules/agents/schemas.js';
 import type { AuthenticatedAgent } from '../modules/agents/authentication.js';
-import type { InvokeRequest, InvokeResult } from '../modules/tasks/invocation.js';
+import { InvokeRequest, type InvokeResult } from '../modules/tasks/schemas.js';
 import { ArgumentValidator, selfContained } from './schemas.js';
 
 /** What the agent did with a task that was created: the faces report these as results, not errors. */
@@ -11,7 +10,7 @@ export type InvocationOutcome =
   | { ok: true; result: InvokeResult }
   | { ok: false; taskId: string; outcome: 'failed' | 'timeout'; code: string; reason: string };
 
-export const invokeArguments = new ArgumentValidator<InvokeRequest>(selfContained(InvokeRequestSchema));
+export const invokeArguments = new ArgumentValidator<InvokeRequest>(selfContained(InvokeRequest));
 
 /**
  * One invocation through the broker, as POST /api/invoke runs it. Errors that carry a task id are the

@@ -31,7 +31,10 @@ export const DidParams = Type.Object({
 
 export const bearerAuth = [{ bearerAuth: [] }];
 
-export const JsonObject = Type.Object({}, { additionalProperties: true });
+/** Any JSON object, typed as a record: the bare schema's static type, `{}`, would admit any value but null. */
+export const JsonObject = Type.Unsafe<Record<string, unknown>>(
+  Type.Object({}, { additionalProperties: true }),
+);
 
 /** A reference to a named component schema (it must be in COMPONENT_SCHEMAS), typed as the schema. */
 export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { AgentCard, generateAgentCardSignature } from '@a2a-js/sdk';
 import type { KeyObject } from 'node:crypto';
 import type { Capability } from '@agent-registry/protocol';
-import { a2aBaseUrl, type AgentProfile } from '../../modules/agents/agent-view.js';
+import { a2aBaseUrl } from '../../modules/agents/agent-view.js';
+import type { AgentProfile } from '../../modules/agents/schemas.js';
 import { capabilityTitle, textInputProperty } from '../capability-text.js';
 import { invocable } from '../invocation.js';
 

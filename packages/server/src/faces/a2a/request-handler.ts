@@ -26,7 +26,7 @@ import type { AppContext } from '../../context.js';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
-import type { AgentProfile } from '../../modules/agents/agent-view.js';
+import type { AgentProfile } from '../../modules/agents/schemas.js';
 import { requireDid } from '../../modules/identity/did-param.js';
 import { textInputProperty } from '../capability-text.js';
 import { invokeThroughBroker } from '../invocation.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
-import type { InvokeResult, TaskView } from '../../modules/tasks/invocation.js';
+import type { InvokeResult, TaskView } from '../../modules/tasks/schemas.js';
 
 /** The broker's task id is the A2A task id (and context id), so tasks/get reads the tasks table. */
 export const dataPart = (value: Record<string, unknown>): Part => ({

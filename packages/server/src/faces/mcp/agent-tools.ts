@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import type { Capability } from '@agent-registry/protocol';
-import type { AgentProfile } from '../../modules/agents/agent-view.js';
+import type { AgentProfile } from '../../modules/agents/schemas.js';
 import { capabilityTitle } from '../capability-text.js';
 import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../kernel/errors.js';
 import { AgentProfile } from '../../modules/agents/schemas.js';
@@ -12,14 +12,14 @@ import {
   ReviewsPage,
   ReviewsQuery,
   SubmitReviewRequest,
+  type EditReviewCommand,
+  type SubmitReviewCommand,
 } from '../../modules/reviews/schemas.js';
-import { SearchQuery, SearchResponse } from '../../modules/discovery/search-schemas.js';
+import { SearchQuery, SearchResponse, type SearchRequest } from '../../modules/discovery/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import { REVIEW_RULES, SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { EditReviewCommand, SubmitReviewCommand } from '../../modules/reviews/reviews.js';
-import type { SearchRequest } from '../../modules/discovery/search.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { ArgumentValidator, selfContained, type JsonSchema } from '../schemas.js';
 import {
@@ -169,7 +169,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         );
       },
     ),
-    tool<{ did: string }>(
+    tool<Static<typeof DidArguments>>(
       {
         name: 'get_agent',
         title: 'Read an agent',
@@ -219,7 +219,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         }
       },
     },
-    tool<{ did: string; limit?: number; offset?: number }>(
+    tool<Static<typeof ReviewsArguments>>(
       {
         name: 'get_reviews',
         title: 'Read reviews of an agent',
@@ -236,7 +236,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         });
       },
     ),
-    tool<{ did: string }>(
+    tool<Static<typeof DidArguments>>(
       {
         name: 'get_reputation',
         title: 'Read the reputation of an agent',
@@ -252,7 +252,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         });
       },
     ),
-    agentTool<{ task_id: string }>(
+    agentTool<Static<typeof TaskArguments>>(
       {
         name: 'get_task',
         title: 'Read a task you created',

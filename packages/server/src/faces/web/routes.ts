@@ -6,7 +6,7 @@ import { ApiError, NotFoundError } from '../../kernel/errors.js';
 import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
 import { SIGNING_ROUTE } from '../../modules/identity/deprecation-headers.js';
-import type { DidDocument } from '../../modules/identity/did-document.js';
+import type { DidDocument } from '../../modules/identity/schemas.js';
 import { loadWebAssets, type Asset, type WebAssets } from './assets.js';
 import { renderPage, type PageFrame } from './layout.js';
 import { renderMarkdown } from './markdown.js';

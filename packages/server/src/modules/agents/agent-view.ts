@@ -1,12 +1,7 @@
 import type { AgentProfileRow } from './agents-store.js';
-import type { AgentStatus } from '../../db/schema/index.js';
-import type { Capability, DeliveryMode, KeyType } from '@agent-registry/protocol';
-import type { ServiceRecord } from '../service-record/service-record.js';
-
-export interface AgentEndpoint {
-  type: 'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp';
-  url: string;
-}
+import type { Capability } from '@agent-registry/protocol';
+import type { ServiceRecord } from '../service-record/schemas.js';
+import type { AgentEndpoint, AgentProfile, PublishedProfile } from './schemas.js';
 
 /** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
 export const a2aBaseUrl = (publicUrl: string, did: string): string =>
@@ -18,34 +13,6 @@ export const a2aAgentCardUrl = (publicUrl: string, did: string): string =>
 
 export const mcpAgentUrl = (publicUrl: string, did: string): string =>
   `${publicUrl}/mcp/agents/${encodeURIComponent(did)}`;
-
-/** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
-export interface AgentProfile {
-  did: string;
-  name: string;
-  description: string | null;
-  avatar: string | null;
-  website: string | null;
-  public_key: string;
-  key_type: KeyType;
-  chain_id: string | null;
-  capabilities: Capability[];
-  tags: string[];
-  endpoints: AgentEndpoint[];
-  status: AgentStatus;
-  invocation_enabled: boolean;
-  delivery_mode: DeliveryMode;
-  average_rating: number;
-  reputation_score: number;
-  total_reviews: number;
-  created_at: number;
-  updated_at: number;
-  /** Extension (issue 17): what the registry measured of the agent's brokered calls. */
-  service_record: ServiceRecord;
-}
-
-/** The profile as the change feed carries it: everything but the live service record. */
-export type PublishedProfile = Omit<AgentProfile, 'service_record'>;
 
 export function toAgentProfile(
   row: AgentProfileRow,

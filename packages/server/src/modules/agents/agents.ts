@@ -11,9 +11,17 @@ import {
   type AgentRow,
 } from './agents-store.js';
 import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../../kernel/errors.js';
-import type { Capability, DeliveryMode } from '@agent-registry/protocol';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../kernel/network-policy.js';
-import { toAgentProfile, type AgentProfile } from './agent-view.js';
+import { toAgentProfile } from './agent-view.js';
+import type {
+  AgentProfile,
+  DeactivateResponse,
+  InvocationConfig,
+  OwnerInvocationConfig,
+  PaymentAddress,
+  UpdateInvocationConfigRequest,
+  UpdateProfileRequest,
+} from './schemas.js';
 import type { ServiceRecordService } from '../service-record/service-record.js';
 import type { ProfileCache } from './profile-cache.js';
 import { recordWebhookHost } from './identity-links.js';
@@ -27,40 +35,6 @@ import {
   assertProfileSize,
   normaliseCapability,
 } from './profile-rules.js';
-
-/** UpdateProfileRequest: absent or null leaves a field as it is; "" clears description, avatar, website. */
-export interface ProfileUpdate {
-  name?: string | null;
-  description?: string | null;
-  avatar?: string | null;
-  website?: string | null;
-  capabilities?: Capability[] | null;
-  tags?: string[] | null;
-}
-
-export interface InvocationConfig {
-  enabled: boolean;
-  delivery_mode: DeliveryMode;
-}
-
-export interface InvocationConfigUpdate {
-  enabled: boolean;
-  delivery_mode: DeliveryMode;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
-}
-
-/** What the owner sees after configuring: the secret only when the registry generated it just now. */
-export interface OwnerInvocationConfig extends InvocationConfig {
-  webhook_url: string | null;
-  webhook_secret?: string;
-}
-
-export interface PaymentAddress {
-  chain_id: string;
-  address: string;
-  source: 'did';
-}
 
 export interface AgentServiceDeps {
   db: Db;
@@ -132,7 +106,7 @@ export class AgentService {
   async updateProfile(
     caller: AuthenticatedAgent,
     rawDid: string | undefined,
-    update: ProfileUpdate,
+    update: UpdateProfileRequest,
   ): Promise<AgentProfile> {
     const current = await this.requireOwnActiveAgent(caller, rawDid);
     const { did } = current;
@@ -151,10 +125,7 @@ export class AgentService {
     return this.getProfile(did);
   }
 
-  async deactivate(
-    caller: AuthenticatedAgent,
-    rawDid: string | undefined,
-  ): Promise<{ did: string; status: 'deactivated'; deactivated_at: number }> {
+  async deactivate(caller: AuthenticatedAgent, rawDid: string | undefined): Promise<DeactivateResponse> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     const now = this.deps.clock.now();
     const changed = await updateAgentAndStamp(this.deps.db, did, {
@@ -175,7 +146,7 @@ export class AgentService {
   async updateInvocationConfig(
     caller: AuthenticatedAgent,
     rawDid: string | undefined,
-    update: InvocationConfigUpdate,
+    update: UpdateInvocationConfigRequest,
   ): Promise<OwnerInvocationConfig> {
     const current = await this.requireOwnActiveAgent(caller, rawDid);
     const { did } = current;

@@ -23,6 +23,7 @@ import {
   signatureCoversAny,
 } from '../identity/signature-proof.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import type { TokenRequest, TokenResponse } from './schemas.js';
 
 export interface AuthenticatedAgent {
   did: string;
@@ -30,20 +31,9 @@ export interface AuthenticatedAgent {
   deprecated?: DeprecatedAuthForm;
 }
 
-export interface IssuedSession {
-  did: string;
-  token: string;
-  expires_at: number;
-  /** Set when the login used a message accepted only during its deprecation window. */
+/** The token response, and whether the login used a form accepted only during its deprecation window. */
+export interface IssuedSession extends TokenResponse {
   deprecated?: DeprecatedAuthForm;
-}
-
-export interface TokenRequest {
-  did: string;
-  timestamp: number;
-  signature: string;
-  /** Optional echo of the registry the message was signed for; it is signed whether sent or not. */
-  audience?: string;
 }
 
 export interface AuthenticationDeps {

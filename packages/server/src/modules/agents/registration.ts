@@ -14,7 +14,8 @@ import { pkhDid, webDid } from '../identity/did.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '@agent-registry/protocol';
 import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { registrationMessageCandidates } from '@agent-registry/protocol';
-import type { KeyType, ProfileInput } from '@agent-registry/protocol';
+import type { KeyType } from '@agent-registry/protocol';
+import type { RegisterCommand, TokenResponse } from './schemas.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
 import { assertProfileRules, assertProfileSize, normaliseCapability } from './profile-rules.js';
 import type { RegistrationLimiter } from './registration-limits.js';
@@ -26,26 +27,6 @@ import {
   invalidSignature,
   signatureCoversAny,
 } from '../identity/signature-proof.js';
-
-export interface RegisterCommand {
-  public_key: string;
-  key_type?: KeyType;
-  chain_id?: string | null;
-  profile: ProfileInput;
-  timestamp: number;
-  signature: string;
-  referrer?: string | null;
-  /** The registry this registration is meant for; part of the signed object when present. */
-  audience?: string | null;
-  /** REGISTRATION_POW_BITS > 0: the nonce of the proof of work (not signed). */
-  proof_of_work?: string | null;
-}
-
-export interface RegisterResult {
-  did: string;
-  token: string;
-  expires_at: number;
-}
 
 export interface RegistrationDeps {
   db: Db;
@@ -76,7 +57,7 @@ export interface RegistrationClient {
 export class RegistrationService {
   constructor(private readonly deps: RegistrationDeps) {}
 
-  async register(command: RegisterCommand, client: RegistrationClient): Promise<RegisterResult> {
+  async register(command: RegisterCommand, client: RegistrationClient): Promise<TokenResponse> {
     // Cheap checks first (shape, key, timestamp, signature): an unsigned body never costs more than
     // one signature verification. Schemas are measured after that and compiled last.
     const keyType = command.key_type ?? 'ed25519';

@@ -1,8 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { DELIVERY_MODES, KEY_TYPES } from '@agent-registry/protocol';
 import { LIMITS } from '../../kernel/limits.js';
 import { SCHEMA_LIMITS } from '../capabilities/schema-limits.js';
 import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
+import type { AgentStatus } from '../../db/schema/index.js';
+import type { ServiceRecord } from '../service-record/schemas.js';
 
 const L = SCHEMA_LIMITS;
 /** The limits a published capability schema must keep, stated where client generators read them. */
@@ -14,9 +16,12 @@ const CAPABILITY_SCHEMA_RULES =
   `${L.profileSchemaMaxSubschemas} subschemas (400 CAPABILITY_SCHEMA_TOO_LARGE). Patterns use RE2 syntax and ` +
   `match in linear time (no lookaround or backreferences). uniqueItems needs scalar item types or maxItems <= ` +
   `${L.uniqueItemsMaxItems}.`;
+// Typed as a record: the bare object schema's static type, `{}`, would admit any value but null.
 const CapabilitySchema = (role: string) =>
   Nullable(
-    Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+    Type.Unsafe<Record<string, unknown>>(
+      Type.Object({}, { additionalProperties: true, description: `${role}. ${CAPABILITY_SCHEMA_RULES}` }),
+    ),
   );
 
 const KeyType = Type.Unsafe<'ed25519' | 'secp256k1'>({ type: 'string', enum: [...KEY_TYPES] });
@@ -149,6 +154,7 @@ export const RegisterRequest = Type.Object(
     ),
   },
 );
+export type RegisterCommand = Static<typeof RegisterRequest>;
 
 export const TokenResponse = Type.Object(
   {
@@ -158,6 +164,7 @@ export const TokenResponse = Type.Object(
   },
   { $id: 'TokenResponse' },
 );
+export type TokenResponse = Static<typeof TokenResponse>;
 
 export const TokenRequest = Type.Object({
   did: Type.String({ maxLength: 512 }),
@@ -180,6 +187,7 @@ export const TokenRequest = Type.Object({
     }),
   ),
 });
+export type TokenRequest = Static<typeof TokenRequest>;
 
 export const UpdateProfileRequest = Type.Object({
   name: Type.Optional(
@@ -191,11 +199,16 @@ export const UpdateProfileRequest = Type.Object({
   avatar: Type.Optional(Nullable(ProfileUrl)),
   website: Type.Optional(Nullable(ProfileUrl)),
 });
+/** Absent or null leaves a field as it is; "" clears description, avatar, website. */
+export type UpdateProfileRequest = Static<typeof UpdateProfileRequest>;
 
 const Endpoint = Type.Object({
-  type: Type.String({ enum: ['did_document', 'invoke', 'a2a_agent_card', 'mcp'] }),
+  type: Type.Unsafe<'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp'>(
+    Type.String({ enum: ['did_document', 'invoke', 'a2a_agent_card', 'mcp'] }),
+  ),
   url: Type.String({ format: 'uri' }),
 });
+export type AgentEndpoint = Static<typeof Endpoint>;
 
 export const AgentProfile = Type.Object(
   {
@@ -210,7 +223,7 @@ export const AgentProfile = Type.Object(
     capabilities: Type.Array(CapabilityRef),
     tags: Type.Array(Type.String()),
     endpoints: Type.Array(Endpoint),
-    status: Type.String({ enum: ['active', 'deactivated'] }),
+    status: Type.Unsafe<AgentStatus>(Type.String({ enum: ['active', 'deactivated'] })),
     invocation_enabled: Type.Boolean(),
     delivery_mode: DeliveryMode,
     average_rating: Type.Number(),
@@ -218,24 +231,37 @@ export const AgentProfile = Type.Object(
     total_reviews: Type.Integer(),
     created_at: Type.Integer(),
     updated_at: Type.Integer(),
-    service_record: Type.Ref('ServiceRecord', {
-      description:
-        'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
-    }),
+    service_record: Type.Unsafe<ServiceRecord>(
+      Type.Ref('ServiceRecord', {
+        description:
+          'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
+      }),
+    ),
   },
   { $id: 'AgentProfile' },
 );
+/** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
+export type AgentProfile = Static<typeof AgentProfile>;
+
+export const PublishedProfile = Type.Omit(AgentProfile, ['service_record'], {
+  $id: 'PublishedProfile',
+  description: 'An agent profile as GET /api/agents/{did} returns it, without the live service_record',
+});
+/** The profile as the change feed carries it: everything but the live service record. */
+export type PublishedProfile = Static<typeof PublishedProfile>;
 
 export const DeactivateResponse = Type.Object({
   did: Type.String(),
   status: Type.Literal('deactivated'),
   deactivated_at: Type.Integer(),
 });
+export type DeactivateResponse = Static<typeof DeactivateResponse>;
 
 export const InvocationConfig = Type.Object({
   enabled: Type.Boolean(),
   delivery_mode: DeliveryMode,
 });
+export type InvocationConfig = Static<typeof InvocationConfig>;
 
 export const UpdateInvocationConfigRequest = Type.Object({
   delivery_mode: DeliveryMode,
@@ -251,6 +277,7 @@ export const UpdateInvocationConfigRequest = Type.Object({
     ),
   ),
 });
+export type UpdateInvocationConfigRequest = Static<typeof UpdateInvocationConfigRequest>;
 
 export const OwnerInvocationConfig = Type.Object({
   enabled: Type.Boolean(),
@@ -260,12 +287,15 @@ export const OwnerInvocationConfig = Type.Object({
     Type.String({ description: 'Present only when the registry generated the secret in this request' }),
   ),
 });
+/** What the owner sees after configuring: the secret only when the registry generated it just now. */
+export type OwnerInvocationConfig = Static<typeof OwnerInvocationConfig>;
 
 export const PaymentAddress = Type.Object({
   chain_id: Type.String(),
   address: Type.String(),
   source: Type.Literal('did'),
 });
+export type PaymentAddress = Static<typeof PaymentAddress>;
 
 /** The registry's token-signing public keys (GET /.well-known/jwks.json). */
 export const Jwks = Type.Object({

@@ -1,7 +1,10 @@
-import { Type } from '@sinclair/typebox';
-import { CHANGE_FEED_RULES } from './change-feed.js';
-import { AgentProfile } from '../agents/schemas.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { AgentStatus } from '../../db/schema/index.js';
+import { PublishedProfile } from '../agents/schemas.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
+
+/** GET /api/agents/changes: limits of one page. */
+export const CHANGE_FEED_RULES = { limitDefault: 100, limitMax: 1000 } as const;
 
 export const ChangeFeedQuery = Type.Object(
   {
@@ -22,16 +25,12 @@ export const ChangeFeedQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const PublishedProfile = Type.Omit(AgentProfile, ['service_record'], {
-  $id: 'PublishedProfile',
-  description: 'An agent profile as GET /api/agents/{did} returns it, without the live service_record',
-});
+export type ChangeFeedQuery = Static<typeof ChangeFeedQuery>;
 
 export const AgentChange = Type.Object(
   {
     did: Type.String(),
-    status: Type.String({ enum: ['active', 'deactivated'] }),
+    status: Type.Unsafe<AgentStatus>(Type.String({ enum: ['active', 'deactivated'] })),
     updated_at: Type.Integer({ description: 'The profile last changed at (epoch ms)' }),
     deactivated_at: Nullable(Type.Integer()),
     profile: Type.Union([ref(PublishedProfile), Type.Null()], {
@@ -40,6 +39,11 @@ export const AgentChange = Type.Object(
   },
   { $id: 'AgentChange' },
 );
+/**
+ * One agent's latest change: its profile while active; a tombstone (no profile) once deactivated.
+ * An agent changed several times since the cursor appears once, at its latest state and place.
+ */
+export type AgentChange = Static<typeof AgentChange>;
 
 export const ChangePage = Type.Object({
   changes: Type.Array(ref(AgentChange), {
@@ -51,3 +55,4 @@ export const ChangePage = Type.Object({
   }),
   has_more: Type.Boolean({ description: 'More changes follow now; when false, poll later with next_cursor' }),
 });
+export type ChangePage = Static<typeof ChangePage>;

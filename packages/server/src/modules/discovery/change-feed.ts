@@ -1,30 +1,8 @@
 import type { Db } from '../../db/connect.js';
 import { agentsChangedAfter, readChangeHead } from '../agents/change-feed-store.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { toPublishedProfile, type PublishedProfile } from '../agents/agent-view.js';
-
-/** GET /api/agents/changes: limits of one page. */
-export const CHANGE_FEED_RULES = { limitDefault: 100, limitMax: 1000 } as const;
-
-/**
- * One agent's latest change: its profile while active; a tombstone (no profile) once deactivated.
- * An agent changed several times since the cursor appears once, at its latest state and place.
- */
-export interface AgentChange {
-  did: string;
-  status: 'active' | 'deactivated';
-  updated_at: number;
-  deactivated_at: number | null;
-  profile: PublishedProfile | null;
-}
-
-export interface ChangePage {
-  changes: AgentChange[];
-  /** Where to continue: pass as `since`. Returned even when the page is empty. */
-  next_cursor: string;
-  /** Whether more changes follow right away (else poll later with next_cursor). */
-  has_more: boolean;
-}
+import { toPublishedProfile } from '../agents/agent-view.js';
+import { CHANGE_FEED_RULES, type ChangeFeedQuery, type ChangePage } from './change-feed-schemas.js';
 
 export interface ChangeFeedDeps {
   db: Db;
@@ -38,7 +16,7 @@ export interface ChangeFeedDeps {
 export class ChangeFeedService {
   constructor(private readonly deps: ChangeFeedDeps) {}
 
-  async changes(request: { since?: string; limit?: number }): Promise<ChangePage> {
+  async changes(request: ChangeFeedQuery): Promise<ChangePage> {
     const after = request.since === undefined ? 0 : decodeFeedCursor(request.since);
     const limit = request.limit ?? CHANGE_FEED_RULES.limitDefault;
     const rows = await agentsChangedAfter(this.deps.db, after, limit + 1);

@@ -1,7 +1,8 @@
 import type { DidResolutionService } from '../agents/did-resolution.js';
 import { listChains, requireChain } from '../identity/chains.js';
 import { DidParams, errors, ref } from '../../http/common-schemas.js';
-import { AgentIdParams, ChainParams, DidDocument } from './discovery-schemas.js';
+import { AgentIdParams, ChainParams } from './discovery-schemas.js';
+import { DidDocument } from '../identity/schemas.js';
 import type { App } from '../../http/types.js';
 import { Type } from '@sinclair/typebox';
 

@@ -1,72 +1,11 @@
 import type { Config } from '../../kernel/config.js';
 import { SUPPORTED_CHAINS } from '@agent-registry/protocol';
-import { KEY_TYPES, type KeyType } from '@agent-registry/protocol';
+import { KEY_TYPES } from '@agent-registry/protocol';
 import { REVIEW_RULES, SEARCH_RULES, STATS_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { REPUTATION_MODEL } from '../reviews/reputation-model.js';
 import { LATENCY_BUCKETS_MS, SERVICE_RECORD_RULES } from '../service-record/service-record-model.js';
-
-/** The registry's rules as published in GET /api/stats, built from the same constants the code enforces. */
-export interface Governance {
-  identity: {
-    key_types: KeyType[];
-    did_methods: string[];
-    chains: string[];
-    registration_timestamp_window_seconds: number;
-    token_ttl_seconds: number;
-    registration_rate_limit: { per_address: number; per_network: number; window_seconds: number };
-    registration_proof_of_work_bits: number;
-    profile_max_bytes: number;
-  };
-  reviews: {
-    rating_min: number;
-    rating_max: number;
-    rating_decimals: number;
-    comment_max_length: number;
-    reviews_per_agent: number;
-    self_review_allowed: boolean;
-    edit_window_seconds: number;
-    edit_max_rating_change: number;
-    rate_limit: { max_reviews: number; window_seconds: number };
-    verified_review: string;
-  };
-  reputation: {
-    scale_min: number;
-    scale_max: number;
-    prior_mean: number;
-    prior_weight: number;
-    verified_weight: number;
-    unverified_weight: number;
-    decay_days: number;
-    refresh_interval_seconds: number;
-    version: number;
-    reviewer_weight: {
-      maturity_days: number;
-      breadth_partners: number;
-      breadth_floor: number;
-      unrated_standing: number;
-      reciprocal_factor: number;
-      unproven_cap: number;
-      linked_reviewers: string;
-      identity_links: string[];
-    };
-  };
-  service_record: {
-    windows_days: number[];
-    daily_retention_days: number;
-    latency_buckets_ms: number[];
-    success_rate: string;
-    excluded: string;
-  };
-  search: {
-    limit_default: number;
-    limit_max: number;
-    offset_max: number;
-    sorts: string[];
-    full_text: boolean;
-  };
-  stats_cache_seconds: number;
-}
+import type { Governance } from './stats-schemas.js';
 
 export function registryGovernance(config: Config): Governance {
   return {

@@ -1,5 +1,5 @@
 import type { SearchOrder, SearchSort } from '@agent-registry/protocol';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
@@ -84,6 +84,8 @@ export const SearchQuery = Type.Object(
   // Unknown parameters are refused (a typo such as name= would otherwise return unrelated agents).
   { additionalProperties: false },
 );
+/** GET /api/agents/search query; the route schema has already checked types and ranges. */
+export type SearchRequest = Static<typeof SearchQuery>;
 
 export const AgentSummary = Type.Object(
   {
@@ -96,10 +98,11 @@ export const AgentSummary = Type.Object(
     average_rating: Type.Number(),
     total_reviews: Type.Integer(),
     created_at: Type.Integer(),
-    status: Type.String({ enum: ['active'] }),
+    status: Type.Unsafe<'active'>(Type.String({ enum: ['active'] })),
   },
   { $id: 'SearchHit', description: 'An agent in search results' },
 );
+export type AgentSummary = Static<typeof AgentSummary>;
 
 export const SearchResponse = Type.Object({
   agents: Type.Array(ref(AgentSummary)),
@@ -110,3 +113,4 @@ export const SearchResponse = Type.Object({
     Type.String({ description: 'Extension: pass as cursor for the next page; null after the last page' }),
   ),
 });
+export type SearchResponse = Static<typeof SearchResponse>;

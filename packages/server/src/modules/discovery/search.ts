@@ -1,4 +1,3 @@
-import type { SearchSort as RequestedSort } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import {
@@ -21,6 +20,7 @@ import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { DAY_MS } from '../service-record/service-record-model.js';
 import { searchServiceRecord } from './service-record-search.js';
+import type { AgentSummary, SearchRequest, SearchResponse } from './search-schemas.js';
 
 /** A search as the service runs it: query words parsed, keys normalised, defaults applied. */
 interface SearchFilter {
@@ -35,46 +35,6 @@ interface SearchFilter {
   order: SearchOrder;
   limit: number;
   offset: number;
-}
-
-/** GET /api/agents/search query; the route schema has already checked types and ranges. */
-export interface SearchRequest {
-  q?: string;
-  capability?: string;
-  tags?: string;
-  min_reputation?: number;
-  /** Extension (issue 17): 30-day success rate 0-1 from the measured service record. */
-  min_success_rate?: number;
-  /** Extension (issue 17): completed a counted call within this many days (liveness). */
-  active_within_days?: number;
-  limit?: number;
-  offset?: number;
-  /** Extension (issue 16): next_cursor of the previous page, for keyset paging. */
-  cursor?: string;
-  sort?: RequestedSort;
-  order?: SearchOrder;
-}
-
-export interface AgentSummary {
-  did: string;
-  name: string;
-  description: string | null;
-  capabilities: Capability[];
-  tags: string[];
-  reputation_score: number;
-  average_rating: number;
-  total_reviews: number;
-  created_at: number;
-  status: 'active';
-}
-
-export interface SearchResponse {
-  agents: AgentSummary[];
-  total: number;
-  limit: number;
-  offset: number;
-  /** Extension: pass as `cursor` for the page after this one; null after the last page. */
-  next_cursor: string | null;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 const Governance = Type.Object(
   {
@@ -70,6 +70,8 @@ const Governance = Type.Object(
   },
   { description: 'The rules this registry enforces' },
 );
+/** The registry's rules as published in GET /api/stats, built from the same constants the code enforces. */
+export type Governance = Static<typeof Governance>;
 
 export const ExtendedStats = Type.Object({
   agents_count: Type.Integer({ description: 'Active agents' }),
@@ -78,3 +80,5 @@ export const ExtendedStats = Type.Object({
   governance: Governance,
   updated_at: Type.Integer({ description: 'Epoch milliseconds when these numbers were computed' }),
 });
+/** Section 2.10 ExtendedStats. */
+export type ExtendedStats = Static<typeof ExtendedStats>;

@@ -4,17 +4,8 @@ import { countActiveAgents } from '../agents/agent-writes-store.js';
 import { addToCounter, readCounter } from './counters-store.js';
 import { countReviews } from '../reviews/reviews-store.js';
 import { STATS_RULES } from '../../kernel/discovery-rules.js';
-import type { Governance } from './governance.js';
+import type { ExtendedStats, Governance } from './stats-schemas.js';
 import type { SearchCounter } from './search.js';
-
-/** Section 2.10 ExtendedStats. */
-export interface ExtendedStats {
-  agents_count: number;
-  reviews_count: number;
-  searches_count: number;
-  governance: Governance;
-  updated_at: number;
-}
 
 export interface StatsServiceDeps {
   db: Db;

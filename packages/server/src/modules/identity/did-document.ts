@@ -1,33 +1,11 @@
 import { base58 } from '@scure/base';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { KeyType } from '@agent-registry/protocol';
+import type { DidDocument } from './schemas.js';
 
 const DID_V1 = 'https://www.w3.org/ns/did/v1';
 const MULTIKEY_V1 = 'https://w3id.org/security/multikey/v1';
 const ED25519_MULTICODEC = Uint8Array.of(0xed, 0x01);
-
-export interface VerificationMethod {
-  id: string;
-  type: string;
-  controller: string;
-  publicKeyMultibase?: string;
-  blockchainAccountId?: string;
-}
-
-export interface ServiceEndpoint {
-  id: string;
-  type: string;
-  serviceEndpoint: string;
-}
-
-export interface DidDocument {
-  '@context': (string | Record<string, string>)[];
-  id: string;
-  verificationMethod: VerificationMethod[];
-  authentication: string[];
-  assertionMethod: string[];
-  service: ServiceEndpoint[];
-}
 
 export interface DidSubject {
   did: string;
@@ -51,7 +29,7 @@ export function ed25519Multibase(publicKeyHex: string): string {
 
 /** W3C DID Core document: Multikey for did:web, EcdsaSecp256k1RecoveryMethod2020 as did:pkh defines it. */
 export function buildDidDocument(subject: DidSubject): DidDocument {
-  const service: ServiceEndpoint[] = [
+  const service: DidDocument['service'] = [
     {
       id: `${subject.did}#registry-profile`,
       type: 'AgentRegistryProfile',

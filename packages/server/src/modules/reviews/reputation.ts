@@ -12,15 +12,9 @@ import {
 import { agentNotFound } from '../../kernel/errors.js';
 import { requireDid } from '../identity/did-param.js';
 import { aggregateReviews, type ReputationAggregates } from './reputation-model.js';
+import type { ReputationStats } from './schemas.js';
 
-export type RatingDistribution = Record<'1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9' | '10', number>;
-
-/** Section 2.7 ReputationStats, plus the DID and how many of the reviews are verified. */
-export interface ReputationStats extends ReputationAggregates {
-  did: string;
-  rating_distribution: RatingDistribution;
-  verified_reviews: number;
-}
+type RatingDistribution = ReputationStats['rating_distribution'];
 
 export interface ReputationDeps {
   db: Db;

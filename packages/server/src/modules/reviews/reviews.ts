@@ -30,48 +30,7 @@ import { requireDid } from '../identity/did-param.js';
 import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { ratingFromHundredths, ratingHundredths } from './rating.js';
 import type { ReputationService } from './reputation.js';
-
-/** Section 2.6 ReviewResponse, plus updated_at. */
-export interface Review {
-  review_id: string;
-  reviewer_did: string;
-  target_did: string;
-  rating: number;
-  comment: string | null;
-  created_at: number;
-  updated_at: number;
-  is_edited: boolean;
-  edit_count: number;
-  verified: boolean;
-}
-
-export interface ReviewsPage {
-  reviews: Review[];
-  total: number;
-  limit: number;
-  offset: number;
-  /** Extension: where the next page starts; null after the last page. */
-  next_cursor: string | null;
-}
-
-export interface SubmitReviewCommand {
-  target_did: string;
-  rating: number;
-  comment?: string | null;
-  call_record_id?: string | null;
-}
-
-export interface EditReviewCommand {
-  rating: number;
-  /** Absent or null keeps the comment; "" removes it. */
-  comment?: string | null;
-}
-
-export interface PageRequest {
-  limit?: number;
-  offset?: number;
-  cursor?: string;
-}
+import type { EditReviewCommand, Review, ReviewsPage, ReviewsQuery, SubmitReviewCommand } from './schemas.js';
 
 export interface ReviewRateLimit {
   maxReviews: number;
@@ -175,12 +134,12 @@ export class ReviewService {
   }
 
   /** Reviews of an agent, newest first. An agent without reviews, or unknown, has an empty list. */
-  async listForAgent(rawDid: string | undefined, page: PageRequest): Promise<ReviewsPage> {
+  async listForAgent(rawDid: string | undefined, page: ReviewsQuery): Promise<ReviewsPage> {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     return this.page({ target_did: did }, page);
   }
 
-  async listByReviewer(caller: AuthenticatedAgent, page: PageRequest): Promise<ReviewsPage> {
+  async listByReviewer(caller: AuthenticatedAgent, page: ReviewsQuery): Promise<ReviewsPage> {
     return this.page({ reviewer_did: caller.did }, page);
   }
 
@@ -191,7 +150,7 @@ export class ReviewService {
     return row === undefined ? undefined : toReview(row);
   }
 
-  private async page(filter: ReviewListFilter, page: PageRequest): Promise<ReviewsPage> {
+  private async page(filter: ReviewListFilter, page: ReviewsQuery): Promise<ReviewsPage> {
     const limit = page.limit ?? REVIEW_RULES.pageLimitDefault;
     const list = 'target_did' in filter ? `of:${filter.target_did}` : `by:${filter.reviewer_did}`;
     let after: { createdAt: number; id: string } | undefined;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
 
@@ -43,6 +43,7 @@ export const SubmitReviewRequest = Type.Object(
     ],
   },
 );
+export type SubmitReviewCommand = Static<typeof SubmitReviewRequest>;
 
 export const EditReviewRequest = Type.Object({
   rating: checkedByService(
@@ -63,6 +64,7 @@ export const EditReviewRequest = Type.Object({
     ),
   ),
 });
+export type EditReviewCommand = Static<typeof EditReviewRequest>;
 
 export const Review = Type.Object(
   {
@@ -85,6 +87,8 @@ export const Review = Type.Object(
   },
   { $id: 'Review' },
 );
+/** Section 2.6 ReviewResponse, plus updated_at. */
+export type Review = Static<typeof Review>;
 
 export const ReviewsPage = Type.Object({
   reviews: Type.Array(ref(Review)),
@@ -95,6 +99,7 @@ export const ReviewsPage = Type.Object({
     Type.String({ description: 'Extension: pass as cursor for the next page; null after the last page' }),
   ),
 });
+export type ReviewsPage = Static<typeof ReviewsPage>;
 
 export const ReviewsQuery = Type.Object({
   limit: Type.Optional(
@@ -110,6 +115,7 @@ export const ReviewsQuery = Type.Object({
     }),
   ),
 });
+export type ReviewsQuery = Static<typeof ReviewsQuery>;
 
 export const ReviewIdParams = Type.Object({
   review_id: Type.String({
@@ -149,3 +155,5 @@ export const ReputationStats = Type.Object({
   total_reviews: Type.Integer(),
   verified_reviews: Type.Integer(),
 });
+/** Section 2.7 ReputationStats, plus the DID and how many of the reviews are verified. */
+export type ReputationStats = Static<typeof ReputationStats>;

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../../http/common-schemas.js';
 
 const Window = Type.Object({
@@ -22,6 +22,7 @@ const Window = Type.Object({
     Type.Integer({ description: 'Epoch ms of the last completed call in the window' }),
   ),
 });
+export type WindowSummary = Static<typeof Window>;
 
 const AllTime = Type.Object({
   invocations: Type.Integer(),
@@ -31,6 +32,7 @@ const AllTime = Type.Object({
   success_rate: Nullable(Type.Number()),
   last_completed_at: Nullable(Type.Integer()),
 });
+export type AllTimeSummary = Static<typeof AllTime>;
 
 export const ServiceRecord = Type.Object(
   {
@@ -53,3 +55,4 @@ export const ServiceRecord = Type.Object(
       'What the agent did for its callers through the registry broker, measured by the registry (docs/service-record.md). Calls by the agent itself or by identities linked to it are not counted.',
   },
 );
+export type ServiceRecord = Static<typeof ServiceRecord>;

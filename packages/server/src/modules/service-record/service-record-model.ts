@@ -1,3 +1,5 @@
+import type { WindowSummary } from './schemas.js';
+
 /**
  * The measured service record (docs/service-record.md), pure: the latency histogram, quantiles read
  * from it, and the summary of a window of daily rollups. No I/O, so it is tested with fixed numbers.
@@ -60,21 +62,6 @@ export interface DailyRollup extends OutcomeCounts {
   day: number;
   lastCompletedAt: number | null;
   latency: readonly number[];
-}
-
-export interface WindowSummary {
-  days: number;
-  invocations: number;
-  completed: number;
-  failed: number;
-  timeouts: number;
-  /** completed / (completed + failed + timeout), 0-1 to four decimals; null without invocations. */
-  success_rate: number | null;
-  timeout_rate: number | null;
-  latency_p50_ms: number | null;
-  latency_p95_ms: number | null;
-  distinct_callers: number;
-  last_completed_at: number | null;
 }
 
 const fourDecimals = (value: number): number => Math.round(value * 10_000) / 10_000;

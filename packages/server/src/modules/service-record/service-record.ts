@@ -11,39 +11,8 @@ import {
   serviceTotals,
   writeServiceSummary,
 } from './service-record-store.js';
-import {
-  SERVICE_RECORD_RULES,
-  dayOf,
-  latencyBucket,
-  rate,
-  summariseWindow,
-  type WindowSummary,
-} from './service-record-model.js';
-
-export interface AllTimeSummary {
-  invocations: number;
-  completed: number;
-  failed: number;
-  timeouts: number;
-  success_rate: number | null;
-  last_completed_at: number | null;
-}
-
-export interface CapabilityRecord {
-  capability: string;
-  last_7_days: WindowSummary;
-  last_30_days: WindowSummary;
-  all_time: AllTimeSummary;
-}
-
-/** The `service_record` object of a profile (docs/service-record.md). */
-export interface ServiceRecord {
-  measured_by: 'registry';
-  last_7_days: WindowSummary;
-  last_30_days: WindowSummary;
-  all_time: AllTimeSummary;
-  capabilities: CapabilityRecord[];
-}
+import { SERVICE_RECORD_RULES, dayOf, latencyBucket, rate, summariseWindow } from './service-record-model.js';
+import type { AllTimeSummary, ServiceRecord } from './schemas.js';
 
 const REFRESH_BATCH = 200;
 

@@ -1,7 +1,6 @@
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import type { TaskStatus } from '../../db/schema/index.js';
 import {
   findTask,
   leasePendingTasks,
@@ -22,11 +21,7 @@ import { OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { LIMITS } from '../../kernel/limits.js';
-
-export interface TaskAck {
-  task_id: string;
-  status: TaskStatus;
-}
+import type { TaskAck } from './schemas.js';
 
 export interface AgentTaskDeps {
   db: Db;

@@ -1,7 +1,7 @@
 import type { InvocationOutcome, Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import type { TaskDelivery, TaskStatus } from '../../db/schema/index.js';
+import type { TaskDelivery } from '../../db/schema/index.js';
 import { findActiveAgent, type AgentRow } from '../agents/agents-store.js';
 import { findTask, insertTask, openTaskLoads, type NewTaskRow, type TaskRow } from './tasks-store.js';
 import { countInvocation } from './invocation-quota-store.js';
@@ -31,33 +31,7 @@ import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { requireDid } from '../identity/did-param.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { v7 as uuidv7 } from 'uuid';
-
-export interface InvokeRequest {
-  target_did: string;
-  capability: string;
-  input: Record<string, unknown>;
-  timeout_ms?: number;
-}
-
-export interface InvokeResult {
-  task_id: string;
-  status: 'completed';
-  output: Record<string, unknown>;
-}
-
-/** The task as its creator sees it (GET /api/tasks/{id}). */
-export interface TaskView {
-  task_id: string;
-  status: TaskStatus;
-  capability: string;
-  target_did: string;
-  caller_did: string;
-  created_at: number;
-  deadline_at: number;
-  completed_at?: number;
-  output?: Record<string, unknown>;
-  error?: string;
-}
+import type { InvokeRequest, InvokeResult, TaskView } from './schemas.js';
 
 export interface InvocationDeps {
   db: Db;

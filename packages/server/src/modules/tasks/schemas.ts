@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { TaskStatus as TaskStatusName } from '../../db/schema/index.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { JsonObject, ref } from '../../http/common-schemas.js';
 
@@ -29,6 +30,7 @@ export const InvokeRequest = Type.Object(
   },
   { $id: 'InvokeRequest', examples: [INVOKE_EXAMPLE] },
 );
+export type InvokeRequest = Static<typeof InvokeRequest>;
 
 export const InvokeHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -47,12 +49,15 @@ export const InvokeResponse = Type.Object(
   },
   { $id: 'InvokeResponse' },
 );
+export type InvokeResult = Static<typeof InvokeResponse>;
 
 export const TaskParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: LIMITS.taskIdMaxLength }),
 });
 
-const TaskStatus = Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] });
+const TaskStatus = Type.Unsafe<TaskStatusName>(
+  Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] }),
+);
 
 export const TaskResponse = Type.Object(
   {
@@ -69,6 +74,8 @@ export const TaskResponse = Type.Object(
   },
   { $id: 'Task', description: 'A task as its creator sees it' },
 );
+/** The task as its creator sees it (GET /api/tasks/{id}). */
+export type TaskView = Static<typeof TaskResponse>;
 
 export const PendingTasksQuery = Type.Object({
   limit: Type.Optional(
@@ -109,3 +116,4 @@ export const TaskFailRequest = Type.Object({
   error: Type.String({ minLength: 1, maxLength: LIMITS.taskErrorMaxLength }),
 });
 export const TaskAck = Type.Object({ task_id: Type.String(), status: TaskStatus });
+export type TaskAck = Static<typeof TaskAck>;

@@ -1,13 +1,20 @@
 import type { TSchema } from '@sinclair/typebox';
-import { AgentProfile, Capability, RegisterRequest, TokenResponse } from '../../../modules/agents/schemas.js';
+import {
+  AgentProfile,
+  Capability,
+  PublishedProfile,
+  RegisterRequest,
+  TokenResponse,
+} from '../../../modules/agents/schemas.js';
 import { ErrorResponse } from '../../../http/common-schemas.js';
-import { Chain, DidDocument } from '../../../modules/discovery/discovery-schemas.js';
+import { Chain } from '../../../modules/discovery/discovery-schemas.js';
+import { DidDocument } from '../../../modules/identity/schemas.js';
 import { InvokeRequest, InvokeResponse, PendingTask, TaskResponse } from '../../../modules/tasks/schemas.js';
 import { BuildInfo, Health } from '../../../modules/operations/schemas.js';
 import { Review, SubmitReviewRequest } from '../../../modules/reviews/schemas.js';
 import { AgentSummary } from '../../../modules/discovery/search-schemas.js';
 import { ServiceRecord } from '../../../modules/service-record/schemas.js';
-import { AgentChange, PublishedProfile } from '../../../modules/discovery/change-feed-schemas.js';
+import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI

@@ -1,9 +1,8 @@
-import type { DidDocument } from '../../../modules/identity/did-document.js';
+import type { DidDocument } from '../../../modules/identity/schemas.js';
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
-import type { AgentProfile } from '../../../modules/agents/agent-view.js';
+import type { AgentProfile } from '../../../modules/agents/schemas.js';
 import { REPUTATION_MODEL } from '../../../modules/reviews/reputation-model.js';
-import type { ReputationStats } from '../../../modules/reviews/reputation.js';
-import type { ReviewsPage } from '../../../modules/reviews/reviews.js';
+import type { ReputationStats, ReviewsPage } from '../../../modules/reviews/schemas.js';
 import { barChart } from '../charts.js';
 import { agentHref, copyButton, formatDate, formatScore, pager, tagList } from '../components.js';
 import { html, safeHttpUrl, type Html } from '../html.js';

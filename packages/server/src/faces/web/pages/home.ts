@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
-import type { ExtendedStats } from '../../../modules/discovery/stats.js';
-import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search.js';
+import type { ExtendedStats } from '../../../modules/discovery/stats-schemas.js';
+import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search-schemas.js';
 import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
 import { LIMITS } from '../../../kernel/limits.js';
 import { agentCard, pager } from '../components.js';

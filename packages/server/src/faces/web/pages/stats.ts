@@ -1,6 +1,5 @@
 import type { Activity } from '../../../modules/discovery/activity.js';
-import type { Governance } from '../../../modules/discovery/governance.js';
-import type { ExtendedStats } from '../../../modules/discovery/stats.js';
+import type { ExtendedStats, Governance } from '../../../modules/discovery/stats-schemas.js';
 import { barChart } from '../charts.js';
 import { html, type Html } from '../html.js';
 
