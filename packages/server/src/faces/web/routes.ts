@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, NotFoundError } from '../../kernel/errors.js';
+import { classifyError, logClassified } from '../errors.js';
 import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
 import { SIGNING_ROUTE } from '../../modules/identity/deprecation-headers.js';
@@ -101,11 +102,12 @@ export function webRoutes(app: App, ctx: AppContext): void {
   app.register(async (pages) => {
     // Errors on pages become an HTML page with the same status; the REST error handler stays JSON.
     pages.setErrorHandler((error, request, reply) => {
-      const status = error instanceof ApiError ? error.status : 500;
-      if (status >= 500) request.log.error({ err: error }, 'page failed');
+      const classified = classifyError(error, { requestId: request.id });
+      logClassified(request.log, classified, 'page failed');
+      const { status } = classified;
       const message =
-        error instanceof ApiError && status < 500
-          ? error.details
+        status < 500
+          ? classified.details
           : `The registry could not show this page right now (request id ${request.id}).`;
       const heading =
         status === 404 ? 'Not found' : status < 500 ? 'Cannot show this page' : 'Something went wrong';
