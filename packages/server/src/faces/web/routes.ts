@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, NotFoundError } from '../../kernel/errors.js';
 import { classifyError, logClassified } from '../errors.js';
+import { parseSearchArguments } from '../search-arguments.js';
 import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
 import { SIGNING_ROUTE } from '../../modules/identity/deprecation-headers.js';
@@ -12,7 +13,7 @@ import { loadWebAssets, type Asset, type WebAssets } from './assets.js';
 import { renderPage, type PageFrame } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { REVIEWS_PAGE_SIZE, renderAgent } from './pages/agent.js';
-import { renderHome, toSearchRequest, type HomeView, type SearchForm } from './pages/home.js';
+import { renderHome, searchArgumentsOf, type HomeView, type SearchForm } from './pages/home.js';
 import { renderJoin } from './pages/join.js';
 import { renderMessage } from './pages/message.js';
 import { renderStats } from './pages/stats.js';
@@ -127,20 +128,15 @@ export function webRoutes(app: App, ctx: AppContext): void {
       };
       const { stats } = await ctx.stats.get();
       const view: HomeView = { form, stats };
-      const searchRequest = toSearchRequest(form);
       let status = 200;
-      if (typeof searchRequest === 'string') {
-        view.error = searchRequest;
+      try {
+        // The MCP search tool's validator: a bad field reads as it does there.
+        view.result = await ctx.search.search(parseSearchArguments(searchArgumentsOf(form)));
+        view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        view.error = error.details;
         status = 400;
-      } else {
-        try {
-          view.result = await ctx.search.search(searchRequest);
-          view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.status !== 400) throw error;
-          view.error = error.details;
-          status = 400;
-        }
       }
       const searching = form.q !== '' ? `Agents matching “${form.q}”` : 'Find an agent';
       return sendPage(

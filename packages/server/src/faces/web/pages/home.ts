@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
 import type { ExtendedStats } from '../../../modules/discovery/stats.js';
-import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search.js';
+import type { SearchResponse } from '../../../modules/discovery/search.js';
 import { agentCard, pager } from '../components.js';
 import { html, type Html } from '../html.js';
 
@@ -37,22 +37,24 @@ export function searchHref(form: SearchForm, offset: number): string {
   return query === '' ? '/' : `/?${query}`;
 }
 
-/** Turns the form into a search request; an error string says what to fix. */
-export function toSearchRequest(form: SearchForm): SearchRequest | string {
-  const request: SearchRequest = { limit: PAGE_SIZE, offset: form.offset };
-  if (form.q.trim() !== '') request.q = form.q;
-  if (form.capability.trim() !== '') request.capability = form.capability;
-  if (form.tags.trim() !== '') request.tags = form.tags;
+/**
+ * The form as search arguments, the MCP search tool's (faces/search-arguments.ts validates both): blank
+ * fields and blank tags between commas are left out, and a minimum reputation that is not a number is
+ * passed as typed, so the validator says what it must be.
+ */
+export function searchArgumentsOf(form: SearchForm): Record<string, unknown> {
+  const args: Record<string, unknown> = { limit: PAGE_SIZE, offset: form.offset };
+  if (form.q.trim() !== '') args.q = form.q;
+  if (form.capability.trim() !== '') args.capability = form.capability;
+  if (form.tags.trim() !== '') args.tags = form.tags.split(',').filter((tag) => tag.trim() !== '');
   if (form.min_reputation.trim() !== '') {
     const min = Number(form.min_reputation);
-    if (!Number.isFinite(min) || min < 0 || min > 100) return 'Minimum reputation is a number from 0 to 100.';
-    request.min_reputation = min;
+    args.min_reputation = Number.isFinite(min) ? min : form.min_reputation;
   }
-  if (form.sort === 'reputation' || form.sort === 'created_at') request.sort = form.sort;
-  else if (form.sort !== '' && form.sort !== 'relevance') return 'Sort is relevance, reputation or newest.';
-  if (form.order === 'asc' || form.order === 'desc') request.order = form.order;
-  else if (form.order !== '') return 'Order is descending or ascending.';
-  return request;
+  // The form's "Relevance" is the service's default order, not a sort of its own.
+  if (form.sort !== '' && form.sort !== 'relevance') args.sort = form.sort;
+  if (form.order !== '') args.order = form.order;
+  return args;
 }
 
 function option(value: string, label: string, selected: string): Html {
