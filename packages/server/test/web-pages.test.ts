@@ -211,7 +211,7 @@ describe('web pages over HTTP', () => {
     const response = await get('/?q=%21%21%21');
     assert.equal(response.statusCode, 400);
     assert.match(response.body, /role="alert">q must contain at least one letter or digit/);
-    assert.match((await get('/?min_reputation=500')).body, /Minimum reputation is a number from 0 to 100/);
+    assert.match((await get('/?min_reputation=500')).body, /role="alert">min_reputation must be &lt;= 100/);
   });
 
   it('answers an unknown DID and an unknown page with an HTML 404, and /api with the JSON error', async () => {

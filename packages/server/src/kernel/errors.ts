@@ -1,8 +1,8 @@
 import type { ErrorCode } from './error-codes.js';
 
 /**
- * Typed errors carry their HTTP status and a stable machine code; the one error handler in
- * faces/rest/error-handler.ts turns them into `{error, details, code}`. Never match errors by message.
+ * Typed errors carry their HTTP status and a stable machine code; faces/errors.ts classifies them for
+ * every face, and REST writes them as `{error, details, code}`. Never match errors by message.
  */
 export class ApiError extends Error {
   constructor(

@@ -23,12 +23,12 @@ import {
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { isDatabaseUnavailable } from '../../db/errors.js';
 import { ApiError } from '../../kernel/errors.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import type { AgentProfile } from '../../modules/agents/schemas.js';
 import { requireDid } from '../../modules/identity/did-param.js';
 import { textInputProperty } from '../capability-text.js';
+import { classifyError, logClassified } from '../errors.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { agentCard } from './cards.js';
 import { completedTask, failedTask, taskFromView } from './tasks.js';
@@ -49,31 +49,24 @@ const unsupported = (what: string): never => {
   );
 };
 
-/** Registry errors in A2A terms: caller mistakes are invalid params, with the registry's code kept. */
+/**
+ * Registry errors in A2A terms (faces/errors.ts classifies them): caller mistakes are invalid params,
+ * with the registry's code kept.
+ */
 export function toA2AError(error: unknown, call: Pick<A2ACall, 'log' | 'requestId'>): A2AError {
   if (error instanceof A2AError) return error;
-  if (error instanceof ApiError) {
-    const metadata = { code: error.code, http_status: String(error.status) };
-    const message = `${error.code}: ${error.details}`;
-    if (error.code === 'TASK_NOT_FOUND' || error.code === 'NOT_TASK_CREATOR') {
-      return new TaskNotFoundError({ message, metadata });
-    }
-    if (error.status >= 400 && error.status < 500) return new RequestMalformedError({ message, metadata });
-    return new A2AError({ message, metadata });
+  const classified = classifyError(error, { requestId: call.requestId });
+  logClassified(call.log, classified, 'A2A request failed');
+  const { code, status } = classified;
+  const message = `${code}: ${classified.details}`;
+  // The SDK would put an unknown error's message on the wire; the classification names none of it.
+  if (classified.kind === 'internal') return new A2AError({ message, metadata: { code } });
+  const metadata = { code, http_status: String(status) };
+  if (code === 'TASK_NOT_FOUND' || code === 'NOT_TASK_CREATOR') {
+    return new TaskNotFoundError({ message, metadata });
   }
-  if (isDatabaseUnavailable(error)) {
-    call.log.warn({ err: error }, 'database unavailable');
-    return new A2AError({
-      message: 'DATABASE_UNAVAILABLE: The database is not reachable right now; retry shortly',
-      metadata: { code: 'DATABASE_UNAVAILABLE' },
-    });
-  }
-  // The SDK would put an unknown error's message on the wire; internals stay in the log.
-  call.log.error({ err: error }, 'A2A request failed');
-  return new A2AError({
-    message: `INTERNAL_ERROR: The registry could not complete the request (request id ${call.requestId})`,
-    metadata: { code: 'INTERNAL_ERROR' },
-  });
+  if (status >= 400 && status < 500) return new RequestMalformedError({ message, metadata });
+  return new A2AError({ message, metadata });
 }
 
 /**

@@ -15,12 +15,12 @@ import {
   type EditReviewCommand,
   type SubmitReviewCommand,
 } from '../../modules/reviews/schemas.js';
-import { SearchQuery, SearchResponse, type SearchRequest } from '../../modules/discovery/search-schemas.js';
+import { SearchResponse, type SearchRequest } from '../../modules/discovery/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
-import { REVIEW_RULES, SEARCH_RULES } from '../../kernel/discovery-rules.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { invokeThroughBroker } from '../invocation.js';
+import { SearchArguments, parseSearchArguments } from '../search-arguments.js';
 import { ArgumentValidator, selfContained, type JsonSchema } from '../schemas.js';
 import {
   errorResult,
@@ -38,17 +38,6 @@ const Did = Type.String({
   description: 'DID of the agent (did:web:... or did:pkh:...), as search_agents returns it',
 });
 
-/** Tags as a JSON array here; the search service takes the comma-separated form of the REST query. */
-const SearchArguments = Type.Object({
-  ...SearchQuery.properties,
-  tags: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.tagMaxLength }), {
-      minItems: 1,
-      maxItems: SEARCH_RULES.tagsMaxCount,
-      description: 'An agent matches if it has any of these tags (case-insensitive)',
-    }),
-  ),
-});
 const DidArguments = Type.Object({ did: Did });
 const ReviewsArguments = Type.Object({ did: Did, ...ReviewsQuery.properties });
 const TaskArguments = Type.Object({ task_id: TaskParams.properties.id });
@@ -96,19 +85,24 @@ const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 /** A review, once more, is another edit (edit_count) or a conflict: not idempotent. */
 const writes = { readOnlyHint: false, destructiveHint: false, openWorldHint: false } as const;
 
+/** A tool's definition; `parse` when its arguments are validated where another face validates them too. */
+type ToolDefinition<T> = Omit<FaceTool, 'call' | 'inputSchema'> & {
+  input: JsonSchema;
+  parse?: (args: unknown) => T;
+};
+
 function tool<T>(
-  definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: JsonSchema },
+  definition: ToolDefinition<T>,
   run: (args: T, call: ToolCall) => Promise<CallToolResult>,
 ): FaceTool {
-  // Rules the service checks itself (a rating's range: INVALID_RATING) are left to it, as on REST.
-  const validator = new ArgumentValidator<T>(forValidation(definition.input));
-  const { input, ...rest } = definition;
+  const { input, parse: shared, ...rest } = definition;
+  const parse = shared ?? validatorFor<T>(input);
   return {
     ...rest,
     inputSchema: published(input),
     call: async (args, call) => {
       try {
-        return await run(validator.parse(args), call);
+        return await run(parse(args), call);
       } catch (error) {
         return errorResult(error, call);
       }
@@ -116,9 +110,15 @@ function tool<T>(
   };
 }
 
+/** A tool's own validator. Rules the service checks itself (a rating's range: INVALID_RATING) are left to it, as on REST. */
+function validatorFor<T>(input: JsonSchema): (args: unknown) => T {
+  const validator = new ArgumentValidator<T>(forValidation(input));
+  return (args) => validator.parse(args);
+}
+
 /** A tool that acts as the agent whose token came with the MCP request. */
 function agentTool<T>(
-  definition: Omit<FaceTool, 'call' | 'inputSchema'> & { input: JsonSchema },
+  definition: ToolDefinition<T>,
   run: (args: T, caller: AuthenticatedAgent, call: ToolCall) => Promise<CallToolResult>,
 ): FaceTool {
   const inner = tool<T>(definition, (args, call) => run(args, call.caller as AuthenticatedAgent, call));
@@ -147,7 +147,7 @@ function reviewExists(existing: { review_id: string; target_did: string } | unde
 /** The registry's own tools at POST /mcp: thin calls into the services the REST routes use. */
 export function registryTools(ctx: AppContext): FaceTool[] {
   return [
-    tool<Omit<SearchRequest, 'tags'> & { tags?: string[] }>(
+    tool<SearchRequest>(
       {
         name: 'search_agents',
         title: 'Search agents',
@@ -155,13 +155,13 @@ export function registryTools(ctx: AppContext): FaceTool[] {
           'Find active agents by full text (q), capability type, tags and minimum reputation. ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: argumentsSchema(SearchArguments),
+        // The search page validates its form with the same function.
+        parse: parseSearchArguments,
         outputSchema: selfContained(SearchResponse),
         annotations: readOnly,
       },
-      async ({ tags, ...query }) => {
-        const found = await ctx.search.search(
-          tags === undefined ? query : { ...query, tags: tags.join(',') },
-        );
+      async (query) => {
+        const found = await ctx.search.search(query);
         const names = found.agents.map((agent) => `${agent.name} (${agent.did})`).join(', ');
         return structuredResult(
           `${found.total} agent(s) match; showing ${found.agents.length}${names ? `: ${names}` : ''}`,

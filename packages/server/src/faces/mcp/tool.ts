@@ -1,8 +1,7 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { isDatabaseUnavailable } from '../../db/errors.js';
-import { ApiError } from '../../kernel/errors.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
+import { classifyError, logClassified, type ClassifiedError } from '../errors.js';
 import type { InvocationOutcome } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 
@@ -73,7 +72,7 @@ export function outcomeResult(
  * The REST text of an error, except where it names an HTTP route that an MCP tool stands for: an MCP
  * user is pointed at the tool (REST keeps the route, which is what its clients call).
  */
-function detailsForMcp(error: ApiError, taskTool: string): string {
+function detailsForMcp(error: ClassifiedError, taskTool: string): string {
   const taskId = error.extra.task_id;
   if (error.code === 'SHUTTING_DOWN' && taskId !== undefined) {
     return `The registry is shutting down; read task ${taskId} later with ${taskTool}`;
@@ -81,16 +80,15 @@ function detailsForMcp(error: ApiError, taskTool: string): string {
   return error.details;
 }
 
-/** Every thrown error becomes a tool error; internals of unexpected ones stay in the log. */
+/** Every thrown error becomes a tool error (faces/errors.ts classifies it); internals stay in the log. */
 export function errorResult(error: unknown, call: ToolCall, taskTool: string = GET_TASK): CallToolResult {
-  if (error instanceof ApiError) return toolError(error.code, detailsForMcp(error, taskTool));
-  if (isDatabaseUnavailable(error)) {
-    call.log.warn({ err: error }, 'database unavailable');
-    return toolError('DATABASE_UNAVAILABLE', 'The database is not reachable right now; retry shortly');
+  const classified = classifyError(error, { requestId: call.requestId });
+  logClassified(call.log, classified, 'MCP tool failed');
+  if (classified.kind === 'internal') {
+    return toolError(
+      classified.code,
+      `The registry could not complete the call (request id ${call.requestId})`,
+    );
   }
-  call.log.error({ err: error }, 'MCP tool failed');
-  return toolError(
-    'INTERNAL_ERROR',
-    `The registry could not complete the call (request id ${call.requestId})`,
-  );
+  return toolError(classified.code, detailsForMcp(classified, taskTool));
 }

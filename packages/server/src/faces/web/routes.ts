@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError, NotFoundError } from '../../kernel/errors.js';
+import { classifyError, logClassified } from '../errors.js';
+import { parseSearchArguments } from '../search-arguments.js';
 import { handleNotFound } from '../rest/error-handler.js';
 import type { App } from '../../http/types.js';
 import { SIGNING_ROUTE } from '../../modules/identity/deprecation-headers.js';
@@ -11,7 +13,7 @@ import { loadWebAssets, type Asset, type WebAssets } from './assets.js';
 import { renderPage, type PageFrame } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 import { REVIEWS_PAGE_SIZE, renderAgent } from './pages/agent.js';
-import { renderHome, toSearchRequest, type HomeView, type SearchForm } from './pages/home.js';
+import { renderHome, searchArgumentsOf, type HomeView, type SearchForm } from './pages/home.js';
 import { renderJoin } from './pages/join.js';
 import { renderMessage } from './pages/message.js';
 import { renderStats } from './pages/stats.js';
@@ -101,11 +103,12 @@ export function webRoutes(app: App, ctx: AppContext): void {
   app.register(async (pages) => {
     // Errors on pages become an HTML page with the same status; the REST error handler stays JSON.
     pages.setErrorHandler((error, request, reply) => {
-      const status = error instanceof ApiError ? error.status : 500;
-      if (status >= 500) request.log.error({ err: error }, 'page failed');
+      const classified = classifyError(error, { requestId: request.id });
+      logClassified(request.log, classified, 'page failed');
+      const { status } = classified;
       const message =
-        error instanceof ApiError && status < 500
-          ? error.details
+        status < 500
+          ? classified.details
           : `The registry could not show this page right now (request id ${request.id}).`;
       const heading =
         status === 404 ? 'Not found' : status < 500 ? 'Cannot show this page' : 'Something went wrong';
@@ -125,20 +128,15 @@ export function webRoutes(app: App, ctx: AppContext): void {
       };
       const { stats } = await ctx.stats.get();
       const view: HomeView = { form, stats };
-      const searchRequest = toSearchRequest(form);
       let status = 200;
-      if (typeof searchRequest === 'string') {
-        view.error = searchRequest;
+      try {
+        // The MCP search tool's validator: a bad field reads as it does there.
+        view.result = await ctx.search.search(parseSearchArguments(searchArgumentsOf(form)));
+        view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error;
+        view.error = error.details;
         status = 400;
-      } else {
-        try {
-          view.result = await ctx.search.search(searchRequest);
-          view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.status !== 400) throw error;
-          view.error = error.details;
-          status = 400;
-        }
       }
       const searching = form.q !== '' ? `Agents matching “${form.q}”` : 'Find an agent';
       return sendPage(

@@ -17,7 +17,7 @@ import {
 } from '../../kernel/errors.js';
 import type { TaskEvents } from './events.js';
 import { linkedSignal, longLivedController } from './linked-signal.js';
-import { OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
+import type { TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -209,15 +209,10 @@ export class AgentTaskService {
 
   /** Why a transition lost. An open task past its deadline is settled as a timeout first, so every reader agrees. */
   private async notOpen(taskId: string, verb: string): Promise<ConflictError> {
-    let task = await findTask(this.deps.db, taskId);
-    const expired =
-      task !== undefined &&
-      OPEN_STATUSES.includes(task.status) &&
-      Number(task.deadline_at) <= this.deps.clock.now();
-    if (expired) {
-      await this.deps.states.timeOut(taskId);
-      task = await findTask(this.deps.db, taskId);
-    }
+    const stored = await findTask(this.deps.db, taskId);
+    const task = stored === undefined ? undefined : await this.deps.states.settled(stored);
+    // Settling moved it: its deadline had passed while it was still open.
+    const expired = stored !== undefined && task?.status !== stored.status;
     return new ConflictError(
       expired ? 'TASK_EXPIRED' : 'TASK_NOT_OPEN',
       expired

@@ -25,7 +25,7 @@ import type { Capability } from '@agent-registry/protocol';
 import type { Deliverer } from './deliverers.js';
 import type { TaskEvents } from './events.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
-import { FINAL_STATUSES, OPEN_STATUSES, type TaskStateMachine } from './task-state.js';
+import { FINAL_STATUSES, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { requireDid } from '../identity/did-param.js';
@@ -214,12 +214,12 @@ export class InvocationService {
       for (let first = true; ; first = false) {
         if (!first || current === undefined) current = await findTask(db, taskId);
         if (current === undefined) throw new Error(`task ${taskId} vanished`);
+        current = await states.settled(current);
         if (FINAL_STATUSES.includes(current.status)) {
           this.reportEnd(current);
           return this.outcome(current);
         }
-        const remaining = Number(current.deadline_at) - clock.now();
-        const reason = remaining <= 0 ? 'timeout' : await wakeup.wait(remaining, signal);
+        const reason = await wakeup.wait(Number(current.deadline_at) - clock.now(), signal);
         if (reason === 'aborted') {
           if (abandonOnHangUp && !this.closing.signal.aborted) await states.abandon(taskId);
           throw shuttingDown('The registry is shutting down; read the task later at GET /api/tasks/{id}', {
@@ -227,7 +227,7 @@ export class InvocationService {
           });
         }
         if (reason !== 'timeout') continue;
-        // Whether the agent or its webhook had not answered, a passed deadline is a timeout (504).
+        // The wait ran to the deadline: whether the agent or its webhook had not answered, a timeout (504).
         await states.timeOut(taskId);
       }
     } finally {
@@ -258,15 +258,12 @@ export class InvocationService {
   }
 
   async getTask(caller: AuthenticatedAgent, taskId: string): Promise<TaskView> {
-    let task = await this.requireTask(taskId);
-    if (task.caller_did !== caller.did) {
+    const stored = await this.requireTask(taskId);
+    if (stored.caller_did !== caller.did) {
       throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
     }
-    // A task whose invoker vanished (crash, restart) expires lazily when read.
-    if (OPEN_STATUSES.includes(task.status) && Number(task.deadline_at) <= this.deps.clock.now()) {
-      await this.deps.states.timeOut(task.id);
-      task = await this.requireTask(taskId);
-    }
+    // A task whose invoker vanished (crash, restart) expires when read.
+    const task = await this.deps.states.settled(stored);
     const view: TaskView = {
       task_id: task.id,
       status: task.status,

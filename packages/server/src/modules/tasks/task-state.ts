@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskErrorCode, TaskStatus } from '../../db/schema/index.js';
-import { timeOutExpiredTasks, transitionTask } from './tasks-store.js';
+import { findTask, timeOutExpiredTasks, transitionTask, type TaskRow } from './tasks-store.js';
 import type { TaskEvents } from './events.js';
 
 /**
@@ -16,6 +16,16 @@ import type { TaskEvents } from './events.js';
  */
 export const OPEN_STATUSES: readonly TaskStatus[] = ['pending', 'processing'];
 export const FINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'timeout'];
+
+/**
+ * The deadline rule, for readers: the task as it must be seen at `now`. An open task whose deadline has
+ * passed is a timeout that ended now (what `timeOut` records), whether or not the move is stored yet;
+ * any other task is returned as is. Pure: `TaskStateMachine.settled` records the move.
+ */
+export function settle(task: TaskRow, now: number): TaskRow {
+  if (!OPEN_STATUSES.includes(task.status) || Number(task.deadline_at) > now) return task;
+  return { ...task, status: 'timeout', completed_at: now };
+}
 
 export class TaskStateMachine {
   constructor(
@@ -66,6 +76,18 @@ export class TaskStateMachine {
    */
   abandon(id: string): Promise<boolean> {
     return this.move(id, ['pending'], { status: 'timeout', completed_at: this.clock.now() }, {}, false);
+  }
+
+  /**
+   * The stored task brought in line with `settle`, for every reader: a passed deadline not recorded yet
+   * (its invoker vanished, no sweep ran) is recorded as a timeout move (counted, announced) and the task
+   * read back, so this reader, later ones and other nodes see the same task.
+   */
+  async settled(task: TaskRow): Promise<TaskRow> {
+    const seen = settle(task, this.clock.now());
+    if (seen.status === task.status) return task;
+    await this.timeOut(task.id);
+    return (await findTask(this.db, task.id)) ?? seen;
   }
 
   /** Background sweep: up to `limit` open tasks past their deadline become `timeout`. Returns how many. */

@@ -90,6 +90,7 @@ function pendingTasksRead(limit: number): CompiledRead<PendingTaskHead, readonly
           // `status = 'pending'` selects the partial index of pending tasks, already in (created_at, id)
           // order (migration 010). `+deadline_at`: no index on this term, so SQLite's planner (no
           // ANALYZE) does not scan every agent's pending tasks by deadline instead.
+          // The deadline rule (task-state.ts `settle`) in SQL: a task past its deadline is not pending.
           .where(sql<number>`+${sql.ref('deadline_at')}`, '>', now)
           .where(sql<number>`coalesce(${sql.ref('lease_until')}, 0)`, '<=', leaseFreeAt)
           .orderBy('created_at')
@@ -197,6 +198,7 @@ export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did
     .where(side, '=', did)
     // The literal condition of the partial indexes of open tasks (migration 011), so both databases use them.
     .where(sql<boolean>`status in ('pending', 'processing')`)
+    // The deadline rule (task-state.ts `settle`) in SQL: a task past its deadline is no longer open.
     .where('deadline_at', '>', now);
 
 /**
@@ -371,6 +373,7 @@ function compiledTransition(
         from.map((status) => sql.lit(status)),
       );
     if (byTarget) query = query.where('target_did', '=', values[next++] as string);
+    // The deadline rule (task-state.ts `settle`) in SQL: past its deadline, only the timeout move remains.
     if (beforeDeadline) query = query.where('deadline_at', '>', values[next++] as number);
     return query;
   }, placeholdersFor(names));
@@ -385,6 +388,7 @@ export async function timeOutExpiredTasks(db: Db, now: number, limit: number): P
     .selectFrom('tasks')
     .select('id')
     .where('status', 'in', ['pending', 'processing'])
+    // The deadline rule (task-state.ts `settle`) in SQL: an open task past its deadline is a timeout.
     .where('deadline_at', '<=', now)
     .orderBy('deadline_at')
     .limit(limit)

@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
 import type { ExtendedStats } from '../../../modules/discovery/stats-schemas.js';
-import type { SearchRequest, SearchResponse } from '../../../modules/discovery/search-schemas.js';
+import type { SearchResponse } from '../../../modules/discovery/search-schemas.js';
 import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
 import { LIMITS } from '../../../kernel/limits.js';
 import { agentCard, pager } from '../components.js';
@@ -39,25 +39,24 @@ export function searchHref(form: SearchForm, offset: number): string {
   return query === '' ? '/' : `/?${query}`;
 }
 
-/** Turns the form into a search request; an error string says what to fix. */
-export function toSearchRequest(form: SearchForm): SearchRequest | string {
-  const request: SearchRequest = { limit: PAGE_SIZE, offset: form.offset };
-  if (form.q.trim() !== '') request.q = form.q;
-  if (form.capability.trim() !== '') request.capability = form.capability;
-  if (form.tags.trim() !== '') request.tags = form.tags;
+/**
+ * The form as search arguments, the MCP search tool's (faces/search-arguments.ts validates both): blank
+ * fields and blank tags between commas are left out, and a minimum reputation that is not a number is
+ * passed as typed, so the validator says what it must be.
+ */
+export function searchArgumentsOf(form: SearchForm): Record<string, unknown> {
+  const args: Record<string, unknown> = { limit: PAGE_SIZE, offset: form.offset };
+  if (form.q.trim() !== '') args.q = form.q;
+  if (form.capability.trim() !== '') args.capability = form.capability;
+  if (form.tags.trim() !== '') args.tags = form.tags.split(',').filter((tag) => tag.trim() !== '');
   if (form.min_reputation.trim() !== '') {
     const min = Number(form.min_reputation);
-    const { min: lowest, max: highest } = SEARCH_RULES.minReputation;
-    if (!Number.isFinite(min) || min < lowest || min > highest) {
-      return `Minimum reputation is a number from ${lowest} to ${highest}.`;
-    }
-    request.min_reputation = min;
+    args.min_reputation = Number.isFinite(min) ? min : form.min_reputation;
   }
-  if (form.sort === 'reputation' || form.sort === 'created_at') request.sort = form.sort;
-  else if (form.sort !== '' && form.sort !== 'relevance') return 'Sort is relevance, reputation or newest.';
-  if (form.order === 'asc' || form.order === 'desc') request.order = form.order;
-  else if (form.order !== '') return 'Order is descending or ascending.';
-  return request;
+  // The form's "Relevance" is the service's default order, not a sort of its own.
+  if (form.sort !== '' && form.sort !== 'relevance') args.sort = form.sort;
+  if (form.order !== '') args.order = form.order;
+  return args;
 }
 
 function option(value: string, label: string, selected: string): Html {
