@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { agentPath, bearer } from '@agent-registry/testkit';
 import { seedRegistry } from './seed.js';
 import { scriptArgs } from './script-args.js';
 
@@ -49,7 +50,7 @@ prototype.prepare = function timedPrepare(this: Database.Database, source: strin
   return statement;
 };
 
-const { startRegistry, register, bearer, agentPath } = await import('../packages/server/test/helpers.js');
+const { startRegistry, register } = await import('@agent-registry/testkit/in-process');
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queue-accounting-'));
 const file = path.join(dir, 'registry.db');
