@@ -3,17 +3,13 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderTypes } from '../scripts/render-types.js';
-import {
-  registryProcess,
-  sqliteDatabase,
-  type RegistryProcess,
-  type TestDatabase,
-} from './registry-process.js';
+import { createTestDatabase, type RegistryProcess, type TestDatabase } from '@agent-registry/testkit';
+import { registryProcess } from './registry-process.js';
 
 let database: TestDatabase;
 let registry: RegistryProcess;
 before(async () => {
-  database = await sqliteDatabase();
+  database = await createTestDatabase('sqlite');
   registry = await registryProcess(database);
 });
 after(async () => {
