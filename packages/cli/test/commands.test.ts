@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@agent-registry/testkit';
 import {
-  eventually,
   parseJson,
   runCli,
   spawnCli,
