@@ -6,7 +6,7 @@
  * per registration in one more round (user + system time around each better-sqlite3 call, so a
  * commit's WAL write counts).
  *
- *   node --import tsx bench/register-db.ts [--agents 20000] [--registrations 3000] [--rounds 3]
+ *   node --import tsx bench/probes/register-db.ts [--agents 20000] [--registrations 3000] [--rounds 3]
  *        [--in-flight 10]
  */
 import crypto from 'node:crypto';
@@ -14,13 +14,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { openDatabase } from '../packages/server/src/db/connect.js';
-import { transactionRunner } from '../packages/server/src/db/group-commit.js';
-import { insertAgentIn as insertRegisteredAgent } from '../packages/server/src/modules/agents/agent-writes-store.js';
-import type { RegisteredAgentRow } from '../packages/server/src/modules/agents/agents-store.js';
+import {
+  insertAgentIn as insertRegisteredAgent,
+  openDatabase,
+  transactionRunner,
+  type RegisteredAgentRow,
+} from '@agent-registry/testkit/server-internals';
 import { webDid } from '@agent-registry/protocol';
-import { prng, registrationProfile } from './corpus.js';
-import { seedRegistry } from './seed.js';
+import { prng, registrationProfile } from '../corpus.js';
+import { seedRegistry } from '../seed.js';
 import { scriptArgs } from './script-args.js';
 
 const args = scriptArgs();

@@ -4,11 +4,11 @@
  * scenarios/search.ts against it, then the cursor shape's pages 2-6, and prints p50, p99 and max per
  * shape. What grows with the registry is the index's work; the HTTP and page-read cost around it
  * does not.
- *   node --import tsx bench/index-shapes.ts 1000000
+ *   node --import tsx bench/probes/index-shapes.ts 1000000
  */
-import { SEARCH_QUERIES } from './corpus.js';
+import { SEARCH_QUERIES } from '../corpus.js';
 import { corpusIndex, indexQueryOf, percentiles } from './corpus-index.js';
-import { searchShapes } from './scenarios/search.js';
+import { searchShapes } from '../scenarios/search.js';
 import { fullTextTerms } from '@agent-registry/search-index';
 
 const N = Number(process.argv[2] ?? 100000);

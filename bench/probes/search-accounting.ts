@@ -3,18 +3,16 @@
  * by shape, in one process on a copy of a kept SQLite seed. Far less noisy than requests per second on a
  * 2-core machine that also runs the load generator, so it is the A/B tool for a change to the search
  * path: run it on both commits, interleaved.
- *   node --import tsx bench/search-accounting.ts <seed.db> [--rounds 5] [--per-shape 600]
+ *   node --import tsx bench/probes/search-accounting.ts <seed.db> [--rounds 5] [--per-shape 600]
  * (the seed: a file that `npm run bench -- --keep-database <dir>` kept, with its manifest beside it;
  * the file is copied, never written).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../packages/server/src/app.js';
-import { loadConfig } from '../packages/server/src/kernel/config.js';
-import { createContext } from '../packages/server/src/context.js';
-import { searchShapes } from './scenarios/search.js';
-import { readManifest } from './seeded-database.js';
+import { buildApp, createContext, loadConfig } from '@agent-registry/testkit/server-internals';
+import { searchShapes } from '../scenarios/search.js';
+import { readManifest } from '../seeded-database.js';
 import { scriptArgs } from './script-args.js';
 
 const args = scriptArgs();

@@ -1,7 +1,7 @@
 /**
  * `npm run backup` on a seeded registry while clients keep writing through HTTP:
  *
- *   npx tsx bench/backup-under-writes.ts [--db sqlite|postgres] [--agents 100000] [--lanes 8]
+ *   npx tsx bench/probes/backup-under-writes.ts [--db sqlite|postgres] [--agents 100000] [--lanes 8]
  *     [--online-backup-seconds 40]
  *
  * Seeds the database (bench/seed.ts), starts the built registry on it, and runs `--lanes` clients that
@@ -19,12 +19,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { call } from './client.js';
-import { createDatabase, type BenchDatabase } from './database.js';
-import { ed25519Identity, ed25519RegistrationBody } from './keys.js';
-import { OUT, ROOT, buildIfNeeded, log, sleep, spawnNode, stop, waitForHttp } from './processes.js';
+import { call } from '../client.js';
+import { createDatabase, type BenchDatabase } from '../database.js';
+import { ed25519Identity, ed25519RegistrationBody } from '../keys.js';
+import { OUT, ROOT, buildIfNeeded, log, sleep, spawnNode, stop, waitForHttp } from '../processes.js';
 import { scriptArgs } from './script-args.js';
-import { seedRegistry } from './seed.js';
+import { seedRegistry } from '../seed.js';
 
 const run = promisify(execFile);
 const args = scriptArgs();

@@ -2,7 +2,7 @@
  * What the garbage collector costs around the search index, in process: loads N corpus agents,
  * then runs the bench's search URLs in a loop with some request-like garbage beside each, and
  * prints every kind of collection's count, total and largest pause.
- *   node --expose-gc --import tsx bench/gc-probe.ts 1000000 [searches]
+ *   node --expose-gc --import tsx bench/probes/gc-probe.ts 1000000 [searches]
  * EXTRA_STRINGS=1000000 keeps that many more DID-like strings alive (what a string per agent costs
  * each young-generation collection); SPACES=1 prints V8's heap spaces after the load; NO_OBSERVER=1
  * leaves the GC observer out (to read `--trace-gc` alone).
@@ -10,7 +10,7 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { corpusIndex, indexQueryOf, percentiles } from './corpus-index.js';
-import { searchShapes } from './scenarios/search.js';
+import { searchShapes } from '../scenarios/search.js';
 
 const N = Number(process.argv[2] ?? 100000);
 const ITERATIONS = Number(process.argv[3] ?? 20000);

@@ -2,7 +2,7 @@
  * The bench corpus in an in-process SearchIndex (no HTTP, no database), and a search URL of the
  * bench as the index query the registry would make of it: what index-shapes.ts and gc-probe.ts share.
  */
-import { prng, syntheticProfile } from './corpus.js';
+import { prng, syntheticProfile } from '../corpus.js';
 import { SearchIndex, fullTextTerms, searchKey, type IndexQuery } from '@agent-registry/search-index';
 
 /** Loads `count` corpus agents; `loadSeconds` is the index's own time (not the corpus's). */

@@ -3,7 +3,7 @@
  * worth of JSON garbage per step and, with `--bitmaps N`, N small roaring bitmaps (freed at once, as
  * a search freed its own), then prints the median young-generation pause and how much of it was
  * spent finalizing weak handles (V8's `heap.external_weak_global_handles`).
- *   node --import tsx bench/bitmap-finalizers.ts [--bitmaps 5] [--steps 200000]
+ *   node --import tsx bench/probes/bitmap-finalizers.ts [--bitmaps 5] [--steps 200000]
  * Runs itself under `--trace-gc-nvp` in a child process and reads that trace.
  */
 import { spawnSync } from 'node:child_process';

@@ -7,7 +7,7 @@
  * body parse and validation, canonical JSON, signature check, token, database statements, commit...),
  * each part's share times the measured main-thread CPU, so the parts add up to the /proc figure.
  *
- *   node --import tsx bench/register-accounting.ts [--agents 20000] [--registrations 6000]
+ *   node --import tsx bench/probes/register-accounting.ts [--agents 20000] [--registrations 6000]
  *        [--rounds 2] [--no-prof] [--keep] [--detail]
  *
  * `--detail` also prints the profile's heaviest (part, function, file) lines. BENCH_PORT sets the port.
@@ -17,11 +17,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { pregenerate } from './client.js';
-import { runLoad } from './load.js';
-import { cpuMs, ticksPerSecond } from './proc.js';
-import { ROOT, buildIfNeeded } from './processes.js';
-import { seedRegistry } from './seed.js';
+import { pregenerate } from '../client.js';
+import { runLoad } from '../load.js';
+import { cpuMs, ticksPerSecond } from '../proc.js';
+import { ROOT, buildIfNeeded } from '../processes.js';
+import { seedRegistry } from '../seed.js';
 import { scriptArgs } from './script-args.js';
 
 interface ProfileNode {

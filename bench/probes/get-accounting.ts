@@ -4,7 +4,7 @@
  * a fixed number of requests at 10 connections. CPU per request is less sensitive to a busy machine
  * than requests per second (perf's instruction counters are not available on this VM).
  *
- *   node --import tsx bench/get-accounting.ts [--agents 20000] [--requests 60000] [--no-prof]
+ *   node --import tsx bench/probes/get-accounting.ts [--agents 20000] [--requests 60000] [--no-prof]
  *                                             [--only baseline,Fastify,registry]
  *
  * Each server runs twice. Without a profiler: CPU per request from /proc, for the whole process and
@@ -20,12 +20,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type autocannon from 'autocannon';
-import { runLoad } from './load.js';
-import { cpuMs, ticksPerSecond } from './proc.js';
-import { seedRegistry } from './seed.js';
+import { runLoad } from '../load.js';
+import { cpuMs, ticksPerSecond } from '../proc.js';
+import { seedRegistry } from '../seed.js';
 import { scriptArgs } from './script-args.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 interface ProfileNode {
   id: number;

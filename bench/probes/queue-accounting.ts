@@ -7,14 +7,14 @@
  * the rest (HTTP pipeline, services, validation hop) add up to the CPU figure. No sockets: the kernel's
  * share of the real bench's added latency is not here.
  *
- *   node --import tsx bench/queue-accounting.ts [--agents 20000] [--invocations 3000] [--rounds 2]
+ *   node --import tsx bench/probes/queue-accounting.ts [--agents 20000] [--invocations 3000] [--rounds 2]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { agentPath, bearer } from '@agent-registry/testkit';
-import { seedRegistry } from './seed.js';
+import { seedRegistry } from '../seed.js';
 import { scriptArgs } from './script-args.js';
 
 const args = scriptArgs();
