@@ -43,9 +43,7 @@ describe('html tag', () => {
   it('nests Html without escaping it twice, joins arrays, and drops null, undefined and false', () => {
     const items = ['a&b', '<c>'].map((item) => html`<li>${item}</li>`);
     assert.equal(
-      html`<ul>
-        ${items}${null}${undefined}${false}${0}
-      </ul>`.value,
+      html`<ul>${items}${null}${undefined}${false}${0}</ul>`.value,
       '<ul><li>a&amp;b</li><li>&lt;c&gt;</li>0</ul>',
     );
     assert.ok(trusted('<b>ours</b>') instanceof Html, 'trusted() gives Html');
