@@ -60,7 +60,8 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['bench/**', '**/test/**'],
+    // Test code: the tests, the kit they share, and the bench.
+    files: ['bench/**', '**/test/**', 'packages/testkit/**'],
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 );

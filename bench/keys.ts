@@ -3,18 +3,9 @@
  * node:crypto over canonical JSON (section 5.1), secp256k1 with ethers' EIP-191 personal_sign (5.2).
  */
 import crypto from 'node:crypto';
+import { referenceCanonicalJson } from '@agent-registry/testkit';
 import { Wallet } from 'ethers';
 import { prng, registrationProfile, type SyntheticProfile } from './corpus.js';
-
-/** Canonical JSON (sorted keys, no whitespace), written independently of the server's library. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, member]) => member !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`).join(',')}}`;
-}
 
 export interface Ed25519Identity {
   publicKey: string;
@@ -35,7 +26,7 @@ export function ed25519RegistrationBody(
   profile: SyntheticProfile,
   timestamp: number,
 ): string {
-  const message = canonicalJson({
+  const message = referenceCanonicalJson({
     key_type: 'ed25519',
     profile: {
       avatar: null,

@@ -5,20 +5,22 @@
  */
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import type { Config } from '../packages/server/src/kernel/config.js';
-import { openDatabase, type Db } from '../packages/server/src/db/connect.js';
-import { migrateToLatest } from '../packages/server/src/db/migrations/index.js';
-import { insertAgent, type NewAgentRow } from '../packages/server/src/modules/agents/agents-store.js';
-import { stampAgentChange } from '../packages/server/src/modules/agents/change-feed-store.js';
-import {
-  insertReview,
-  evidencedRatingsOf,
-  writeReputation,
-  type NewReviewRow,
-} from '../packages/server/src/modules/reviews/reviews-store.js';
-import { insertTask } from '../packages/server/src/modules/tasks/tasks-store.js';
 import { pkhDid, toChecksumAddress, webDid } from '@agent-registry/protocol';
-import { aggregateReviews } from '../packages/server/src/modules/reviews/reputation-model.js';
+import {
+  aggregateReviews,
+  evidencedRatingsOf,
+  insertAgent,
+  insertReview,
+  insertTask,
+  migrateToLatest,
+  openDatabase,
+  stampAgentChange,
+  writeReputation,
+  type Config,
+  type Db,
+  type NewAgentRow,
+  type NewReviewRow,
+} from '@agent-registry/testkit/server-internals';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 
 export interface SeedOptions {

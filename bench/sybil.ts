@@ -1,11 +1,11 @@
 /**
- * `npm run bench -- --only sybil [--agents N]`: the Sybil simulation (packages/server/test/sybil-simulation.ts)
+ * `npm run bench -- --only sybil [--agents N]`: the Sybil simulation (packages/testkit/src/sybil-simulation.ts)
  * at bench size on SQLite, reputation v1 and v2 side by side. Prints the Markdown table for
  * bench/RESULTS.md and writes it to bench/out/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { runSybilSimulation, sybilTable } from '../packages/server/test/sybil-simulation.js';
+import { runSybilSimulation, sybilTable } from '@agent-registry/testkit/sybil-simulation';
 
 export async function runSybilBench(
   outDir: string,

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SEARCH_LIMITS } from '@agent-registry/protocol';
+import { eventually } from '@agent-registry/testkit';
 import {
-  eventually,
   handlerModule,
   ok,
   parseJson,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { eventually, repoRoot, startRegistry, type RunningRegistry } from './harness.js';
+import { eventually } from '@agent-registry/testkit';
+import { repoRoot, startRegistry, type RunningRegistry } from './harness.js';
 
 /** Runs `node examples/<file>` as a reader would, with the registry's address in AGENT_REGISTRY_URL. */
 function runExample(file: string, registry: RunningRegistry, args: string[] = []) {

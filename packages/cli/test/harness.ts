@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase, startRegistryProcess } from '@agent-registry/testkit';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, '../../..');
-const serverDir = path.join(repoRoot, 'packages/server');
 export const cliBin = path.join(repoRoot, 'packages/cli/bin/agent-registry.js');
 /** The capability handlers the tests' workers serve. */
 export const handlerModule = path.join(here, 'fixtures/handler.mjs');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningRegistry {
   url: string;
@@ -33,7 +20,6 @@ export interface RunningRegistry {
   start(): Promise<void>;
   /** Stops it and removes the database. */
   close(): Promise<void>;
-  logs(): string;
 }
 
 /**
@@ -41,63 +27,20 @@ export interface RunningRegistry {
  * free port, with PUBLIC_URL set to the address the tests reach it at (signatures are bound to it).
  */
 export async function startRegistry(env: Record<string, string> = {}): Promise<RunningRegistry> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-registry-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  const start = async (): Promise<void> => {
-    const spawned = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: serverDir,
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        PUBLIC_URL: url,
-        DATABASE_URL: `sqlite:${path.join(dir, 'registry.db')}`,
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = spawned;
-    spawned.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    spawned.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const giveUpAt = Date.now() + 60_000;
-    for (;;) {
-      if (spawned.exitCode !== null) throw new Error(`registry exited with ${spawned.exitCode}:\n${output}`);
-      try {
-        const response = await fetch(`${url}/readyz`);
-        if (response.ok) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > giveUpAt) throw new Error(`registry did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-
-  const stop = async (): Promise<void> => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGTERM');
-    await exited;
-  };
-
-  await start();
+  const database = await createTestDatabase('sqlite');
+  const registry = await startRegistryProcess({
+    DATABASE_URL: database.url,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    ...env,
+  });
   return {
-    url,
-    start,
-    stop,
+    url: registry.url,
+    start: registry.start,
+    stop: registry.stop,
     close: async () => {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await registry.stop();
+      await database.drop();
     },
-    logs: () => output,
   };
 }
 
@@ -196,15 +139,6 @@ export function spawnCli(
       return { code, stdout, stderr };
     },
   };
-}
-
-/** Waits until `condition` holds, checking every 50 ms; fails with `what` after `timeoutMs`. */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const giveUpAt = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** A fresh config directory for one simulated user. */

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '@agent-registry/testkit';
 import {
-  eventually,
   handlerModule,
   ok,
   parseJson,

@@ -2,15 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  eventually,
-  parseJson,
-  runCli,
-  spawnCli,
-  startRegistry,
-  tempHome,
-  type RunningRegistry,
-} from './harness.js';
+import { eventually } from '@agent-registry/testkit';
+import { parseJson, runCli, spawnCli, startRegistry, tempHome, type RunningRegistry } from './harness.js';
 
 /** The README's "Join the registry in two minutes", command for command. */
 describe('join the registry in two minutes', () => {

@@ -15,12 +15,11 @@ import {
 } from '../src/index.js';
 import {
   freePort,
-  registryProcess,
-  sqliteDatabase,
-  tokenSigningKey,
+  createTestDatabase,
   type RegistryProcess,
   type TestDatabase,
-} from './registry-process.js';
+} from '@agent-registry/testkit';
+import { registryProcess, tokenSigningKey } from './registry-process.js';
 
 const profile = (name: string): Profile => ({
   name,
@@ -40,7 +39,7 @@ describe('RegistryClient against a real registry (SQLite)', () => {
   let database: TestDatabase;
   let registry: RegistryProcess;
   before(async () => {
-    database = await sqliteDatabase();
+    database = await createTestDatabase('sqlite');
     registry = await registryProcess(database);
   });
   after(async () => {

@@ -11,17 +11,13 @@ import {
 } from '@agent-registry/protocol';
 import { renderTypes } from '../scripts/render-types.js';
 import type { SearchQuery } from '../src/types.js';
-import {
-  registryProcess,
-  sqliteDatabase,
-  type RegistryProcess,
-  type TestDatabase,
-} from './registry-process.js';
+import { createTestDatabase, type RegistryProcess, type TestDatabase } from '@agent-registry/testkit';
+import { registryProcess } from './registry-process.js';
 
 let database: TestDatabase;
 let registry: RegistryProcess;
 before(async () => {
-  database = await sqliteDatabase();
+  database = await createTestDatabase('sqlite');
   registry = await registryProcess(database);
 });
 after(async () => {

@@ -15,12 +15,12 @@ import {
   type Profile,
 } from '../src/index.js';
 import {
-  registryProcess,
-  sqliteDatabase,
-  until,
+  createTestDatabase,
+  eventually,
   type RegistryProcess,
   type TestDatabase,
-} from './registry-process.js';
+} from '@agent-registry/testkit';
+import { registryProcess } from './registry-process.js';
 
 const profile: Profile = {
   name: 'Webhook agent',
@@ -114,7 +114,7 @@ describe('webhookHandler refuses replayed deliveries', () => {
       // A replay while the first delivery is still running is refused too.
       const slow = delivery('slow');
       const running = post(slow);
-      await until(() => ran.includes('slow'), 'the slow handler to start');
+      await eventually(() => ran.includes('slow'), 'the slow handler to start');
       assert.equal((await post(slow)).status, 409);
       release();
       assert.equal((await running).status, 200);
@@ -149,7 +149,7 @@ describe('webhookHandler against a real registry (SQLite)', () => {
   let registry: RegistryProcess;
   const servers: { close(): unknown }[] = [];
   before(async () => {
-    database = await sqliteDatabase();
+    database = await createTestDatabase('sqlite');
     registry = await registryProcess(database);
   });
   after(async () => {

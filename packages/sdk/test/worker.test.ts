@@ -11,13 +11,12 @@ import {
   type Worker,
 } from '../src/index.js';
 import {
-  postgresDatabase,
-  registryProcess,
-  sqliteDatabase,
-  until,
+  createTestDatabase,
+  eventually,
   type RegistryProcess,
   type TestDatabase,
-} from './registry-process.js';
+} from '@agent-registry/testkit';
+import { registryProcess } from './registry-process.js';
 
 const profile = (name: string, outputSchema?: Record<string, unknown>): Profile => ({
   name,
@@ -55,7 +54,7 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
   let database: TestDatabase;
   let registry: RegistryProcess;
   before(async () => {
-    database = await sqliteDatabase();
+    database = await createTestDatabase('sqlite');
     registry = await registryProcess(database);
   });
   after(async () => {
@@ -88,7 +87,7 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
       const calls = [1, 2, 3, 4, 5].map((n) =>
         invoker.invoke(did, 'translation', { text: `t${n}` }, { timeoutMs: 60_000 }),
       );
-      await until(() => started === 2, 'two handlers to start');
+      await eventually(() => started === 2, 'two handlers to start');
       // With both slots busy the worker does not take a third task.
       assert.equal(worker.active, 2);
       assert.equal(started, 2);
@@ -206,7 +205,7 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
           return true;
         },
       );
-      await until(() => abortedWith !== undefined, 'the handler to see the abort');
+      await eventually(() => abortedWith !== undefined, 'the handler to see the abort');
       assert.match(String(abortedWith), /deadline/);
     } finally {
       await worker.close();
@@ -271,7 +270,7 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
     });
     const invoker = await caller(registry.url);
     const call = invoker.invoke(did, 'translation', {}, { timeoutMs: 30_000 });
-    await until(() => started, 'the handler to start');
+    await eventually(() => started, 'the handler to start');
     const closed = worker.close();
     release.open();
     await closed;
@@ -292,11 +291,11 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
       .on('connected', () => events.push('connected'))
       .on('disconnected', () => events.push('disconnected'));
     try {
-      await until(() => events.includes('connected'), 'the first poll');
+      await eventually(() => events.includes('connected'), 'the first poll');
       await registry.stop();
-      await until(() => events.includes('disconnected'), 'the worker to notice the restart');
+      await eventually(() => events.includes('disconnected'), 'the worker to notice the restart');
       await registry.start();
-      await until(
+      await eventually(
         () => events.filter((event) => event === 'connected').length === 2,
         'the worker to reconnect',
       );
@@ -315,7 +314,7 @@ describe('serve() on PostgreSQL across two registry nodes', () => {
   let nodeA: RegistryProcess;
   let nodeB: RegistryProcess;
   before(async () => {
-    database = await postgresDatabase();
+    database = await createTestDatabase('postgres');
     nodeA = await registryProcess(database);
     // Both nodes are one registry: the same PUBLIC_URL.
     nodeB = await registryProcess(database, { publicUrl: nodeA.url });

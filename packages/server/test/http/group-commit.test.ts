@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../../src/kernel/config.js';
+import { openDatabase } from '../../src/db/connect.js';
+import { GroupCommit } from '../../src/db/group-commit.js';
+import { isUniqueViolation } from '../../src/db/errors.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { insertAgentIn } from '../../src/modules/agents/agent-writes-store.js';
+import type { RegisteredAgentRow } from '../../src/modules/agents/agents-store.js';
+import { readChangeHead } from '../../src/modules/agents/change-feed-store.js';
+import {
+  TEST_PUBLIC_URL,
+  agentPath,
+  createTestDatabase,
+  bearer,
+  defaultProfile,
+  ed25519Agent,
+  registrationBody,
+  testDatabase,
+  type TestAgent,
+} from '@agent-registry/testkit';
+import { register, startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
+
+/**
+ * Concurrent registrations over a listening server. On SQLite they share transactions (group commit,
+ * a savepoint each); a registration that fails inside a group must fail alone and leave nothing.
+ */
+describe('concurrent registrations (group commit on SQLite)', () => {
+  let registry: TestRegistry;
+  let origin: string;
+  before(async () => {
+    registry = await startRegistry();
+    origin = await registry.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(() => registry.close());
+
+  const post = async (body: Record<string, unknown>) => {
+    const response = await fetch(`${origin}/api/agents/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+
+  /**
+   * Posts every body at once. On SQLite the connection is held by a transaction of the test's own until
+   * every registration has reached the group commit: whether requests arrive in one turn of the event
+   * loop is up to the network; this way all but those of the first group (already waiting for the
+   * connection) queue for the next one.
+   */
+  const postBurst = async (bodies: Record<string, unknown>[]) => {
+    if (testDatabase !== 'sqlite') return Promise.all(bodies.map(post));
+    const writes = registry.ctx.registrationWrites;
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding = (): void => undefined;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = registry.ctx.database.db.transaction().execute(async () => {
+      holding();
+      await released;
+    });
+    await held;
+    const expected = writes.received + bodies.length;
+    const answers = Promise.all(bodies.map(post));
+    while (writes.received < expected) await new Promise((resolve) => setTimeout(resolve, 5));
+    release();
+    await holder;
+    return answers;
+  };
+  const bodyFor = (agent: TestAgent, name: string) =>
+    registrationBody(agent, { ...defaultProfile(), name }, registry.clock.now(), {
+      audience: TEST_PUBLIC_URL,
+    });
+
+  test('a duplicate key inside a group gets 409 alone; every other registration is stored and answered', async () => {
+    const existing = await register(registry);
+    const twice = ed25519Agent();
+    const fresh = Array.from({ length: 24 }, () => ed25519Agent());
+    const bodies = [
+      ...(await Promise.all(fresh.map((agent, index) => bodyFor(agent, `Fresh ${index}`)))),
+      await bodyFor(existing.agent, 'Existing again'),
+      await bodyFor(twice, 'Twice A'),
+      await bodyFor(twice, 'Twice B'),
+      await bodyFor(existing.agent, 'Existing once more'),
+    ];
+    // Interleaved, so the failing rows sit between succeeding ones in a group.
+    const order = bodies
+      .map((_, index) => index)
+      .sort((a, b) => ((a * 7) % bodies.length) - ((b * 7) % bodies.length));
+    const sent = await postBurst(order.map((index) => bodies[index] as Record<string, unknown>));
+    const answers = new Array<{ status: number; json: Record<string, unknown> }>(bodies.length);
+    order.forEach((index, position) => (answers[index] = sent[position]!));
+
+    const freshAnswers = answers.slice(0, fresh.length);
+    for (const answer of freshAnswers) assert.equal(answer.status, 201, JSON.stringify(answer.json));
+    const [existingAgain, twiceA, twiceB, existingOnceMore] = answers.slice(fresh.length);
+    assert.equal(existingAgain?.status, 409);
+    assert.equal(existingAgain?.json.code, 'PUBLIC_KEY_EXISTS');
+    assert.equal(existingOnceMore?.status, 409);
+    assert.deepEqual([twiceA?.status, twiceB?.status].sort(), [201, 409]);
+    if (testDatabase === 'sqlite') {
+      assert.ok(registry.ctx.registrationWrites.largestGroup > 1, 'registrations shared a transaction');
+    }
+
+    // Every 201 was committed: readable, its token accepted, in the change feed; the 409s left nothing.
+    const stored = [...freshAnswers, twiceA?.status === 201 ? twiceA : twiceB];
+    for (const answer of stored) {
+      const did = answer?.json.did as string;
+      const profile = await registry.app.inject({ url: agentPath(did) });
+      assert.equal(profile.statusCode, 200);
+      const renamed = await registry.app.inject({
+        method: 'PUT',
+        url: agentPath(did),
+        headers: bearer(answer?.json.token as string),
+        payload: { description: 'still here' },
+      });
+      assert.equal(renamed.statusCode, 200, renamed.body);
+    }
+    const { db } = registry.ctx.database;
+    const byKey = async (agent: TestAgent) =>
+      (await db.selectFrom('agents').select('did').where('public_key', '=', agent.publicKey).execute())
+        .length;
+    assert.equal(await byKey(existing.agent), 1);
+    assert.equal(await byKey(twice), 1);
+    const stamped = await db
+      .selectFrom('agents')
+      .select('change_seq')
+      .where(
+        'did',
+        'in',
+        stored.map((answer) => answer?.json.did as string),
+      )
+      .execute();
+    assert.equal(stamped.length, stored.length);
+    assert.ok(stamped.every((row) => row.change_seq !== null));
+    assert.equal(new Set(stamped.map((row) => Number(row.change_seq))).size, stored.length);
+    // Every stored agent is in the next search (the index follows the change feed).
+    const found = await registry.app.inject({ url: '/api/agents/search?q=fresh&limit=100' });
+    const foundDids = new Set(found.json<{ agents: { did: string }[] }>().agents.map((agent) => agent.did));
+    for (const answer of freshAnswers) assert.ok(foundDids.has(answer.json.did as string), 'in the search');
+  });
+});
+
+/** A registration's row, as RegistrationService builds it. */
+function agentRow(id: string, key: string): RegisteredAgentRow {
+  return {
+    did: `did:web:localhost%3A8080:agent:${id.padStart(32, '0')}`,
+    key_type: 'ed25519',
+    public_key: key.padStart(64, '0'),
+    key_id: `ed25519:${key.padStart(64, '0')}`,
+    chain_id: null,
+    name: `Agent ${id}`,
+    description: null,
+    avatar: null,
+    website: null,
+    capabilities: '[{"type":"general"}]',
+    tags: '[]',
+    status: 'active',
+    invocation_enabled: 0,
+    delivery_mode: 'none',
+    webhook_url: null,
+    webhook_secret: null,
+    referrer: null,
+    average_rating: 0,
+    reputation_score: 0,
+    total_reviews: 0,
+    created_at: 1,
+    updated_at: 1,
+    deactivated_at: null,
+  };
+}
+
+test('one group, one transaction: failing units leave nothing, the others commit with feed numbers in order', async () => {
+  const database = await createTestDatabase();
+  const handle = openDatabase(
+    loadConfig({ DATABASE_URL: database.url, PUBLIC_URL: TEST_PUBLIC_URL }).database,
+  );
+  try {
+    await migrateToLatest(handle.db);
+    const { db } = handle;
+    await insertAgentIn(db, agentRow('1', 'a1'));
+    const headBefore = await readChangeHead(db);
+    const group = new GroupCommit(db);
+    class Refused extends Error {}
+    // Queued in one turn of the event loop: they share the next transaction, a savepoint each.
+    const outcomes = await Promise.allSettled([
+      group.run((trx) => insertAgentIn(trx, agentRow('2', 'b2'))),
+      group.run((trx) => insertAgentIn(trx, agentRow('3', 'a1'))), // the key of agent 1
+      group.run((trx) => insertAgentIn(trx, agentRow('4', 'c4'))),
+      group.run(async (trx) => {
+        await insertAgentIn(trx, agentRow('5', 'd5'));
+        throw new Refused('after its insert'); // its insert must be rolled back with it
+      }),
+      group.run((trx) => insertAgentIn(trx, agentRow('6', 'c4'))), // the key of agent 4, same group
+      group.run((trx) => insertAgentIn(trx, agentRow('7', 'e7'))),
+    ]);
+    assert.equal(group.largestGroup, 6, 'all six shared one transaction');
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled'],
+    );
+    const reason = (index: number) => (outcomes[index] as PromiseRejectedResult).reason;
+    assert.ok(isUniqueViolation(reason(1)));
+    assert.ok(reason(3) instanceof Refused);
+    assert.ok(isUniqueViolation(reason(4)));
+
+    const rows = await db.selectFrom('agents').select(['name', 'change_seq']).orderBy('change_seq').execute();
+    assert.deepEqual(
+      rows.map((row) => row.name),
+      ['Agent 1', 'Agent 2', 'Agent 4', 'Agent 7'],
+    );
+    // Each stored unit took the next number; failed units took none (or left no trace of one).
+    const seqs = rows.slice(1).map((row) => Number(row.change_seq));
+    assert.deepEqual(seqs, [headBefore + 1, headBefore + 2, headBefore + 3]);
+    assert.equal(await readChangeHead(db), headBefore + 3);
+  } finally {
+    await handle.close();
+    await database.drop();
+  }
+});
