@@ -130,3 +130,19 @@ test('layers: the check reads the imports it judges', () => {
     );
   }
 });
+
+test('layers: no package source imports the test kit or the server it starts', () => {
+  const packages = fileURLToPath(new URL('../../../', import.meta.url));
+  const wrong: string[] = [];
+  for (const name of fs.readdirSync(packages)) {
+    const src = path.join(packages, name, 'src');
+    if (name === 'testkit' || !fs.existsSync(src)) continue;
+    for (const file of sourceFiles(src)) {
+      const text = fs.readFileSync(file, 'utf8');
+      if (/from '@agent-registry\/testkit/.test(text)) wrong.push(path.relative(packages, file));
+      if (name !== 'server' && /from '@agent-registry\/server/.test(text))
+        wrong.push(path.relative(packages, file));
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
