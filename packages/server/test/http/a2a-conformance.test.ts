@@ -203,7 +203,7 @@ describe('A2A face: what the A2A compatibility kit checks, over raw JSON-RPC and
     );
     assert.equal(all.nextPageToken, '');
     assert.equal(all.totalSize, 3);
-    assert.equal(all.pageSize, 50);
+    assert.equal(all.pageSize, 3);
     assert.equal(all.tasks[0].artifacts, undefined, 'no artifacts unless includeArtifacts');
 
     const first = (await listRpc({ pageSize: 2 })).result;
@@ -255,6 +255,7 @@ describe('A2A face: what the A2A compatibility kit checks, over raw JSON-RPC and
       { pageToken: 'not-a-token' },
       { status: 'TASK_STATE_DONE' },
       { statusTimestampAfter: 'yesterday' },
+      { statusTimestampAfter: '-1' },
       { historyLength: -1 },
     ]) {
       const refused = await listRpc(bad);

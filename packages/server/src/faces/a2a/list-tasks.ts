@@ -14,6 +14,9 @@ const STATUSES_OF: Partial<Record<TaskState, readonly TaskStatus[]>> = {
   [TaskState.TASK_STATE_FAILED]: ['failed', 'timeout'],
 };
 
+/** An ISO 8601 date-time with a zone (Date.parse alone takes "-1" as a year). */
+const ISO_8601_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
 const invalid = (what: string): RequestMalformedError =>
   new RequestMalformedError({ message: `INVALID_PARAMS: ${what}`, metadata: { code: 'INVALID_PARAMS' } });
 
@@ -36,7 +39,9 @@ export function listFilters(params: ListTasksRequest): ListFilters {
   }
   if (params.status !== TaskState.TASK_STATE_UNSPECIFIED) query.statuses = STATUSES_OF[params.status] ?? [];
   if (params.statusTimestampAfter !== undefined && params.statusTimestampAfter !== '') {
-    const since = Date.parse(params.statusTimestampAfter);
+    const since = ISO_8601_TIME.test(params.statusTimestampAfter)
+      ? Date.parse(params.statusTimestampAfter)
+      : Number.NaN;
     if (!Number.isFinite(since)) {
       throw invalid(
         `statusTimestampAfter must be an ISO 8601 time such as 2026-01-31T10:00:00Z; got ${params.statusTimestampAfter}`,

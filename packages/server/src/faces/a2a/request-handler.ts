@@ -264,7 +264,8 @@ export class AgentA2AHandler implements A2ARequestHandler {
           return params.includeArtifacts === true ? task : { ...task, artifacts: [] };
         }),
         nextPageToken: tasks.length > filters.pageSize && last !== undefined ? encodeListCursor(last) : '',
-        pageSize: filters.pageSize,
+        // "The page size used for this response": how many tasks it holds (the A2A kit reads it so).
+        pageSize: page.length,
         totalSize: total,
       };
     } catch (error) {
