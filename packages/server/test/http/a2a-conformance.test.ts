@@ -146,7 +146,7 @@ describe('A2A face: what the A2A compatibility kit checks, over raw JSON-RPC and
     assert.deepEqual(queued.body.tasks, []);
   });
 
-  test('a message without messageId and a negative historyLength are invalid params (-32602)', async () => {
+  test('a message without messageId and a negative historyLength are invalid params (-32602); history is the input', async () => {
     const noId = await rpc('SendMessage', { message: { role: 'ROLE_USER', parts: [{ data: { a: 1 } }] } });
     assert.equal(noId.error.code, -32602);
     assert.match(noId.error.message, /messageId/);
@@ -154,7 +154,14 @@ describe('A2A face: what the A2A compatibility kit checks, over raw JSON-RPC and
     const negative = await rpc('GetTask', { id: task.id, historyLength: -1 });
     assert.equal(negative.error.code, -32602);
     assert.match(negative.error.message, /historyLength/);
-    assert.equal((await rpc('GetTask', { id: task.id, historyLength: 0 })).result.id, task.id);
+    const none = (await rpc('GetTask', { id: task.id, historyLength: 0 })).result;
+    assert.equal(none.id, task.id);
+    assert.equal(none.history, undefined);
+    // The history is the one message the task had: the caller's input.
+    const one = (await rpc('GetTask', { id: task.id, historyLength: 1 })).result;
+    assert.equal(one.history.length, 1);
+    assert.equal(one.history[0].role, 'ROLE_USER');
+    assert.deepEqual(one.history[0].parts[0].data, { text: 'h' });
   });
 
   test('CancelTask: unknown -32001, ended or open -32002 TaskNotCancelable, and the task runs on', async () => {

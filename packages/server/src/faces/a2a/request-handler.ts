@@ -34,7 +34,7 @@ import { classifyError, logClassified } from '../errors.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { agentCard } from './cards.js';
 import { decodeListCursor, encodeListCursor, listFilters } from './list-tasks.js';
-import { completedTask, failedTask, taskFromView } from './tasks.js';
+import { completedTask, failedTask, inputHistory, taskFromView } from './tasks.js';
 import type { TaskView } from '../../modules/tasks/schemas.js';
 
 /** What one HTTP request to an agent's A2A base carries: the agent, the verified caller, the connection. */
@@ -192,14 +192,17 @@ export class AgentA2AHandler implements A2ARequestHandler {
 
   async getTask(params: GetTaskRequest): Promise<Task> {
     requireHistoryLength(params.historyLength);
-    return this.ownTask(params.id);
+    const task = taskFromView(await this.ownTaskView(params.id));
+    if (params.historyLength === 0) return task;
+    try {
+      const input = await this.ctx.invocation.getTaskInput(this.call.caller, params.id);
+      return input === undefined ? task : { ...task, history: inputHistory(task.id, input) };
+    } catch (error) {
+      throw toA2AError(error, this.call);
+    }
   }
 
   /** A task of this caller at this agent's base, or TaskNotFound. */
-  private async ownTask(taskId: string): Promise<Task> {
-    return taskFromView(await this.ownTaskView(taskId));
-  }
-
   private async ownTaskView(taskId: string): Promise<TaskView> {
     // An unknown id, another caller's task and a task of another agent get one answer, word for word,
     // so that task ids of others cannot be probed (docs/a2a.md).

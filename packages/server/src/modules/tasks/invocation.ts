@@ -275,6 +275,22 @@ export class InvocationService {
   }
 
   /**
+   * The input the caller sent with a task of theirs; undefined once the retention sweep dropped it.
+   * Refused as `getTask` refuses.
+   */
+  async getTaskInput(
+    caller: AuthenticatedAgent,
+    taskId: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    const stored = await this.requireTask(taskId);
+    if (stored.caller_did !== caller.did) {
+      throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
+    }
+    if (stored.payload_purged_at !== null) return undefined;
+    return JSON.parse(stored.input) as Record<string, unknown>;
+  }
+
+  /**
    * The caller's own tasks with one agent, the most recently changed first: a page of at most `limit`,
    * each task as `settle` sees it now, and how many match without the page.
    */
