@@ -455,7 +455,7 @@ describe('A2A face: agent cards and invocation through the official A2A client',
     assert.equal(rpc.error.code, -32001);
   });
 
-  test('streaming, cancel and push notifications are unsupported operations, not crashes', async () => {
+  test('streaming and push notifications are unsupported operations, an unknown task to cancel is not found, not crashes', async () => {
     const rpc = async (method: string, params: Record<string, unknown>, version = '1.0') => ({
       body: await rpcV1(base, method, params, version),
     });
@@ -463,7 +463,7 @@ describe('A2A face: agent cards and invocation through the official A2A client',
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: { text: 'x', to: 'fr' } }] },
     });
     assert.equal(stream.body.error.code, -32004);
-    assert.equal((await rpc('CancelTask', { id: 'x' })).body.error.code, -32004);
+    assert.equal((await rpc('CancelTask', { id: 'x' })).body.error.code, -32001);
     assert.equal((await rpc('SubscribeToTask', { id: 'x' })).body.error.code, -32004);
     assert.equal(
       (await rpc('CreateTaskPushNotificationConfig', { taskId: 'x', url: 'https://e.x' })).body.error.code,

@@ -39,12 +39,22 @@ const provider = (publicUrl: string): CardJson => ({ organization: 'Agent Regist
 const jsonRpcInterfaces = (url: string): CardJson[] =>
   A2A_VERSIONS.map((protocolVersion) => ({ url, protocolBinding: 'JSONRPC', protocolVersion }));
 
-function skill(capability: Capability): CardJson {
+/**
+ * a2a.proto marks a skill's tags required (at least one): the capability's own, else the profile's, else
+ * the capability type.
+ */
+function skillTags(capability: Capability, profileTags: readonly string[] | null | undefined): string[] {
+  if (capability.tags && capability.tags.length > 0) return capability.tags;
+  if (profileTags && profileTags.length > 0) return [...profileTags];
+  return [capability.type];
+}
+
+function skill(capability: Capability, profileTags: readonly string[] | null | undefined): CardJson {
   return {
     id: capability.type,
     name: capabilityTitle(capability.type),
     description: capability.description ?? `The "${capability.type}" capability`,
-    tags: capability.tags ?? [],
+    tags: skillTags(capability, profileTags),
     inputModes: textInputProperty(capability) === undefined ? JSON_MODE : JSON_OR_TEXT_MODES,
     outputModes: JSON_MODE,
   };
@@ -86,7 +96,7 @@ export function agentCard(profile: AgentProfile, publicUrl: string): CardJson {
     ...security(publicUrl),
     defaultInputModes: JSON_MODE,
     defaultOutputModes: JSON_MODE,
-    skills: profile.capabilities.map(skill),
+    skills: profile.capabilities.map((capability) => skill(capability, profile.tags)),
   };
   if (profile.avatar !== null) card.iconUrl = profile.avatar;
   return card;

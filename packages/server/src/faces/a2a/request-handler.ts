@@ -3,6 +3,7 @@ import {
   type AgentCard,
   type CancelTaskRequest,
   type GetTaskRequest,
+  type ListTasksRequest,
   type ListTasksResponse,
   type Message,
   type SendMessageRequest,
@@ -17,6 +18,7 @@ import {
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
+  TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
@@ -31,7 +33,9 @@ import { textInputProperty } from '../capability-text.js';
 import { classifyError, logClassified } from '../errors.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { agentCard } from './cards.js';
-import { completedTask, failedTask, taskFromView } from './tasks.js';
+import { decodeListCursor, encodeListCursor, listFilters } from './list-tasks.js';
+import { completedTask, failedTask, inputHistory, taskFromView } from './tasks.js';
+import type { TaskView } from '../../modules/tasks/schemas.js';
 
 /** What one HTTP request to an agent's A2A base carries: the agent, the verified caller, the connection. */
 export interface A2ACall {
@@ -145,6 +149,13 @@ export class AgentA2AHandler implements A2ARequestHandler {
       const message = params.message;
       if (message === undefined)
         throw new RequestMalformedError('INVALID_MESSAGE: params.message is required');
+      if (message.messageId === '') {
+        throw new RequestMalformedError(
+          'INVALID_MESSAGE: message.messageId is required (a unique id you choose)',
+        );
+      }
+      // Every task here ends within its SendMessage: a message naming one cannot continue it.
+      if (message.taskId !== '') await this.refuseFollowUp(message.taskId);
       const capability =
         metadataValue(message.metadata, 'capability') ?? metadataValue(params.metadata, 'capability');
       const timeout =
@@ -180,18 +191,31 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
+    requireHistoryLength(params.historyLength);
+    const task = taskFromView(await this.ownTaskView(params.id));
+    if (params.historyLength === 0) return task;
+    try {
+      const input = await this.ctx.invocation.getTaskInput(this.call.caller, params.id);
+      return input === undefined ? task : { ...task, history: inputHistory(task.id, input) };
+    } catch (error) {
+      throw toA2AError(error, this.call);
+    }
+  }
+
+  /** A task of this caller at this agent's base, or TaskNotFound. */
+  private async ownTaskView(taskId: string): Promise<TaskView> {
     // An unknown id, another caller's task and a task of another agent get one answer, word for word,
     // so that task ids of others cannot be probed (docs/a2a.md).
     const notFound = (): TaskNotFoundError =>
       new TaskNotFoundError({
-        message: `TASK_NOT_FOUND: You created no task ${params.id} for ${this.targetDid()}`,
+        message: `TASK_NOT_FOUND: You created no task ${taskId} for ${this.targetDid()}`,
         metadata: { code: 'TASK_NOT_FOUND', http_status: '404' },
       });
     try {
-      const view = await this.ctx.invocation.getTask(this.call.caller, params.id);
+      const view = await this.ctx.invocation.getTask(this.call.caller, taskId);
       // Tasks are read at the base of the agent they went to; another agent's base does not know them.
       if (view.target_did !== this.targetDid()) throw notFound();
-      return taskFromView(view);
+      return view;
     } catch (error) {
       if (error instanceof ApiError && (error.code === 'TASK_NOT_FOUND' || error.code === 'NOT_TASK_CREATOR'))
         throw notFound();
@@ -209,12 +233,47 @@ export class AgentA2AHandler implements A2ARequestHandler {
     unsupported('Subscribing to a task (SubscribeToTask, tasks/resubscribe)');
   }
 
-  async cancelTask(_params: CancelTaskRequest): Promise<Task> {
-    return unsupported('Canceling a task (CancelTask, tasks/cancel)');
+  /**
+   * The broker has no cancel move (docs/decisions.md, "A2A CancelTask: no task is cancelable"): an
+   * unknown task is TaskNotFound, every other TaskNotCancelable.
+   */
+  async cancelTask(params: CancelTaskRequest): Promise<Task> {
+    const view = await this.ownTaskView(params.id);
+    const ended = view.status !== 'pending' && view.status !== 'processing';
+    throw new TaskNotCancelableError({
+      message:
+        `TASK_NOT_CANCELABLE: task ${view.task_id} ${ended ? `has ended (${view.status})` : 'is open'}; ` +
+        'the registry cannot cancel a task: it ends when the agent answers or at its deadline',
+      metadata: { code: 'TASK_NOT_CANCELABLE' },
+    });
   }
 
-  async listTasks(): Promise<ListTasksResponse> {
-    return unsupported('Listing tasks (ListTasks)');
+  async listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
+    try {
+      requireHistoryLength(params.historyLength);
+      const filters = listFilters(params);
+      const after = decodeListCursor(params.pageToken);
+      const { tasks, total } = await this.ctx.invocation.listTasks(this.call.caller, {
+        targetDid: this.targetDid(),
+        ...filters.query,
+        ...(after === undefined ? {} : { after }),
+        limit: filters.pageSize + 1,
+      });
+      const page = tasks.slice(0, filters.pageSize);
+      const last = page.at(-1);
+      return {
+        tasks: page.map((view) => {
+          const task = taskFromView(view);
+          return params.includeArtifacts === true ? task : { ...task, artifacts: [] };
+        }),
+        nextPageToken: tasks.length > filters.pageSize && last !== undefined ? encodeListCursor(last) : '',
+        // "The page size used for this response": how many tasks it holds (the A2A kit reads it so).
+        pageSize: page.length,
+        totalSize: total,
+      };
+    } catch (error) {
+      throw toA2AError(error, this.call);
+    }
   }
 
   async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
@@ -233,6 +292,19 @@ export class AgentA2AHandler implements A2ARequestHandler {
     throw pushUnsupported();
   }
 
+  /** A2A v1.0 section 3.1.1: a message naming a task must name one of yours, and one that can continue. */
+  private async refuseFollowUp(taskId: string): Promise<never> {
+    const view = await this.ownTaskView(taskId);
+    const ended = view.status !== 'pending' && view.status !== 'processing';
+    throw new UnsupportedOperationError({
+      message:
+        `TASK_NOT_CONTINUABLE: task ${view.task_id} ${ended ? `has ended (${view.status})` : 'is still open'} ` +
+        'and takes no further messages: each task here is one invocation; send the message without taskId ' +
+        'to start a new one',
+      metadata: { code: 'TASK_NOT_CONTINUABLE' },
+    });
+  }
+
   private targetDid(): string {
     return requireDid(this.call.rawDid, this.ctx.config.didWebDomain).did;
   }
@@ -248,6 +320,17 @@ function impliedCapability(profile: AgentProfile): string {
       `metadata as {"capability": "..."}: ${types.join(', ')}`,
     metadata: { code: 'CAPABILITY_REQUIRED', choices: types.join(',') },
   });
+}
+
+/** A2A v1.0 section 3.2.4: historyLength is unset, 0 or a positive count. */
+function requireHistoryLength(historyLength: number | undefined): void {
+  if (historyLength === undefined) return;
+  if (!Number.isInteger(historyLength) || historyLength < 0) {
+    throw new RequestMalformedError({
+      message: `INVALID_PARAMS: historyLength must be an integer of 0 or more; got ${historyLength}`,
+      metadata: { code: 'INVALID_PARAMS' },
+    });
+  }
 }
 
 const pushUnsupported = (): PushNotificationNotSupportedError =>

@@ -10,6 +10,7 @@ import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { A2A_VERSIONS, agentCard, registryCard, signCard, type SignedCard } from './cards.js';
+import { invalidEnvelope, isUnparseableBody, jsonRpcError, PARSE_ERROR } from './envelope.js';
 import { AgentA2AHandler, toA2AError } from './request-handler.js';
 
 const CARD_CACHE_CONTROL = 'public, max-age=300';
@@ -70,8 +71,10 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
     // No A2A-Version header means 0.3 (A2A v1.0 section 3.6.2): those clients get the v0.3 method names.
     const version = request.headers[A2A_VERSION_HEADER.toLowerCase()];
     const requested = typeof version === 'string' && version !== '' ? version : '0.3';
-    const body = request.body as Record<string, unknown> | undefined;
-    const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
+    const badEnvelope = invalidEnvelope(request.body);
+    if (badEnvelope !== undefined) return badEnvelope;
+    const body = request.body as Record<string, unknown>;
+    const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
     if (!(A2A_VERSIONS as readonly string[]).includes(requested)) {
       const error = new VersionNotSupportedError(
         `A2A version ${requested} is not supported; send the header A2A-Version: 1.0 (or 0.3)`,
@@ -80,7 +83,7 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
     }
     const context = new ServerCallContext({ requestedVersion: requested });
     const legacy = requested === '0.3';
-    const answer = await (legacy ? v03(handler) : v1(handler)).handle(body ?? '', context);
+    const answer = await (legacy ? v03(handler) : v1(handler)).handle(body, context);
     if (!isStream(answer)) return answer;
     // Streaming is not offered: the stream fails on its first step, answered as a plain JSON-RPC error.
     try {
@@ -102,6 +105,12 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
     onRequest: authenticated(ctx),
     bodyLimit: LIMITS.invocationBodyLimitBytes,
     schema: { hide: true, params: DidParams },
+    // A body that is not JSON is a JSON-RPC parse error; every other refusal (the token first) reads as
+    // on every other route.
+    errorHandler: (error: unknown, _request: FastifyRequest, reply: FastifyReply) => {
+      if (!isUnparseableBody(error)) throw error;
+      void reply.status(200).send(jsonRpcError(null, PARSE_ERROR, 'Parse error: the body is not valid JSON'));
+    },
   };
   for (const url of ['/a2a/:did/', '/a2a/:did']) {
     app.post(url, rpcRoute, async (request, reply) => jsonRpc(request.params.did, request, reply));

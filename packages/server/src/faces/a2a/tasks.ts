@@ -79,6 +79,25 @@ const STATES: Record<TaskView['status'], TaskState> = {
   timeout: TaskState.TASK_STATE_FAILED,
 };
 
+/**
+ * The task's history: the one message it had, the caller's input as a data part (A2A's history holds
+ * messages; the output is the artifact). Its id is derived from the task's: the client's is not kept.
+ */
+export function inputHistory(taskId: string, input: Record<string, unknown>): Message[] {
+  return [
+    {
+      messageId: `${taskId}-input`,
+      contextId: taskId,
+      taskId,
+      role: Role.ROLE_USER,
+      parts: [dataPart(input)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+  ];
+}
+
 export function taskFromView(view: TaskView): Task {
   const facts = {
     taskId: view.task_id,

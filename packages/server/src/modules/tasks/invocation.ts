@@ -3,7 +3,15 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskDelivery } from '../../db/schema/index.js';
 import { findActiveAgent, type AgentRow } from '../agents/agents-store.js';
-import { findTask, insertTask, openTaskLoads, type NewTaskRow, type TaskRow } from './tasks-store.js';
+import {
+  findTask,
+  insertTask,
+  listCallerTasks,
+  openTaskLoads,
+  type CallerTasksQuery,
+  type NewTaskRow,
+  type TaskRow,
+} from './tasks-store.js';
 import { countInvocation } from './invocation-quota-store.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { isUniqueViolation } from '../../db/errors.js';
@@ -25,7 +33,7 @@ import type { Capability } from '@agent-registry/protocol';
 import type { Deliverer } from './deliverers.js';
 import type { TaskEvents } from './events.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
-import { FINAL_STATUSES, type TaskStateMachine } from './task-state.js';
+import { FINAL_STATUSES, settle, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import { requireDid } from '../identity/did-param.js';
@@ -263,20 +271,37 @@ export class InvocationService {
       throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
     }
     // A task whose invoker vanished (crash, restart) expires when read.
-    const task = await this.deps.states.settled(stored);
-    const view: TaskView = {
-      task_id: task.id,
-      status: task.status,
-      capability: task.capability,
-      target_did: task.target_did,
-      caller_did: task.caller_did,
-      created_at: Number(task.created_at),
-      deadline_at: Number(task.deadline_at),
-    };
-    if (task.completed_at !== null) view.completed_at = Number(task.completed_at);
-    if (task.output !== null) view.output = JSON.parse(task.output) as Record<string, unknown>;
-    if (task.error !== null) view.error = task.error;
-    return view;
+    return taskView(await this.deps.states.settled(stored));
+  }
+
+  /**
+   * The input the caller sent with a task of theirs; undefined once the retention sweep dropped it.
+   * Refused as `getTask` refuses.
+   */
+  async getTaskInput(
+    caller: AuthenticatedAgent,
+    taskId: string,
+  ): Promise<Record<string, unknown> | undefined> {
+    const stored = await this.requireTask(taskId);
+    if (stored.caller_did !== caller.did) {
+      throw new ForbiddenError('NOT_TASK_CREATOR', 'Only the agent that created a task may read it');
+    }
+    if (stored.payload_purged_at !== null) return undefined;
+    return JSON.parse(stored.input) as Record<string, unknown>;
+  }
+
+  /**
+   * The caller's own tasks with one agent, the most recently changed first: a page of at most `limit`,
+   * each task as `settle` sees it now, and how many match without the page.
+   */
+  async listTasks(
+    caller: AuthenticatedAgent,
+    query: Omit<CallerTasksQuery, 'callerDid' | 'now'>,
+  ): Promise<{ tasks: TaskView[]; total: number }> {
+    if (query.statuses !== undefined && query.statuses.length === 0) return { tasks: [], total: 0 };
+    const now = this.deps.clock.now();
+    const { rows, total } = await listCallerTasks(this.deps.db, { ...query, callerDid: caller.did, now });
+    return { tasks: rows.map((row) => taskView(settle(row, now))), total };
   }
 
   /** Wakes every blocked invocation with a 503 and refuses new ones; tasks stay readable. */
@@ -417,4 +442,21 @@ class KeyedQueue {
     });
     return result;
   }
+}
+
+/** A stored task as its creator reads it. */
+function taskView(task: TaskRow): TaskView {
+  const view: TaskView = {
+    task_id: task.id,
+    status: task.status,
+    capability: task.capability,
+    target_did: task.target_did,
+    caller_did: task.caller_did,
+    created_at: Number(task.created_at),
+    deadline_at: Number(task.deadline_at),
+  };
+  if (task.completed_at !== null) view.completed_at = Number(task.completed_at);
+  if (task.output !== null) view.output = JSON.parse(task.output) as Record<string, unknown>;
+  if (task.error !== null) view.error = task.error;
+  return view;
 }

@@ -407,3 +407,71 @@ export async function timeOutExpiredTasks(db: Db, now: number, limit: number): P
     .execute();
   return moved.map((row) => row.id);
 }
+
+/** Which of one caller's tasks with one agent to list (see `listCallerTasks`). */
+export interface CallerTasksQuery {
+  callerDid: string;
+  targetDid: string;
+  /** Only these statuses, as `settle` sees them at `now` (an open task past its deadline is a timeout). */
+  statuses?: readonly TaskStatus[];
+  /** Only tasks whose last change (end, else creation) is at or after this time. */
+  changedSince?: number;
+  /** Only this task. */
+  taskId?: string;
+  /** Continue after this task of the order (last change, then id, both descending). */
+  after?: { changedAt: number; id: string };
+  limit: number;
+  now: number;
+}
+
+/**
+ * One caller's tasks with one agent, the most recently changed first (a task's last change is its end,
+ * else its creation), each page continuing after the last task of the one before.
+ */
+export async function listCallerTasks(
+  db: Db,
+  query: CallerTasksQuery,
+): Promise<{ rows: TaskRow[]; total: number }> {
+  const changedAt = sql<number>`coalesce(completed_at, created_at)`;
+  let select = db
+    .selectFrom('tasks')
+    .where('caller_did', '=', query.callerDid)
+    .where('target_did', '=', query.targetDid);
+  if (query.taskId !== undefined) select = select.where('id', '=', query.taskId);
+  if (query.changedSince !== undefined) select = select.where(changedAt, '>=', query.changedSince);
+  const statuses = query.statuses;
+  if (statuses !== undefined) {
+    const open = statuses.filter((status) => status === 'pending' || status === 'processing');
+    const ended = statuses.filter((status) => status !== 'pending' && status !== 'processing');
+    select = select.where((eb) =>
+      eb.or([
+        ...(open.length > 0 ? [eb.and([eb('status', 'in', open), eb('deadline_at', '>', query.now)])] : []),
+        ...(ended.length > 0 ? [eb('status', 'in', ended)] : []),
+        // The deadline rule: an open task past its deadline reads as a timeout.
+        ...(statuses.includes('timeout')
+          ? [eb.and([eb('status', 'in', ['pending', 'processing']), eb('deadline_at', '<=', query.now)])]
+          : []),
+      ]),
+    );
+  }
+  const counted = await select
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .executeTakeFirst();
+  const after = query.after;
+  const page =
+    after === undefined
+      ? select
+      : select.where((eb) =>
+          eb.or([
+            eb(changedAt, '<', after.changedAt),
+            eb.and([eb(changedAt, '=', after.changedAt), eb('id', '<', after.id)]),
+          ]),
+        );
+  const rows = await page
+    .selectAll()
+    .orderBy(changedAt, 'desc')
+    .orderBy('id', 'desc')
+    .limit(query.limit)
+    .execute();
+  return { rows, total: Number(counted?.total ?? 0) };
+}
