@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, secp256k1Agent } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
-import { registerNamed, profileOf } from '../support/discovery-helpers.js';
+import { registerNamed, profileOf, startSecondNode } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 
 interface Entry {
@@ -360,6 +360,27 @@ describe('ARD: publisher files and registry API', () => {
       415,
       'INVALID_ARGUMENT',
     );
+  });
+
+  test('another node on the same database answers ARD for an agent registered on this one', async () => {
+    const node = await startSecondNode(registry);
+    try {
+      const sailor = await registerNamed(registry, 'Harbour Sailor', { tags: ['sailing'] });
+      const found = await node.app.inject({
+        method: 'POST',
+        url: '/ard/search',
+        payload: { query: { text: 'harbour sailor', filter: { tags: 'sailing' } } },
+      });
+      assert.equal(found.statusCode, 200, found.body);
+      assert.deepEqual(
+        (found.json() as SearchAnswer).results.map((result) => result.identifier),
+        [urnOf(sailor.did)],
+      );
+      const entry = await node.app.inject({ url: `/ard/agents/${urnOf(sailor.did)}` });
+      assert.equal(entry.statusCode, 200, entry.body);
+    } finally {
+      await node.close();
+    }
   });
 
   test(

@@ -1,4 +1,6 @@
 import type { Db } from '../../db/connect.js';
+import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
+import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { readSearchRows } from '../../modules/discovery/agent-search-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
@@ -10,7 +12,6 @@ import {
   CATALOG_TYPE,
   agentEntry,
   registryEntry,
-  type ArdEntry,
   type ArdSite,
 } from './entries.js';
 import { decodePageToken, encodePageToken, requestDigest, type PageKind } from './page-token.js';
@@ -35,6 +36,8 @@ export const FILTER_KEYS = [
 export const CATALOG_PAGE_SIZE = 100;
 /** How many of the best matches name the tag and capability values an explore counts. */
 const FACET_SAMPLE = 100;
+/** Serialised entries kept by DID and `updated_at`: a page of search results is mostly ones seen before. */
+const ENTRY_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
 interface Narrowed {
@@ -51,57 +54,72 @@ export interface ArdServiceDeps {
   didWebDomain: string;
 }
 
-export interface ArdSearchResult extends ArdEntry {
-  score: number;
-  source: string;
-}
-
 /**
  * ARD's registry API over the registry's own search: every query runs on the same in-memory index and
  * service as GET /api/agents/search; this class only translates (docs/ard.md, "How search maps").
  */
 export class ArdService {
-  constructor(private readonly deps: ArdServiceDeps) {}
+  private readonly entries = new ByteBoundedCache<string>(ENTRY_CACHE_BYTES);
+  private readonly sourceJson: string;
+
+  constructor(private readonly deps: ArdServiceDeps) {
+    this.sourceJson = JSON.stringify(`${deps.site.publicUrl}${ARD_BASE}`);
+  }
+
+  /** The entry's JSON text, from the cache while the agent's profile is unchanged. */
+  private entryJson(row: AgentSearchRow): string {
+    const key = `${row.did}\u0000${Number(row.updated_at)}`;
+    const cached = this.entries.get(key);
+    if (cached !== undefined) return cached;
+    const json = JSON.stringify(agentEntry(row, this.deps.site));
+    this.entries.set(key, json, json.length * 2 + key.length * 2);
+    return json;
+  }
+
+  /** Entries' JSON texts as one array. */
+  private entriesJson(rows: readonly AgentSearchRow[]): string {
+    return `[${rows.map((row) => this.entryJson(row)).join(',')}]`;
+  }
 
   private get source(): string {
     return `${this.deps.site.publicUrl}${ARD_BASE}`;
   }
 
-  async search(body: ArdSearchRequest): Promise<Record<string, unknown>> {
+  /** POST /search's answer, as JSON text: each result is the cached entry with score and source. */
+  async search(body: ArdSearchRequest): Promise<string> {
     const narrowed = narrow(body.query.text, body.query.filter, this.deps.site.publisher);
     const pageSize = body.pageSize ?? 10;
     const digest = requestDigest({ t: body.query.text, f: narrowed.normalised, s: pageSize });
     const position =
       body.pageToken === undefined ? undefined : decodePageToken(body.pageToken, 'search', digest);
-    const answer: Record<string, unknown> = { results: [] };
-    if (body.federation === 'referrals') answer.referrals = [];
-    if (narrowed.empty) return answer;
+    const referrals = body.federation === 'referrals' ? ',"referrals":[]' : '';
+    if (narrowed.empty) return `{"results":[]${referrals}}`;
     const page = await this.deps.search.searchPage({
       ...narrowed.request,
       limit: pageSize,
       cursor: position?.cursor,
     });
     const first = position?.rank ?? 0;
-    answer.results = page.rows.map((row, index): ArdSearchResult => ({
-      ...agentEntry(row, this.deps.site),
-      score: relevanceScore(first + index, page.total),
-      source: this.source,
-    }));
+    const results = page.rows.map((row, index) => {
+      const entry = this.entryJson(row);
+      const score = relevanceScore(first + index, page.total);
+      return `${entry.slice(0, -1)},"score":${score},"source":${this.sourceJson}}`;
+    });
     const next = this.nextToken('search', digest, page, first);
-    if (next !== undefined) answer.pageToken = next;
-    return answer;
+    const token = next === undefined ? '' : `,"pageToken":${JSON.stringify(next)}`;
+    return `{"results":[${results.join(',')}]${referrals}${token}}`;
   }
 
-  async entry(identifier: string): Promise<ArdEntry> {
+  async entry(identifier: string): Promise<string> {
     const did = urnToDid(identifier, this.deps.site.publisher, this.deps.didWebDomain);
     const [row] = await readSearchRows(this.deps.db, [did]);
     if (row === undefined) {
       throw new NotFoundError('AGENT_NOT_FOUND', `no active agent is published as ${identifier}`);
     }
-    return agentEntry(row, this.deps.site);
+    return this.entryJson(row);
   }
 
-  async list(query: ArdListQuery): Promise<Record<string, unknown>> {
+  async list(query: ArdListQuery): Promise<string> {
     if (query.filter !== undefined) {
       throw new BadRequestError(
         'VALIDATION_FAILED',
@@ -115,24 +133,29 @@ export class ArdService {
       );
     }
     const pageSize = query.pageSize ?? 20;
-    const { entries, page, pageToken } = await this.listed('list', pageSize, query.pageToken);
-    return { items: entries, total: page.total, ...(pageToken === undefined ? {} : { pageToken }) };
+    const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken);
+    const token = pageToken === undefined ? '' : `,"pageToken":${JSON.stringify(pageToken)}`;
+    return `{"items":${this.entriesJson(rows)},"total":${page.total}${token}}`;
   }
 
   /** One page of the published catalog: a bounded ai-catalog document chained to the next page. */
-  async catalogPage(pageToken: string | undefined): Promise<Record<string, unknown>> {
-    const { entries, pageToken: next, first } = await this.listed('catalog', CATALOG_PAGE_SIZE, pageToken);
-    const chained: unknown[] = [...entries];
+  async catalogPage(pageToken: string | undefined): Promise<string> {
+    const { rows, pageToken: next, first } = await this.listed('catalog', CATALOG_PAGE_SIZE, pageToken);
+    const entries = rows.map((row) => this.entryJson(row));
     if (next !== undefined) {
-      chained.push({
-        identifier: `urn:air:${this.deps.site.publisher}:catalog:agents-from-${first + entries.length}`,
-        displayName: 'Agent Registry: the next page of agents',
-        type: CATALOG_TYPE,
-        url: `${this.source}/catalog?pageToken=${encodeURIComponent(next)}`,
-        description: `Active agents from number ${first + entries.length + 1} on, oldest first`,
-      });
+      const more = first + rows.length;
+      entries.push(
+        JSON.stringify({
+          identifier: `urn:air:${this.deps.site.publisher}:catalog:agents-from-${more}`,
+          displayName: 'Agent Registry: the next page of agents',
+          type: CATALOG_TYPE,
+          url: `${this.source}/catalog?pageToken=${encodeURIComponent(next)}`,
+          description: `Active agents from number ${more + 1} on, oldest first`,
+        }),
+      );
     }
-    return { specVersion: CATALOG_SPEC_VERSION, host: this.host(), entries: chained };
+    const head = JSON.stringify({ specVersion: CATALOG_SPEC_VERSION, host: this.host() });
+    return `${head.slice(0, -1)},"entries":[${entries.join(',')}]}`;
   }
 
   /** The publisher file (/.well-known/ai-catalog.json and ard.json): the search service and the first page. */
@@ -232,7 +255,7 @@ export class ArdService {
     kind: PageKind,
     pageSize: number,
     pageToken: string | undefined,
-  ): Promise<{ entries: ArdEntry[]; page: SearchPage; pageToken?: string; first: number }> {
+  ): Promise<{ rows: AgentSearchRow[]; page: SearchPage; pageToken?: string; first: number }> {
     const digest = requestDigest({ s: pageSize });
     const position = pageToken === undefined ? undefined : decodePageToken(pageToken, kind, digest);
     const page = await this.deps.search.searchPage({
@@ -242,8 +265,7 @@ export class ArdService {
       cursor: position?.cursor,
     });
     const first = position?.rank ?? 0;
-    const entries = page.rows.map((row) => agentEntry(row, this.deps.site));
-    return { entries, page, pageToken: this.nextToken(kind, digest, page, first), first };
+    return { rows: page.rows, page, pageToken: this.nextToken(kind, digest, page, first), first };
   }
 
   private nextToken(kind: PageKind, digest: string, page: SearchPage, first: number): string | undefined {

@@ -29,7 +29,7 @@ export interface ArdEntry {
   representativeQueries: string[];
   updatedAt: string;
   publisher: string;
-  metadata: Record<string, string | number>;
+  metadata: Record<string, string>;
   trustManifest: {
     identity: string;
     identityType: 'did';
@@ -78,7 +78,10 @@ export function representativeQueries(
   return unique.slice(0, QUERIES_MAX);
 }
 
-/** An active agent's ARD entry: it points at the agent's signed A2A card, which carries its JSON Schemas. */
+/**
+ * An active agent's ARD entry: it points at the agent's signed A2A card, which carries its JSON Schemas.
+ * Made of the profile's published fields only, so it changes only when `updated_at` does.
+ */
 export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
   const capabilities = JSON.parse(row.capabilities) as Capability[];
   const tags = JSON.parse(row.tags) as string[];
@@ -99,8 +102,6 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
       did: row.did,
       profileUrl,
       mcpEndpoint: mcpAgentUrl(site.publicUrl, row.did),
-      reputationScore: row.reputation_score,
-      totalReviews: Number(row.total_reviews),
     },
     trustManifest: {
       identity: row.did,

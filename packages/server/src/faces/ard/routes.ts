@@ -48,10 +48,10 @@ class DocumentCache {
   private readonly documents = new Map<string, CachedDocument>();
   constructor(private readonly now: () => number) {}
 
-  async get(key: string, build: () => Promise<unknown>): Promise<CachedDocument> {
+  async get(key: string, build: () => Promise<string>): Promise<CachedDocument> {
     const cached = this.documents.get(key);
     if (cached !== undefined && this.now() - cached.at < CATALOG_CACHE_MS) return cached;
-    const body = JSON.stringify(await build());
+    const body = await build();
     const document = {
       body,
       etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
@@ -97,7 +97,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
     if (request.url === '/' || request.url.startsWith('/?')) void reply.header('link', links);
     done();
   });
-  const manifest = async (): Promise<unknown> => ard.manifest();
+  const manifest = async (): Promise<string> => JSON.stringify(ard.manifest());
   app.get('/.well-known/ai-catalog.json', { schema: { hide: true } }, async (request, reply) =>
     sendDocument(request, reply, await cache.get('manifest', manifest), CATALOG_TYPE),
   );
@@ -125,8 +125,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
             response: { 200: ArdSearchAnswer, ...ardErrors },
           },
         },
-        async (request, reply) =>
-          reply.type(JSON_TYPE).send(JSON.stringify(await ard.search(request.body)) as never),
+        async (request, reply) => reply.type(JSON_TYPE).send((await ard.search(request.body)) as never),
       );
 
       api.post(
@@ -159,8 +158,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
             response: { 200: ArdListAnswer, ...ardErrors },
           },
         },
-        async (request, reply) =>
-          reply.type(JSON_TYPE).send(JSON.stringify(await ard.list(request.query)) as never),
+        async (request, reply) => reply.type(JSON_TYPE).send((await ard.list(request.query)) as never),
       );
 
       api.get(
@@ -176,7 +174,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
           },
         },
         async (request, reply) =>
-          reply.type(JSON_TYPE).send(JSON.stringify(await ard.entry(request.params.identifier)) as never),
+          reply.type(JSON_TYPE).send((await ard.entry(request.params.identifier)) as never),
       );
 
       api.get(
