@@ -3,8 +3,11 @@ import { SEARCH_QUERIES } from '../corpus.js';
 import { cycling, type Row } from '../measure.js';
 import { atConnections, measureRegistry, type ScenarioContext } from './context.js';
 
-/** A seeded agent's ARD URN (docs/ard.md): the bench's registry is did:web on localhost. */
-const urnOf = (did: string): string => `urn:air:localhost:agents:${did.split(':').at(-1) ?? ''}`;
+/** A seeded agent's ARD URN (docs/ard.md); the bench's registry is on localhost. */
+const urnOf = (did: string): string =>
+  did.startsWith('did:pkh:')
+    ? `urn:air:localhost:agents:${did.slice('did:'.length)}`
+    : `urn:air:localhost:agents:${did.split(':').at(-1) ?? ''}`;
 
 /**
  * ARD against the registry's own API, each pair in one run: POST /ard/search against the equivalent
