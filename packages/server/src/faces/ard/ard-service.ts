@@ -37,7 +37,7 @@ export const CATALOG_PAGE_SIZE = 100;
 /** How many of the best matches name the tag and capability values an explore counts. */
 const FACET_SAMPLE = 100;
 /** Serialised entries kept by DID and `updated_at`: a page of search results is mostly ones seen before. */
-const ENTRY_CACHE_BYTES = 16 * 1024 * 1024;
+const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
 interface Narrowed {
@@ -72,7 +72,8 @@ export class ArdService {
     const cached = this.entries.get(key);
     if (cached !== undefined) return cached;
     const json = JSON.stringify(agentEntry(row, this.deps.site));
-    this.entries.set(key, json, json.length * 2 + key.length * 2);
+    // Entries are ASCII but for names and descriptions: about a byte a character, and the key.
+    this.entries.set(key, json, json.length + key.length + 64);
     return json;
   }
 
