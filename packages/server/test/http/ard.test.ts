@@ -207,6 +207,8 @@ describe('ARD: publisher files and registry API', () => {
     refused(await call('GET', '/ard/no-such-route'), 404, 'NOT_FOUND');
     // A deactivated agent is no longer published.
     const gone = await registerNamed(registry, 'Gone Soon');
+    // Read once first, so the entry is cached when the agent is deactivated.
+    assert.equal((await call('GET', `/ard/agents/${urnOf(gone.did)}`)).status, 200);
     const deleted = await fetch(`${registry.url}${agentPath(gone.did)}`, {
       method: 'DELETE',
       headers: bearer(gone.token),
