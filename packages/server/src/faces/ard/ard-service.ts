@@ -2,7 +2,6 @@ import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { findAgentVersion } from '../../modules/agents/agents-store.js';
 import { readSearchRows } from '../../modules/discovery/agent-search-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
@@ -112,26 +111,13 @@ export class ArdService {
     return `{"results":[${results.join(',')}]${referrals}${token}}`;
   }
 
-  /**
-   * One agent's entry. Like the profile route, a two-column version read comes first: every change to
-   * the agent (its deactivation included) moves its change number, so an entry cached at the current
-   * number is current and the agent was active at it.
-   */
   async entry(identifier: string): Promise<string> {
     const did = urnToDid(identifier, this.deps.site.publisher, this.deps.didWebDomain);
-    const notFound = () =>
-      new NotFoundError('AGENT_NOT_FOUND', `no active agent is published as ${identifier}`);
-    const version = await findAgentVersion(this.deps.db, did);
-    if (version === undefined) throw notFound();
-    const versionKey =
-      version.change_seq === null ? undefined : `${did}\u0000seq${Number(version.change_seq)}`;
-    const cached = versionKey === undefined ? undefined : this.entries.get(versionKey);
-    if (cached !== undefined) return cached;
     const [row] = await readSearchRows(this.deps.db, [did]);
-    if (row === undefined) throw notFound();
-    const json = this.entryJson(row);
-    if (versionKey !== undefined) this.entries.set(versionKey, json, json.length + versionKey.length + 64);
-    return json;
+    if (row === undefined) {
+      throw new NotFoundError('AGENT_NOT_FOUND', `no active agent is published as ${identifier}`);
+    }
+    return this.entryJson(row);
   }
 
   async list(query: ArdListQuery): Promise<string> {
