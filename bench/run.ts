@@ -37,6 +37,7 @@ import { authGetScenario } from './scenarios/auth-get.js';
 import type { Scenario, ScenarioContext } from './scenarios/context.js';
 import { facesScenario } from './scenarios/faces.js';
 import { getProfileScenario } from './scenarios/get-profile.js';
+import { ardScenario } from './scenarios/ard.js';
 import { pageScenarios } from './scenarios/pages.js';
 import { queueScenario } from './scenarios/queue.js';
 import { registrationScenarios } from './scenarios/registration.js';
@@ -53,6 +54,8 @@ const SCENARIOS: Scenario[] = [
   authGetScenario,
   // Every search shape, each sort, at 1 and 10 connections.
   searchScenarios,
+  // ARD beside the API calls it adapts.
+  ardScenario,
   pageScenarios,
   queueScenario,
   webhookScenario,

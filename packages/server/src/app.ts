@@ -18,6 +18,8 @@ import { discoveryRoutes } from './modules/discovery/discovery-routes.js';
 import { healthRoutes } from './modules/operations/health-routes.js';
 import { invocationRoutes } from './modules/tasks/routes.js';
 import { a2aRoutes } from './faces/a2a/routes.js';
+import { ardRoutes } from './faces/ard/routes.js';
+import { handleArdError, isArdRequest } from './faces/ard/errors.js';
 import { mcpRoutes } from './faces/mcp/routes.js';
 import { reviewRoutes } from './modules/reviews/routes.js';
 import { searchRoutes } from './modules/discovery/search-routes.js';
@@ -89,7 +91,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
     // Errors raised before routing (bad URL encoding, an over-long DID) and by Node's HTTP parser
     // (bad Content-Length or chunked encoding, oversized headers) answer {error, details, code} too.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    frameworkErrors: (error, request, reply) =>
+      isArdRequest(request.url) ? handleArdError(error, request, reply) : handleError(error, request, reply),
     clientErrorHandler: (error, socket) => onClientError(error, socket),
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -197,5 +200,6 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   webRoutes(app, ctx);
   mcpRoutes(app, ctx);
   a2aRoutes(app, ctx);
+  await ardRoutes(app, ctx);
   return app;
 }

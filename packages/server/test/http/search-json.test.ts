@@ -99,6 +99,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       average_rating: Number.POSITIVE_INFINITY,
       total_reviews: 7,
       created_at: 1764000000123.9,
+      updated_at: 1764000000123,
       status: 'active' as const,
     };
     const page = { rows: [row], total: 21.5, limit: 20, offset: 0, next_cursor: 'abc"def' };

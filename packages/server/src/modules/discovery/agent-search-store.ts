@@ -18,6 +18,7 @@ export type AgentSearchRow = Pick<
   | 'average_rating'
   | 'total_reviews'
   | 'created_at'
+  | 'updated_at'
   | 'status'
 >;
 
@@ -39,6 +40,7 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
       'average_rating',
       'total_reviews',
       'created_at',
+      'updated_at',
       'status',
     ])
     .where('did', 'in', dids);

@@ -66,6 +66,21 @@ export class SearchService {
     return { agents: rows.map(toSummary), ...page };
   }
 
+  /**
+   * How many active agents match the index's filters of a search (full text, capability, tags, least
+   * reputation): what a facet count needs, without reading a row.
+   */
+  async count(request: Pick<SearchRequest, 'q' | 'capability' | 'tags' | 'min_reputation'>): Promise<number> {
+    const follower = this.deps.index;
+    await follower.catchUp();
+    return follower.index.count({
+      terms: request.q === undefined ? undefined : parseQuery(request.q),
+      capability: request.capability === undefined ? undefined : parseCapability(request.capability),
+      tags: request.tags === undefined ? undefined : parseTags(request.tags),
+      minReputation: request.min_reputation,
+    });
+  }
+
   async searchPage(request: SearchRequest): Promise<SearchPage> {
     const terms = request.q === undefined ? undefined : parseQuery(request.q);
     const capability = request.capability === undefined ? undefined : parseCapability(request.capability);

@@ -1,0 +1,81 @@
+import type autocannon from 'autocannon';
+import { SEARCH_QUERIES } from '../corpus.js';
+import { cycling, type Row } from '../measure.js';
+import { atConnections, measureRegistry, type ScenarioContext } from './context.js';
+
+/** A seeded agent's ARD URN (docs/ard.md); the bench's registry is on localhost. */
+const urnOf = (did: string): string =>
+  did.startsWith('did:pkh:')
+    ? `urn:air:localhost:agents:${did.slice('did:'.length)}`
+    : `urn:air:localhost:agents:${did.split(':').at(-1) ?? ''}`;
+
+/**
+ * ARD against the registry's own API, each pair in one run: POST /ard/search against the equivalent
+ * GET /api/agents/search (the same words, 20 a page), GET /ard/agents/{identifier} against GET profile
+ * (the same agents), both at the run's connections (req/s) and at one (p99); then the publisher file and
+ * a catalog page at one connection (their p50, served from the five-second cache).
+ */
+export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
+  if (!context.wanted('ard')) return [];
+  const { options, sampleDids } = context;
+  const searchPaths = SEARCH_QUERIES.map((q) => `/api/agents/search?q=${encodeURIComponent(q)}&limit=20`);
+  const bodies = SEARCH_QUERIES.map((q) => JSON.stringify({ query: { text: q }, pageSize: 20 }));
+  let next = 0;
+  const ardSearch: autocannon.Request[] = [
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({
+        ...request,
+        path: '/ard/search',
+        body: bodies[next++ % bodies.length] as string,
+      }),
+    },
+  ];
+  const profilePaths = sampleDids.map((did) => `/api/agents/${encodeURIComponent(did)}`);
+  const entryPaths = sampleDids.map((did) => `/ard/agents/${urnOf(did)}`);
+  const pairs = [
+    {
+      name: 'ard-api-search',
+      label: 'GET /api/agents/search?q= (20 a page)',
+      requests: cycling(searchPaths),
+    },
+    { name: 'ard-search', label: 'POST /ard/search (the same words)', requests: ardSearch },
+    { name: 'ard-get-profile', label: 'GET /api/agents/{did}', requests: cycling(profilePaths) },
+    {
+      name: 'ard-get-entry',
+      label: 'GET /ard/agents/{identifier} (the same agents)',
+      requests: cycling(entryPaths),
+    },
+  ];
+  const rows: Row[] = [];
+  for (const pair of pairs) {
+    rows.push(
+      await measureRegistry(context, {
+        name: pair.name,
+        label: pair.label,
+        connections: options.connections,
+        load: { requests: pair.requests },
+      }),
+    );
+    rows.push(
+      await measureRegistry(context, {
+        ...atConnections(pair.name, pair.label, 1),
+        load: { requests: pair.requests },
+        warmup: false,
+      }),
+    );
+  }
+  for (const [name, label, path] of [
+    ['ard-manifest', 'GET /.well-known/ai-catalog.json', '/.well-known/ai-catalog.json'],
+    ['ard-catalog-page', 'GET /ard/catalog (first page, 100 agents)', '/ard/catalog'],
+  ] as const) {
+    rows.push(
+      await measureRegistry(context, {
+        ...atConnections(name, label, 1),
+        load: { requests: cycling([path]) },
+      }),
+    );
+  }
+  return rows;
+}

@@ -1,0 +1,131 @@
+import type { Capability } from '@agent-registry/protocol';
+import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
+import { a2aAgentCardUrl, mcpAgentUrl } from '../../modules/agents/agent-view.js';
+import { capabilityTitle } from '../capability-text.js';
+import { didToUrn } from './urn.js';
+
+export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';
+export const REGISTRY_TYPE = 'application/ai-registry+json';
+export const CATALOG_TYPE = 'application/ai-catalog+json';
+export const CATALOG_SPEC_VERSION = '1.0';
+/** Where the ARD registry API is served, under PUBLIC_URL. */
+export const ARD_BASE = '/ard';
+
+/** What an entry needs of the registry: where it is and the publisher segment of its URNs. */
+export interface ArdSite {
+  publicUrl: string;
+  publisher: string;
+}
+
+/** One ARD catalog entry (ard-spec section 4.2); `publisher` is the URN's publisher, for filters. */
+export interface ArdEntry {
+  identifier: string;
+  displayName: string;
+  type: string;
+  url: string;
+  description: string;
+  tags: string[];
+  capabilities: string[];
+  representativeQueries: string[];
+  updatedAt: string;
+  publisher: string;
+  metadata: Record<string, string>;
+  trustManifest: {
+    identity: string;
+    identityType: 'did';
+    attestations: { type: string; uri: string; mediaType: string }[];
+  };
+}
+
+const QUERY_MAX_LENGTH = 120;
+const QUERIES_MAX = 5;
+
+/** The first sentence of a text, cut at a word near the length an example query reads at. */
+function firstSentence(text: string): string {
+  const sentence = (text.split(/(?<=[.!?])\s/)[0] ?? '').trim().replace(/[.!?]+$/, '');
+  if (sentence.length <= QUERY_MAX_LENGTH) return sentence;
+  const cut = sentence.slice(0, QUERY_MAX_LENGTH);
+  return cut.slice(0, Math.max(cut.lastIndexOf(' '), 1)).trim();
+}
+
+/**
+ * 2-5 example queries from the profile (docs/ard.md, "Representative queries"): what each of the first
+ * capabilities does, then one naming the tags, then the agent itself; duplicates dropped.
+ */
+export function representativeQueries(
+  name: string,
+  description: string | null,
+  capabilities: Capability[],
+  tags: string[],
+): string[] {
+  const queries: string[] = [];
+  for (const capability of capabilities.slice(0, 3)) {
+    const said = capability.description == null ? '' : firstSentence(capability.description);
+    queries.push(said !== '' ? said : `${capabilityTitle(capability.type).toLowerCase()} for me`);
+  }
+  if (tags.length > 0) queries.push(`find an agent for ${tags.slice(0, 3).join(', ')}`);
+  const about = description === null ? '' : firstSentence(description);
+  if (about !== '') queries.push(about);
+  queries.push(`use ${name}`);
+  const seen = new Set<string>();
+  const unique = queries.filter((query) => {
+    const key = query.toLowerCase();
+    if (query === '' || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (unique.length < 2) unique.push(`find the agent ${name}`);
+  return unique.slice(0, QUERIES_MAX);
+}
+
+/**
+ * An active agent's ARD entry: it points at the agent's signed A2A card, which carries its JSON Schemas.
+ * Made of the profile's published fields only, so it changes only when `updated_at` does.
+ */
+export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
+  const capabilities = JSON.parse(row.capabilities) as Capability[];
+  const tags = JSON.parse(row.tags) as string[];
+  const cardUrl = a2aAgentCardUrl(site.publicUrl, row.did);
+  const profileUrl = `${site.publicUrl}/api/agents/${encodeURIComponent(row.did)}`;
+  return {
+    identifier: didToUrn(row.did, site.publisher),
+    displayName: row.name,
+    type: A2A_CARD_TYPE,
+    url: cardUrl,
+    description: row.description ?? `${row.name}, an agent registered at ${site.publicUrl}`,
+    tags,
+    capabilities: capabilities.map((capability) => capability.type),
+    representativeQueries: representativeQueries(row.name, row.description, capabilities, tags),
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+    publisher: site.publisher,
+    metadata: {
+      did: row.did,
+      profileUrl,
+      mcpEndpoint: mcpAgentUrl(site.publicUrl, row.did),
+    },
+    trustManifest: {
+      identity: row.did,
+      identityType: 'did',
+      attestations: [
+        // The registry's own measurements of the agent: its service record is a member of the profile.
+        { type: 'agent-registry:service-record', uri: profileUrl, mediaType: 'application/json' },
+        // Each capability's input and output JSON Schemas, in the signed card's extension.
+        { type: 'agent-registry:capability-schemas', uri: cardUrl, mediaType: A2A_CARD_TYPE },
+      ],
+    },
+  };
+}
+
+/** The entry naming this registry's ARD search service (ard-spec section 7: its base URL). */
+export function registryEntry(site: ArdSite): Record<string, unknown> {
+  return {
+    identifier: `urn:air:${site.publisher}:registry:ard`,
+    displayName: 'Agent Registry',
+    type: REGISTRY_TYPE,
+    url: `${site.publicUrl}${ARD_BASE}`,
+    description:
+      'Search every active agent of this registry: POST /search, GET /agents/{identifier}, GET /agents, POST /explore',
+    tags: ['registry', 'search', 'agents'],
+    publisher: site.publisher,
+  };
+}

@@ -1,0 +1,161 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
+import { PAGE_TOKEN_MAX_LENGTH } from './page-token.js';
+
+/** Longest filter value: a tag, a capability type or a media type. */
+export const FILTER_VALUE_MAX_LENGTH = 256;
+export const FILTER_KEYS_MAX = 8;
+export const PAGE_SIZE_MAX = 100;
+
+const FilterValue = Type.String({ minLength: 1, maxLength: FILTER_VALUE_MAX_LENGTH });
+const Filter = Type.Record(
+  Type.String({ maxLength: 64 }),
+  Type.Union([FilterValue, Type.Array(FilterValue, { minItems: 1, maxItems: SEARCH_RULES.tagsMaxCount })]),
+  {
+    maxProperties: FILTER_KEYS_MAX,
+    description:
+      'Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys.',
+  },
+);
+const Text = Type.String({
+  minLength: 1,
+  maxLength: SEARCH_RULES.queryMaxLength,
+  description:
+    'What the caller needs, in words: matched by the registry full-text search (every word must match).',
+});
+
+export const ArdQueryModel = Type.Object(
+  { text: Type.Optional(Text), filter: Type.Optional(Filter) },
+  { additionalProperties: false },
+);
+export type ArdQueryModel = Static<typeof ArdQueryModel>;
+
+export const ArdSearchRequest = Type.Object(
+  {
+    query: Type.Object({ text: Text, filter: Type.Optional(Filter) }, { additionalProperties: false }),
+    federation: Type.Optional(
+      Type.Union([Type.Literal('auto'), Type.Literal('referrals'), Type.Literal('none')], {
+        description:
+          'This registry has no upstream registry: auto and none search its own index; referrals adds an empty referrals list',
+      }),
+    ),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 })),
+    pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_TOKEN_MAX_LENGTH })),
+  },
+  { additionalProperties: false },
+);
+export type ArdSearchRequest = Static<typeof ArdSearchRequest>;
+
+export const FACET_FIELDS = ['type', 'publisher', 'tags', 'capabilities'] as const;
+export type FacetField = (typeof FACET_FIELDS)[number];
+
+export const ArdExploreRequest = Type.Object(
+  {
+    query: Type.Optional(ArdQueryModel),
+    resultType: Type.Object(
+      {
+        facets: Type.Array(
+          Type.Object(
+            {
+              field: Type.String({ minLength: 1, maxLength: 64, description: FACET_FIELDS.join(', ') }),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 20 })),
+              minCount: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+            },
+            { additionalProperties: false },
+          ),
+          { minItems: 1, maxItems: FACET_FIELDS.length },
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ArdExploreRequest = Static<typeof ArdExploreRequest>;
+
+export const ArdListQuery = Type.Object(
+  {
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 20 })),
+    pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_TOKEN_MAX_LENGTH })),
+    filter: Type.Optional(
+      Type.String({
+        maxLength: 512,
+        description: 'Not supported: filter with POST /search or POST /explore',
+      }),
+    ),
+    orderBy: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Only createdAt (oldest first, the listing order)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ArdListQuery = Static<typeof ArdListQuery>;
+
+export const ArdCatalogQuery = Type.Object(
+  { pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_TOKEN_MAX_LENGTH })) },
+  { additionalProperties: false },
+);
+
+export const ArdIdentifierParams = Type.Object({
+  identifier: Type.String({
+    description: 'The entry URN, urn:air:<host>:agents:<name>; percent-encoding optional',
+  }),
+});
+
+/** The ARD error envelope (ard-spec Appendix B). */
+export const ArdError = Type.Object(
+  {
+    errorCode: Type.String(),
+    message: Type.String(),
+    code: Type.Optional(Type.String({ description: "The registry's own finer error code" })),
+  },
+  {
+    $id: 'ArdError',
+    description: 'ARD error envelope: errorCode (INVALID_ARGUMENT, NOT_FOUND, ...) and what to fix',
+  },
+);
+
+/** Documentation of the answers; the routes write them as JSON text (faces/ard/entries.ts builds entries). */
+const EntryDoc = Type.Object(
+  {
+    identifier: Type.String({ description: 'urn:air:<host>:agents:<name> (docs/ard.md, the URN mapping)' }),
+    displayName: Type.String(),
+    type: Type.String({ examples: ['application/a2a-agent-card+json'] }),
+    url: Type.String({ format: 'uri', description: "The agent's signed A2A card" }),
+  },
+  { additionalProperties: true, description: 'An ARD catalog entry (ard-spec section 4.2)' },
+);
+export const ArdSearchAnswer = Type.Object({
+  results: Type.Array(
+    Type.Intersect([
+      EntryDoc,
+      Type.Object({ score: Type.Integer({ minimum: 0, maximum: 100 }), source: Type.String() }),
+    ]),
+  ),
+  referrals: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  pageToken: Type.Optional(Type.String()),
+});
+export const ArdListAnswer = Type.Object({
+  items: Type.Array(EntryDoc),
+  total: Type.Integer(),
+  pageToken: Type.Optional(Type.String()),
+});
+export const ArdExploreAnswer = Type.Object({
+  resultType: Type.Literal('facets'),
+  facets: Type.Record(
+    Type.String(),
+    Type.Object({
+      buckets: Type.Array(Type.Object({ value: Type.String(), count: Type.Integer() })),
+      otherCount: Type.Optional(Type.Integer()),
+    }),
+  ),
+});
+export const ArdEntryAnswer = EntryDoc;
+export const ArdCatalogAnswer = Type.Object(
+  {
+    specVersion: Type.Literal('1.0'),
+    host: Type.Object({}, { additionalProperties: true }),
+    entries: Type.Array(EntryDoc),
+  },
+  { description: 'An AI Catalog page (media type application/ai-catalog+json)' },
+);
