@@ -999,6 +999,7 @@ export interface components {
       created_at: number;
       updated_at: number;
       service_record: components['schemas']['ServiceRecord'];
+      availability: components['schemas']['Availability'];
     };
     /**
      * @example {
@@ -1369,7 +1370,32 @@ export interface components {
         };
       }[];
     };
-    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record */
+    /**
+     * @description Whether the agent answers now, measured by the registry from its workers’ polls and task updates (docs/availability.md)
+     * @example {
+     *       "status": "online",
+     *       "last_seen_at": 1767225600000,
+     *       "checked_at": 1767225600000,
+     *       "online_since": 1767222000000,
+     *       "uptime_24h": 0.97,
+     *       "uptime_7d": 0.99
+     *     }
+     */
+    Availability: {
+      /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
+      status: 'online' | 'offline' | 'unknown';
+      /** @description Epoch ms of the latest evidence that a worker was there; null if never */
+      last_seen_at: number | null;
+      /** @description Epoch ms at which the registry last recorded evidence; null if never */
+      checked_at: number | null;
+      /** @description Epoch ms since which the agent has been online without a gap; null unless online */
+      online_since: number | null;
+      /** @description Fraction 0-1 of the five-minute slots of the last 24 hours (since the first observation) in which a worker was seen; null if never observed */
+      uptime_24h: number | null;
+      /** @description The same over the last 7 days */
+      uptime_7d: number | null;
+    };
+    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability */
     PublishedProfile: {
       did: string;
       name: string;

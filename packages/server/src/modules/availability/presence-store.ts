@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import { ONLINE_WINDOW_MS, slotOf, type PresenceRecord } from './availability-model.js';
+
+/** One node's evidence about one agent since its last write. */
+export interface Sighting {
+  did: string;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** Rows per statement: well under SQLite's bound on parameters (five per row). */
+const BATCH_ROWS = 500;
+
+/**
+ * Writes sightings: the latest evidence wins whichever node wrote it, and a gap longer than the online
+ * window restarts `online_since`. Every slot between a sighting's first and last evidence is marked seen
+ * (a poll in progress is evidence all along).
+ */
+export async function recordSightings(db: Db, sightings: readonly Sighting[], now: number): Promise<void> {
+  for (let start = 0; start < sightings.length; start += BATCH_ROWS) {
+    const batch = sightings.slice(start, start + BATCH_ROWS);
+    await db
+      .insertInto('agent_presence')
+      .values(
+        batch.map((seen) => ({
+          did: seen.did,
+          first_seen_at: seen.firstAt,
+          last_seen_at: seen.lastAt,
+          online_since: seen.firstAt,
+          checked_at: now,
+        })),
+      )
+      .onConflict((conflict) =>
+        conflict.column('did').doUpdateSet({
+          first_seen_at: sql`case when excluded.first_seen_at < agent_presence.first_seen_at then excluded.first_seen_at else agent_presence.first_seen_at end`,
+          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(ONLINE_WINDOW_MS)} then excluded.first_seen_at else agent_presence.online_since end`,
+          last_seen_at: sql`case when excluded.last_seen_at > agent_presence.last_seen_at then excluded.last_seen_at else agent_presence.last_seen_at end`,
+          checked_at: sql`case when excluded.checked_at > agent_presence.checked_at then excluded.checked_at else agent_presence.checked_at end`,
+        }),
+      )
+      .execute();
+    const slots = batch.flatMap((seen) => {
+      const marks: { did: string; slot: number }[] = [];
+      for (let slot = slotOf(seen.firstAt); slot <= slotOf(seen.lastAt); slot++)
+        marks.push({ did: seen.did, slot });
+      return marks;
+    });
+    for (let from = 0; from < slots.length; from += BATCH_ROWS) {
+      await db
+        .insertInto('agent_presence_slots')
+        .values(slots.slice(from, from + BATCH_ROWS))
+        .onConflict((conflict) => conflict.columns(['did', 'slot']).doNothing())
+        .execute();
+    }
+  }
+}
+
+/** The agent's presence with its seen slots counted from the two window starts; undefined if never seen. */
+export async function findPresence(
+  db: Db,
+  did: string,
+  windowStart: (firstSeenAt: number) => { day: number; week: number },
+): Promise<PresenceRecord | undefined> {
+  const row = await db.selectFrom('agent_presence').selectAll().where('did', '=', did).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const firstSeenAt = Number(row.first_seen_at);
+  const { day, week } = windowStart(firstSeenAt);
+  const counts = await db
+    .selectFrom('agent_presence_slots')
+    .select([
+      sql<number>`count(*)`.as('week'),
+      sql<number>`coalesce(sum(case when slot >= ${day} then 1 else 0 end), 0)`.as('day'),
+    ])
+    .where('did', '=', did)
+    .where('slot', '>=', week)
+    .executeTakeFirstOrThrow();
+  return {
+    first_seen_at: firstSeenAt,
+    last_seen_at: Number(row.last_seen_at),
+    online_since: Number(row.online_since),
+    checked_at: Number(row.checked_at),
+    seen_slots_24h: Number(counts.day),
+    seen_slots_7d: Number(counts.week),
+  };
+}
+
+/** Last evidence of each of `dids` that has any (for search and lists). */
+export async function lastSeenOf(db: Db, dids: readonly string[]): Promise<Map<string, number>> {
+  const seen = new Map<string, number>();
+  for (let start = 0; start < dids.length; start += BATCH_ROWS) {
+    const rows = await db
+      .selectFrom('agent_presence')
+      .select(['did', 'last_seen_at'])
+      .where('did', 'in', dids.slice(start, start + BATCH_ROWS))
+      .execute();
+    for (const row of rows) seen.set(row.did, Number(row.last_seen_at));
+  }
+  return seen;
+}
+
+/** Counts the agents whose last evidence falls at or after `since` (online) and before it. */
+export async function countPresence(db: Db, since: number): Promise<{ fresh: number; stale: number }> {
+  const row = await db
+    .selectFrom('agent_presence')
+    .select([
+      sql<number>`coalesce(sum(case when last_seen_at >= ${since} then 1 else 0 end), 0)`.as('fresh'),
+      sql<number>`count(*)`.as('total'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { fresh: Number(row.fresh), stale: Number(row.total) - Number(row.fresh) };
+}
+
+/** Deletes slots before `beforeSlot` (older than the longest uptime window). */
+export async function pruneSlots(db: Db, beforeSlot: number): Promise<void> {
+  await db.deleteFrom('agent_presence_slots').where('slot', '<', beforeSlot).execute();
+}

@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { agentPath, bearer } from '@agent-registry/testkit';
+import {
+  register,
+  startRegistry,
+  type Registered,
+  type TestRegistry,
+} from '@agent-registry/testkit/in-process';
+import {
+  AVAILABILITY_SLOT_MS,
+  CLOCK_SKEW_TOLERANCE_MS,
+  ONLINE_WINDOW_MS,
+  deriveAvailability,
+  slotOf,
+} from '../../src/modules/availability/availability-model.js';
+import type { Availability } from '../../src/modules/availability/schemas.js';
+
+const queueAgent = { status: 'active', invocation_enabled: true, delivery_mode: 'queue' } as const;
+
+describe('availability model (pure)', () => {
+  test('an agent never observed is unknown with no uptime, not 100 %', () => {
+    assert.deepEqual(deriveAvailability(queueAgent, undefined, 1_000_000), {
+      status: 'unknown',
+      last_seen_at: null,
+      checked_at: null,
+      online_since: null,
+      uptime_24h: null,
+      uptime_7d: null,
+    });
+  });
+
+  test('uptime counts seen slots over the slots since the first observation', () => {
+    const now = 1000 * AVAILABILITY_SLOT_MS;
+    const presence = {
+      first_seen_at: now - 3 * AVAILABILITY_SLOT_MS,
+      last_seen_at: now,
+      online_since: now - AVAILABILITY_SLOT_MS,
+      checked_at: now,
+      seen_slots_24h: 2,
+      seen_slots_7d: 2,
+    };
+    const availability = deriveAvailability(queueAgent, presence, now);
+    assert.equal(availability.status, 'online');
+    assert.equal(availability.uptime_24h, 0.5);
+    assert.equal(availability.online_since, now - AVAILABILITY_SLOT_MS);
+  });
+
+  test('evidence stamped ahead of the reader by more than the skew tolerance does not make an agent online', () => {
+    const now = 5_000_000;
+    const ahead = now + CLOCK_SKEW_TOLERANCE_MS + 1;
+    const presence = {
+      first_seen_at: ahead,
+      last_seen_at: ahead,
+      online_since: ahead,
+      checked_at: ahead,
+      seen_slots_24h: 1,
+      seen_slots_7d: 1,
+    };
+    assert.equal(deriveAvailability(queueAgent, presence, now).status, 'unknown');
+    assert.equal(
+      deriveAvailability({ ...queueAgent, delivery_mode: 'webhook' }, presence, ahead).status,
+      'unknown',
+    );
+  });
+});
+
+describe('availability of queue agents over HTTP', () => {
+  let registry: TestRegistry;
+  let worker: Registered;
+  let webhookAgent: Registered;
+  before(async () => {
+    registry = await startRegistry();
+    worker = await register(registry, undefined, {
+      name: 'Worker',
+      capabilities: [{ type: 'echo' }] as never,
+    });
+    webhookAgent = await register(registry);
+    const config = await registry.app.inject({
+      method: 'PUT',
+      url: agentPath(worker.did, '/invocation'),
+      headers: bearer(worker.token),
+      payload: { enabled: true, delivery_mode: 'queue' },
+    });
+    assert.equal(config.statusCode, 200, config.body);
+  });
+  after(() => registry.close());
+
+  const availabilityOf = async (did: string): Promise<Availability> => {
+    const response = await registry.app.inject({ method: 'GET', url: agentPath(did) });
+    assert.equal(response.statusCode, 200, response.body);
+    return (response.json() as { availability: Availability }).availability;
+  };
+  const poll = async (agent: Registered) => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/agent/tasks?wait=0',
+      headers: bearer(agent.token),
+    });
+    assert.equal(response.statusCode, 200, response.body);
+  };
+
+  test('a queue agent whose worker never polled is unknown', async () => {
+    const availability = await availabilityOf(worker.did);
+    assert.equal(availability.status, 'unknown');
+    assert.equal(availability.last_seen_at, null);
+    assert.equal(availability.uptime_24h, null);
+  });
+
+  test('the first poll makes the agent online at once, with last_seen_at and uptime of its first slot', async () => {
+    // Read once first so the profile cache holds the agent: the poll must still show through it.
+    await availabilityOf(worker.did);
+    const polledAt = registry.clock.now();
+    await poll(worker);
+    const availability = await availabilityOf(worker.did);
+    assert.equal(availability.status, 'online');
+    assert.equal(availability.last_seen_at, polledAt);
+    assert.equal(availability.checked_at, polledAt);
+    assert.equal(availability.online_since, polledAt);
+    assert.equal(availability.uptime_24h, 1);
+    assert.equal(availability.uptime_7d, 1);
+  });
+
+  test('polls in a loop are coalesced: written at the flush, not at each poll', async () => {
+    const firstSeen = (await availabilityOf(worker.did)).last_seen_at;
+    registry.clock.advance(20_000);
+    await poll(worker);
+    assert.equal((await availabilityOf(worker.did)).last_seen_at, firstSeen, 'no write for a poll');
+    await registry.ctx.availability.flush();
+    const availability = await availabilityOf(worker.did);
+    assert.equal(availability.last_seen_at, registry.clock.now());
+    assert.equal(availability.online_since, firstSeen, 'continuously online since the first poll');
+  });
+
+  test('a worker gone for longer than the online window is offline; uptime counts the slots it missed', async () => {
+    const lastSeen = registry.clock.now();
+    registry.clock.advance(ONLINE_WINDOW_MS + 1);
+    const gone = await availabilityOf(worker.did);
+    assert.equal(gone.status, 'offline');
+    assert.equal(gone.last_seen_at, lastSeen);
+    assert.equal(gone.online_since, null);
+
+    const firstSeen = (await availabilityOf(worker.did)).last_seen_at!;
+    registry.clock.advance(2 * AVAILABILITY_SLOT_MS);
+    const back = registry.clock.now();
+    await poll(worker);
+    const availability = await availabilityOf(worker.did);
+    assert.equal(availability.status, 'online');
+    assert.equal(availability.online_since, back, 'a gap restarts the continuous run');
+    const seenSlots = new Set([slotOf(firstSeen - 20_000), slotOf(firstSeen), slotOf(back)]).size;
+    const counted = slotOf(back) - slotOf(firstSeen - 20_000) + 1;
+    assert.equal(availability.uptime_24h, seenSlots / counted);
+    assert.ok(availability.uptime_24h! < 1);
+  });
+
+  test('accepting a task is evidence too', async () => {
+    registry.clock.advance(ONLINE_WINDOW_MS + 1);
+    assert.equal((await availabilityOf(worker.did)).status, 'offline');
+    const caller = await register(registry);
+    const invoked = registry.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(caller.token),
+      payload: { target_did: worker.did, capability: 'echo', input: {}, timeout_ms: 300_000 },
+    });
+    // The invocation waits for a result; the worker polls (evidence), then the status is read.
+    let taskId: string | undefined;
+    for (let attempt = 0; attempt < 100 && taskId === undefined; attempt++) {
+      const listing = await registry.app.inject({
+        method: 'GET',
+        url: '/api/agent/tasks',
+        headers: bearer(worker.token),
+      });
+      taskId = (listing.json() as { tasks: { task_id: string }[] }).tasks[0]?.task_id;
+      if (taskId === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(taskId);
+    registry.clock.advance(ONLINE_WINDOW_MS + 1);
+    assert.equal((await availabilityOf(worker.did)).status, 'offline');
+    const accepted = await registry.app.inject({
+      method: 'POST',
+      url: `/api/agent/tasks/${taskId}/accept`,
+      headers: bearer(worker.token),
+    });
+    assert.equal(accepted.statusCode, 200, accepted.body);
+    assert.equal((await availabilityOf(worker.did)).status, 'online');
+    await registry.app.inject({
+      method: 'POST',
+      url: `/api/agent/tasks/${taskId}/result`,
+      headers: bearer(worker.token),
+      payload: { output: {} },
+    });
+    await invoked;
+  });
+
+  test('an agent that is not a queue agent is never online from its polls', async () => {
+    await poll(webhookAgent);
+    const availability = await availabilityOf(webhookAgent.did);
+    assert.equal(availability.status, 'unknown');
+    assert.equal(availability.last_seen_at, registry.clock.now());
+  });
+});
+
+describe('availability across a restart', () => {
+  test('a restarted node shows the last evidence and invents none', async () => {
+    const first = await startRegistry();
+    const database = first.database;
+    const worker = await register(first);
+    await first.app.inject({
+      method: 'PUT',
+      url: agentPath(worker.did, '/invocation'),
+      headers: bearer(worker.token),
+      payload: { enabled: true, delivery_mode: 'queue' },
+    });
+    const polled = first.clock.now();
+    await first.app.inject({ method: 'GET', url: '/api/agent/tasks', headers: bearer(worker.token) });
+    first.clock.advance(5_000);
+    // Noted in memory only; the shutdown writes it.
+    await first.app.inject({ method: 'GET', url: '/api/agent/tasks', headers: bearer(worker.token) });
+    const lastPoll = first.clock.now();
+    await first.app.close();
+    await first.ctx.close();
+
+    const second = await startRegistry({}, { database });
+    try {
+      second.clock.advance(lastPoll - second.clock.now() + ONLINE_WINDOW_MS + 1);
+      const response = await second.app.inject({ method: 'GET', url: agentPath(worker.did) });
+      const availability = (response.json() as { availability: Availability }).availability;
+      assert.equal(availability.last_seen_at, lastPoll, 'the last batch was written at shutdown');
+      assert.ok(availability.last_seen_at! > polled);
+      assert.equal(availability.status, 'offline');
+    } finally {
+      await second.app.close();
+      await second.ctx.close();
+      await database.drop();
+    }
+  });
+});
