@@ -283,7 +283,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       serviceRecord,
       availability,
-      search: new SearchService({ db, clock, searches: stats, index: searchIndex }),
+      search: new SearchService({ db, clock, searches: stats, index: searchIndex, availability }),
       changeFeed: new ChangeFeedService({ db, publicUrl }),
       stats,
       activity: new ActivityService({ db, clock }),

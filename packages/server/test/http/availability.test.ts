@@ -236,3 +236,89 @@ describe('availability across a restart', () => {
     }
   });
 });
+
+describe('search by availability', () => {
+  let registry: TestRegistry;
+  let online: Registered;
+  let silent: Registered;
+  let webhookAgent: Registered;
+  const enableQueue = async (agent: Registered) => {
+    const response = await registry.app.inject({
+      method: 'PUT',
+      url: agentPath(agent.did, '/invocation'),
+      headers: bearer(agent.token),
+      payload: { enabled: true, delivery_mode: 'queue' },
+    });
+    assert.equal(response.statusCode, 200, response.body);
+  };
+  before(async () => {
+    registry = await startRegistry();
+    const profile = (name: string) =>
+      ({ name, capabilities: [{ type: 'echo' }], tags: ['availability-test'] }) as never;
+    online = await register(registry, undefined, profile('Polling worker'));
+    silent = await register(registry, undefined, profile('Silent worker'));
+    webhookAgent = await register(registry, undefined, profile('Webhook agent'));
+    await enableQueue(online);
+    await enableQueue(silent);
+    for (const agent of [online, webhookAgent]) {
+      const polled = await registry.app.inject({
+        method: 'GET',
+        url: '/api/agent/tasks',
+        headers: bearer(agent.token),
+      });
+      assert.equal(polled.statusCode, 200, polled.body);
+    }
+  });
+  after(() => registry.close());
+
+  const search = async (query: string) => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: `/api/agents/search?tags=availability-test&${query}`,
+    });
+    return response;
+  };
+  const dids = (response: { json(): unknown }) =>
+    (response.json() as { agents: { did: string }[] }).agents.map((agent) => agent.did);
+
+  test('available=true returns only the agents online now', async () => {
+    const response = await search('available=true');
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(dids(response), [online.did]);
+    assert.equal((response.json() as { total: number }).total, 1);
+    const all = await search('available=false');
+    assert.equal((all.json() as { total: number }).total, 3);
+  });
+
+  test('sort=availability puts the online agents first and keeps the others', async () => {
+    for (const order of ['desc', 'asc']) {
+      const response = await search(`sort=availability&order=${order}`);
+      assert.equal(response.statusCode, 200, response.body);
+      const found = dids(response);
+      assert.equal(found[0], online.did);
+      assert.deepEqual(new Set(found), new Set([online.did, silent.did, webhookAgent.did]));
+    }
+    const second = await search('sort=availability&limit=1&offset=1');
+    assert.notEqual(dids(second)[0], online.did);
+    assert.equal((second.json() as { total: number }).total, 3);
+  });
+
+  test('once the worker is gone for longer than the online window, available=true finds nobody', async () => {
+    registry.clock.advance(ONLINE_WINDOW_MS + 1);
+    assert.deepEqual(dids(await search('available=true')), []);
+    registry.clock.advance(-(ONLINE_WINDOW_MS + 1));
+  });
+
+  test('bad values and combinations are 400s that say what to fix', async () => {
+    const bad = await search('available=yes');
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.match(bad.body, /available/);
+    for (const query of ['available=true&min_success_rate=0.5', 'sort=availability&active_within_days=3']) {
+      const combined = await search(query);
+      assert.equal(combined.statusCode, 400, combined.body);
+      const body = combined.json() as { code: string; details: string };
+      assert.equal(body.code, 'VALIDATION_FAILED');
+      assert.match(body.details, /drop one of them/);
+    }
+  });
+});

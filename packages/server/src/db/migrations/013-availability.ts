@@ -9,6 +9,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('online_since', 'bigint', (col) => col.notNull())
     .addColumn('checked_at', 'bigint', (col) => col.notNull())
     .execute();
+  // Search's available=true reads the agents seen within the online window.
+  await db.schema
+    .createIndex('agent_presence_last_seen_idx')
+    .on('agent_presence')
+    .column('last_seen_at')
+    .execute();
   await db.schema
     .createTable('agent_presence_slots')
     .addColumn('did', 'text', (col) => col.notNull())

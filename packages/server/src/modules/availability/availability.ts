@@ -2,6 +2,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
 import {
+  CLOCK_SKEW_TOLERANCE_MS,
   NEVER_OBSERVED,
   ONLINE_WINDOW_MS,
   PRESENCE_FLUSH_MS,
@@ -11,7 +12,14 @@ import {
   uptimeWindowStart,
   type ObservedAgent,
 } from './availability-model.js';
-import { countPresence, findPresence, pruneSlots, recordSightings, type Sighting } from './presence-store.js';
+import {
+  agentsSeenBetween,
+  countPresence,
+  findPresence,
+  pruneSlots,
+  recordSightings,
+  type Sighting,
+} from './presence-store.js';
 import type { Availability } from './schemas.js';
 
 export interface AvailabilityDeps {
@@ -95,6 +103,12 @@ export class AvailabilityService {
   /** The availability of an agent with no presence row (no read needed). */
   unobserved(agent: ObservedAgent): Availability {
     return deriveAvailability(agent, undefined, this.deps.clock.now());
+  }
+
+  /** The DIDs of the agents that are online now (search's available=true and availability sort). */
+  async onlineAgents(): Promise<string[]> {
+    const now = this.deps.clock.now();
+    return agentsSeenBetween(this.deps.db, now - ONLINE_WINDOW_MS, now + CLOCK_SKEW_TOLERANCE_MS);
   }
 
   /** Agents with evidence within the online window, and the observed others (for /metrics). */

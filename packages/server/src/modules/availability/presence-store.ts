@@ -99,6 +99,24 @@ export async function lastSeenOf(db: Db, dids: readonly string[]): Promise<Map<s
   return seen;
 }
 
+/**
+ * Active, invocation-enabled queue agents with evidence in [from, to]: the agents that are online
+ * (availability-model.ts says who can be).
+ */
+export async function agentsSeenBetween(db: Db, from: number, to: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('agent_presence')
+    .innerJoin('agents', 'agents.did', 'agent_presence.did')
+    .select('agent_presence.did')
+    .where('agent_presence.last_seen_at', '>=', from)
+    .where('agent_presence.last_seen_at', '<=', to)
+    .where('agents.status', '=', 'active')
+    .where('agents.invocation_enabled', '=', 1)
+    .where('agents.delivery_mode', '=', 'queue')
+    .execute();
+  return rows.map((row) => row.did);
+}
+
 /** Counts the agents whose last evidence falls at or after `since` (online) and before it. */
 export async function countPresence(db: Db, since: number): Promise<{ fresh: number; stale: number }> {
   const row = await db
