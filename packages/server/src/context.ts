@@ -160,6 +160,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       config.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
     );
+    const availability = new AvailabilityService({
+      db,
+      clock,
+      onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
+    });
     const invocation = new InvocationService({
       db,
       telemetry,
@@ -169,6 +174,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       schemas: capabilitySchemas,
       didWebDomain,
       bounds: config.taskBounds,
+      presence: availability,
       deliverers: {
         queue: new QueueDeliverer(events),
         webhook: new WebhookDeliverer({
@@ -181,11 +187,6 @@ export async function createContext(config: Config, overrides: ContextOverrides 
           log,
         }),
       },
-    });
-    const availability = new AvailabilityService({
-      db,
-      clock,
-      onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
     });
     const agentTasks = new AgentTaskService({
       presence: availability,

@@ -322,3 +322,60 @@ describe('search by availability', () => {
     }
   });
 });
+
+describe('invoking an agent known to be offline', () => {
+  let registry: TestRegistry;
+  let worker: Registered;
+  let caller: Registered;
+  before(async () => {
+    registry = await startRegistry();
+    worker = await register(registry, undefined, {
+      name: 'Stopped worker',
+      capabilities: [{ type: 'echo' }],
+    } as never);
+    caller = await register(registry);
+    const config = await registry.app.inject({
+      method: 'PUT',
+      url: agentPath(worker.did, '/invocation'),
+      headers: bearer(worker.token),
+      payload: { enabled: true, delivery_mode: 'queue' },
+    });
+    assert.equal(config.statusCode, 200, config.body);
+    const polled = await registry.app.inject({
+      method: 'GET',
+      url: '/api/agent/tasks',
+      headers: bearer(worker.token),
+    });
+    assert.equal(polled.statusCode, 200, polled.body);
+  });
+  after(() => registry.close());
+
+  test('no worker seen for longer than the call timeout: 504 at once, saying since when, task recorded as a timeout', async () => {
+    const lastSeen = registry.clock.now();
+    registry.clock.advance(ONLINE_WINDOW_MS + 10_000);
+    const response = await registry.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(caller.token),
+      // Without the early answer this is a 504 after 30 s whose details do not say offline.
+      payload: { target_did: worker.did, capability: 'echo', input: {}, timeout_ms: 30_000 },
+    });
+    assert.equal(response.statusCode, 504, response.body);
+    const body = response.json() as { code: string; details: string; task_id: string };
+    assert.equal(body.code, 'INVOCATION_TIMEOUT');
+    assert.match(body.details, /offline/);
+    assert.ok(body.details.includes(new Date(lastSeen).toISOString()), body.details);
+    const task = await registry.app.inject({
+      method: 'GET',
+      url: `/api/tasks/${body.task_id}`,
+      headers: bearer(caller.token),
+    });
+    assert.equal((task.json() as { status: string }).status, 'timeout');
+    const pending = await registry.app.inject({
+      method: 'GET',
+      url: '/api/agent/tasks',
+      headers: bearer(worker.token),
+    });
+    assert.deepEqual((pending.json() as { tasks: unknown[] }).tasks, [], 'never delivered');
+  });
+});

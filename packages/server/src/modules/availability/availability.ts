@@ -16,6 +16,7 @@ import {
   agentsSeenBetween,
   countPresence,
   findPresence,
+  lastSeenOf,
   pruneSlots,
   recordSightings,
   type Sighting,
@@ -103,6 +104,15 @@ export class AvailabilityService {
   /** The availability of an agent with no presence row (no read needed). */
   unobserved(agent: ObservedAgent): Availability {
     return deriveAvailability(agent, undefined, this.deps.clock.now());
+  }
+
+  /** When the agent's worker was last seen, if it is offline now (evidence not from a fast clock). */
+  async offlineSince(did: string): Promise<number | undefined> {
+    const lastSeen = await lastSeenOf(this.deps.db, [did]);
+    const at = lastSeen.get(did);
+    if (at === undefined) return undefined;
+    const now = this.deps.clock.now();
+    return now - at > ONLINE_WINDOW_MS ? at : undefined;
   }
 
   /** The DIDs of the agents that are online now (search's available=true and availability sort). */
