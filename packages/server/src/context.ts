@@ -229,6 +229,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       intervalMs: config.taskSweepSeconds * 1000,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
+    metrics.watchAvailability(() => availability.counts());
     // Presence noted by polls is written in batches; stop() writes the last batch.
     const presenceJobs = availability.start();
     const registrationWrites = transactionRunner(db, database.dialect);

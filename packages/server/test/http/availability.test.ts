@@ -379,3 +379,33 @@ describe('invoking an agent known to be offline', () => {
     assert.deepEqual((pending.json() as { tasks: unknown[] }).tasks, [], 'never delivered');
   });
 });
+
+test('/metrics counts active agents by availability status', async () => {
+  const registry = await startRegistry();
+  try {
+    const online = await register(registry);
+    const offline = await register(registry);
+    await register(registry); // never observed: unknown
+    for (const agent of [online, offline]) {
+      const config = await registry.app.inject({
+        method: 'PUT',
+        url: agentPath(agent.did, '/invocation'),
+        headers: bearer(agent.token),
+        payload: { enabled: true, delivery_mode: 'queue' },
+      });
+      assert.equal(config.statusCode, 200, config.body);
+    }
+    const poll = (agent: Registered) =>
+      registry.app.inject({ method: 'GET', url: '/api/agent/tasks', headers: bearer(agent.token) });
+    await poll(offline);
+    registry.clock.advance(ONLINE_WINDOW_MS + 1);
+    await poll(online);
+    const metrics = await registry.app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(metrics.statusCode, 200);
+    assert.match(metrics.body, /registry_agents_by_availability\{status="online"\} 1\n/);
+    assert.match(metrics.body, /registry_agents_by_availability\{status="offline"\} 1\n/);
+    assert.match(metrics.body, /registry_agents_by_availability\{status="unknown"\} 1\n/);
+  } finally {
+    await registry.close();
+  }
+});

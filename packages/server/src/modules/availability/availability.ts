@@ -14,7 +14,7 @@ import {
 } from './availability-model.js';
 import {
   agentsSeenBetween,
-  countPresence,
+  countByStatus,
   findPresence,
   lastSeenOf,
   pruneSlots,
@@ -121,10 +121,10 @@ export class AvailabilityService {
     return agentsSeenBetween(this.deps.db, now - ONLINE_WINDOW_MS, now + CLOCK_SKEW_TOLERANCE_MS);
   }
 
-  /** Agents with evidence within the online window, and the observed others (for /metrics). */
-  async counts(): Promise<{ online: number; offline: number }> {
-    const { fresh, stale } = await countPresence(this.deps.db, this.deps.clock.now() - ONLINE_WINDOW_MS);
-    return { online: fresh, offline: stale };
+  /** Active agents by availability status now (for /metrics). */
+  counts(): Promise<{ online: number; offline: number; unknown: number }> {
+    const now = this.deps.clock.now();
+    return countByStatus(this.deps.db, now - ONLINE_WINDOW_MS, now + CLOCK_SKEW_TOLERANCE_MS);
   }
 
   /** Flushes every interval and deletes slots past the longest uptime window; stop() flushes once more. */

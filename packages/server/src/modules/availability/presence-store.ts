@@ -117,16 +117,32 @@ export async function agentsSeenBetween(db: Db, from: number, to: number): Promi
   return rows.map((row) => row.did);
 }
 
-/** Counts the agents whose last evidence falls at or after `since` (online) and before it. */
-export async function countPresence(db: Db, since: number): Promise<{ fresh: number; stale: number }> {
+/**
+ * Active agents by availability status: online (observable, evidence in [from, to]), offline
+ * (observable, evidence before `from`) and unknown (the rest, evidence after `to` included).
+ */
+export async function countByStatus(
+  db: Db,
+  from: number,
+  to: number,
+): Promise<{ online: number; offline: number; unknown: number }> {
   const row = await db
-    .selectFrom('agent_presence')
+    .selectFrom('agents')
+    .leftJoin('agent_presence', 'agent_presence.did', 'agents.did')
     .select([
-      sql<number>`coalesce(sum(case when last_seen_at >= ${since} then 1 else 0 end), 0)`.as('fresh'),
       sql<number>`count(*)`.as('total'),
+      sql<number>`coalesce(sum(case when agents.delivery_mode = 'queue' and agents.invocation_enabled = 1 and agent_presence.last_seen_at >= ${from} and agent_presence.last_seen_at <= ${to} then 1 else 0 end), 0)`.as(
+        'online',
+      ),
+      sql<number>`coalesce(sum(case when agents.delivery_mode = 'queue' and agents.invocation_enabled = 1 and agent_presence.last_seen_at < ${from} then 1 else 0 end), 0)`.as(
+        'offline',
+      ),
     ])
+    .where('agents.status', '=', 'active')
     .executeTakeFirstOrThrow();
-  return { fresh: Number(row.fresh), stale: Number(row.total) - Number(row.fresh) };
+  const online = Number(row.online);
+  const offline = Number(row.offline);
+  return { online, offline, unknown: Number(row.total) - online - offline };
 }
 
 /** Deletes slots before `beforeSlot` (older than the longest uptime window). */
