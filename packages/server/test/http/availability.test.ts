@@ -309,6 +309,39 @@ describe('search by availability', () => {
     registry.clock.advance(-(ONLINE_WINDOW_MS + 1));
   });
 
+  test('the web pages say it: "Online now" on the agent page and the result card, the checkbox filters', async () => {
+    const page = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${encodeURIComponent(online.did)}`,
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Online now/);
+    const results = await registry.app.inject({
+      method: 'GET',
+      url: '/?tags=availability-test&available=true',
+    });
+    assert.equal(results.statusCode, 200, results.body);
+    assert.match(results.body, /Polling worker/);
+    assert.doesNotMatch(results.body, /Silent worker/);
+    assert.match(results.body, /<span class="availability">Online now<\/span>/);
+    assert.match(results.body, /id="available"[^>]*checked/);
+    registry.clock.advance(2 * 60 * 60 * 1000);
+    const later = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${encodeURIComponent(online.did)}`,
+    });
+    assert.match(later.body, /Offline, last seen 2 h ago/);
+    const silentPage = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${encodeURIComponent(silent.did)}`,
+    });
+    assert.match(silentPage.body, /Unknown \(never observed\)/);
+    registry.clock.advance(-2 * 60 * 60 * 1000);
+    const bad = await registry.app.inject({ method: 'GET', url: '/?available=yes' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /available/);
+  });
+
   test('bad values and combinations are 400s that say what to fix', async () => {
     const bad = await search('available=yes');
     assert.equal(bad.statusCode, 400, bad.body);

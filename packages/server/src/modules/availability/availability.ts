@@ -17,6 +17,7 @@ import {
   countByStatus,
   findPresence,
   lastSeenOf,
+  observedAgents,
   pruneSlots,
   recordSightings,
   type Sighting,
@@ -104,6 +105,37 @@ export class AvailabilityService {
   /** The availability of an agent with no presence row (no read needed). */
   unobserved(agent: ObservedAgent): Availability {
     return deriveAvailability(agent, undefined, this.deps.clock.now());
+  }
+
+  /**
+   * Status and last sighting of each of `dids` (at most one page of results), for lists such as the
+   * search page; agents never observed are left out (their status is unknown).
+   */
+  async statuses(
+    dids: readonly string[],
+  ): Promise<Map<string, Pick<Availability, 'status' | 'last_seen_at'>>> {
+    const now = this.deps.clock.now();
+    const found = new Map<string, Pick<Availability, 'status' | 'last_seen_at'>>();
+    for (const row of await observedAgents(this.deps.db, dids)) {
+      const availability = deriveAvailability(
+        {
+          status: row.status,
+          invocation_enabled: row.invocation_enabled === 1,
+          delivery_mode: row.delivery_mode,
+        },
+        {
+          first_seen_at: row.last_seen_at,
+          last_seen_at: row.last_seen_at,
+          online_since: row.last_seen_at,
+          checked_at: row.last_seen_at,
+          seen_slots_24h: 0,
+          seen_slots_7d: 0,
+        },
+        now,
+      );
+      found.set(row.did, { status: availability.status, last_seen_at: availability.last_seen_at });
+    }
+    return found;
   }
 
   /** When the agent's worker was last seen, if it is offline now (evidence not from a fast clock). */

@@ -85,7 +85,36 @@ export async function findPresence(
   };
 }
 
-/** Last evidence of each of `dids` that has any (for search and lists). */
+/** Last evidence of each of `dids` that has any, with what decides whether it can be online. */
+export async function observedAgents(
+  db: Db,
+  dids: readonly string[],
+): Promise<
+  {
+    did: string;
+    last_seen_at: number;
+    status: 'active' | 'deactivated';
+    invocation_enabled: number;
+    delivery_mode: string;
+  }[]
+> {
+  if (dids.length === 0) return [];
+  const rows = await db
+    .selectFrom('agent_presence')
+    .innerJoin('agents', 'agents.did', 'agent_presence.did')
+    .select([
+      'agent_presence.did',
+      'agent_presence.last_seen_at',
+      'agents.status',
+      'agents.invocation_enabled',
+      'agents.delivery_mode',
+    ])
+    .where('agent_presence.did', 'in', dids.slice(0, BATCH_ROWS))
+    .execute();
+  return rows.map((row) => ({ ...row, last_seen_at: Number(row.last_seen_at) }));
+}
+
+/** Last evidence of each of `dids` that has any. */
 export async function lastSeenOf(db: Db, dids: readonly string[]): Promise<Map<string, number>> {
   const seen = new Map<string, number>();
   for (let start = 0; start < dids.length; start += BATCH_ROWS) {
