@@ -342,6 +342,34 @@ describe('search by availability', () => {
     assert.match(bad.body, /available/);
   });
 
+  test('the A2A card and the MCP tools carry the availability', async () => {
+    const card = await registry.app.inject({
+      method: 'GET',
+      url: `/a2a/${encodeURIComponent(online.did)}/.well-known/agent-card.json`,
+    });
+    assert.equal(card.statusCode, 200, card.body);
+    const extensions = (
+      card.json() as { capabilities: { extensions: { uri: string; params: Availability }[] } }
+    ).capabilities.extensions;
+    const extension = extensions.find((candidate) => candidate.uri.includes(':availability:'));
+    assert.equal(extension?.params.status, 'online');
+    const listed = await registry.app.inject({
+      method: 'POST',
+      url: `/mcp/agents/${encodeURIComponent(online.did)}`,
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
+    assert.equal(listed.statusCode, 200, listed.body);
+    const text = listed.body.startsWith('{') ? listed.body : listed.body.replace(/^[\s\S]*?data: /, '');
+    const tools = (
+      JSON.parse(text) as {
+        result: { tools: { description: string; _meta: Record<string, Availability> }[] };
+      }
+    ).result.tools;
+    assert.equal(tools[0]?._meta['agent-registry/availability']?.status, 'online');
+    assert.match(tools[0]?.description ?? '', /Availability when listed: online/);
+  });
+
   test('bad values and combinations are 400s that say what to fix', async () => {
     const bad = await search('available=yes');
     assert.equal(bad.statusCode, 400, bad.body);
