@@ -3,7 +3,6 @@ import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
 import {
   CLOCK_SKEW_TOLERANCE_MS,
-  NEVER_OBSERVED,
   ONLINE_WINDOW_MS,
   PRESENCE_FLUSH_MS,
   UPTIME_WINDOWS,
@@ -179,5 +178,3 @@ export class AvailabilityService {
     };
   }
 }
-
-export { NEVER_OBSERVED };
