@@ -384,6 +384,33 @@ describe('search by availability', () => {
   });
 });
 
+test('a timeout of a queue agent whose worker never polled says so', async () => {
+  const registry = await startRegistry();
+  try {
+    const worker = await register(registry);
+    const caller = await register(registry);
+    const config = await registry.app.inject({
+      method: 'PUT',
+      url: agentPath(worker.did, '/invocation'),
+      headers: bearer(worker.token),
+      payload: { enabled: true, delivery_mode: 'queue' },
+    });
+    assert.equal(config.statusCode, 200, config.body);
+    const profile = await registry.app.inject({ method: 'GET', url: agentPath(worker.did) });
+    const capability = (profile.json() as { capabilities: { type: string }[] }).capabilities[0]!.type;
+    const response = await registry.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(caller.token),
+      payload: { target_did: worker.did, capability, input: {}, timeout_ms: 100 },
+    });
+    assert.equal(response.statusCode, 504, response.body);
+    assert.match((response.json() as { details: string }).details, /no worker of this agent has ever polled/);
+  } finally {
+    await registry.close();
+  }
+});
+
 describe('invoking an agent known to be offline', () => {
   let registry: TestRegistry;
   let worker: Registered;

@@ -137,6 +137,10 @@ export class AvailabilityService {
     return found;
   }
 
+  async everSeen(did: string): Promise<boolean> {
+    return (await lastSeenOf(this.deps.db, [did])).has(did);
+  }
+
   /** When the agent's worker was last seen, if it is offline now (evidence not from a fast clock). */
   async offlineSince(did: string): Promise<number | undefined> {
     const lastSeen = await lastSeenOf(this.deps.db, [did]);

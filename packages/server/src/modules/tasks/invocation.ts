@@ -50,6 +50,8 @@ export interface InvocationDeps {
 export interface TargetPresence {
   /** When the agent's worker was last seen, if the agent is offline now; undefined if online or never seen. */
   offlineSince(did: string): Promise<number | undefined>;
+  /** Whether a worker of the agent was ever seen. */
+  everSeen(did: string): Promise<boolean>;
 }
 
 export class InvocationService {
@@ -235,7 +237,7 @@ export class InvocationService {
         current = await states.settled(current);
         if (FINAL_STATUSES.includes(current.status)) {
           this.reportEnd(current);
-          return this.outcome(current);
+          return this.outcome(current, await this.workerNote(current));
         }
         const reason = await wakeup.wait(Number(current.deadline_at) - clock.now(), signal);
         if (reason === 'aborted') {
@@ -323,7 +325,23 @@ export class InvocationService {
     });
   }
 
-  private outcome(task: TaskRow): InvokeResult {
+  /**
+   * For a queue task that timed out: what the registry knows of the agent's worker, so the 504 says
+   * whether one was there (docs/availability.md).
+   */
+  private async workerNote(task: TaskRow): Promise<string> {
+    if (task.status !== 'timeout' || task.delivery_mode !== 'queue') return '';
+    const offlineSince = await this.deps.presence.offlineSince(task.target_did);
+    if (offlineSince !== undefined) {
+      return `; no worker of this agent has polled for tasks since ${new Date(offlineSince).toISOString()} (it is offline)`;
+    }
+    if (!(await this.deps.presence.everSeen(task.target_did))) {
+      return '; no worker of this agent has ever polled for tasks';
+    }
+    return '';
+  }
+
+  private outcome(task: TaskRow, workerNote = ''): InvokeResult {
     if (task.status === 'completed') {
       return {
         task_id: task.id,
@@ -337,7 +355,7 @@ export class InvocationService {
         504,
         'INVOCATION_TIMEOUT',
         'Invocation timed out',
-        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)`,
+        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)${workerNote}`,
         {},
         extra,
       );
