@@ -6,8 +6,8 @@
  */
 import { PROFILE_LIMITS } from './profile-rules.js';
 
-/** `sort` of a search: section 4.4's two, then the service-record sorts (extensions). */
-export const SEARCH_SORTS = ['reputation', 'created_at', 'success_rate', 'latency'] as const;
+/** `sort` of a search: section 4.4's two, then the service-record and availability sorts (extensions). */
+export const SEARCH_SORTS = ['reputation', 'created_at', 'success_rate', 'latency', 'availability'] as const;
 export type SearchSort = (typeof SEARCH_SORTS)[number];
 
 export const SEARCH_ORDERS = ['asc', 'desc'] as const;

@@ -34,6 +34,7 @@ import { ChangeFeedService } from './modules/discovery/change-feed.js';
 import { SearchIndex } from '@agent-registry/search-index';
 import { SearchIndexFollower } from './modules/discovery/search-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
+import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
 import { StatsService } from './modules/discovery/stats.js';
 import { ActivityService } from './modules/discovery/activity.js';
@@ -65,6 +66,7 @@ export interface AppContext {
   reviews: ReviewService;
   reputation: ReputationService;
   serviceRecord: ServiceRecordService;
+  availability: AvailabilityService;
   search: SearchService;
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
@@ -158,6 +160,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       config.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
     );
+    const availability = new AvailabilityService({
+      db,
+      clock,
+      onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
+    });
     const invocation = new InvocationService({
       db,
       telemetry,
@@ -167,6 +174,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       schemas: capabilitySchemas,
       didWebDomain,
       bounds: config.taskBounds,
+      presence: availability,
       deliverers: {
         queue: new QueueDeliverer(events),
         webhook: new WebhookDeliverer({
@@ -181,6 +189,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       },
     });
     const agentTasks = new AgentTaskService({
+      presence: availability,
       db,
       telemetry,
       clock,
@@ -220,6 +229,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       intervalMs: config.taskSweepSeconds * 1000,
       onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
     });
+    metrics.watchAvailability(() => availability.counts());
+    // Presence noted by polls is written in batches; stop() writes the last batch.
+    const presenceJobs = availability.start();
     const registrationWrites = transactionRunner(db, database.dialect);
     return {
       registrationWrites,
@@ -263,6 +275,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         webhookPolicy,
         schemas: capabilitySchemas,
         serviceRecord,
+        availability,
         profileCache,
         profileMaxBytes: config.profileMaxBytes,
       }),
@@ -271,7 +284,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
       reputation,
       serviceRecord,
-      search: new SearchService({ db, clock, searches: stats, index: searchIndex }),
+      availability,
+      search: new SearchService({ db, clock, searches: stats, index: searchIndex, availability }),
       changeFeed: new ChangeFeedService({ db, publicUrl }),
       stats,
       activity: new ActivityService({ db, clock }),
@@ -289,6 +303,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       close: async () => {
         agentTasks.shutdown();
         await invocation.shutdown();
+        await presenceJobs.stop();
         await discoveryJobs.stop();
         await taskMaintenance.stop();
         await validators.close();

@@ -30,6 +30,7 @@ interface SearchOptions {
   capability?: string;
   tags?: string;
   minReputation?: number;
+  available?: boolean;
   sort?: SearchSort;
   order?: SearchOrder;
   limit?: number;
@@ -50,6 +51,7 @@ export function registerSearch(program: Command): void {
       `minimum reputation score, ${minReputation.min}-${minReputation.max}`,
       numberIn(minReputation.min, minReputation.max),
     )
+    .option('--available', 'only agents whose worker is online now')
     .addOption(
       new Option(
         '--sort <field>',
@@ -87,6 +89,7 @@ export function registerSearch(program: Command): void {
         ...(options.capability ? { capability: options.capability } : {}),
         ...(tags && tags.length > 0 ? { tags } : {}),
         ...(options.minReputation !== undefined ? { minReputation: options.minReputation } : {}),
+        ...(options.available ? { available: true } : {}),
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.order ? { order: options.order } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),

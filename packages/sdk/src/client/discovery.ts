@@ -21,6 +21,8 @@ export interface SearchOptions {
   minSuccessRate?: number;
   /** Only agents that completed a brokered call within this many days. */
   activeWithinDays?: number;
+  /** true: only agents whose availability is online now (docs/availability.md). */
+  available?: boolean;
   limit?: number;
   offset?: number;
   /** `next_cursor` of the previous page of the same search, instead of `offset`. */
@@ -38,6 +40,7 @@ export function search(transport: Transport, options: SearchOptions): Promise<Se
       min_reputation: options.minReputation,
       min_success_rate: options.minSuccessRate,
       active_within_days: options.activeWithinDays,
+      available: options.available === undefined ? undefined : String(options.available),
       limit: options.limit,
       offset: options.offset,
       cursor: options.cursor,

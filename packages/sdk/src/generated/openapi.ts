@@ -644,7 +644,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`).
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -999,6 +999,7 @@ export interface components {
       created_at: number;
       updated_at: number;
       service_record: components['schemas']['ServiceRecord'];
+      availability: components['schemas']['Availability'];
     };
     /**
      * @example {
@@ -1369,7 +1370,32 @@ export interface components {
         };
       }[];
     };
-    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record */
+    /**
+     * @description Whether the agent answers now, measured by the registry from its workers’ polls and task updates (docs/availability.md)
+     * @example {
+     *       "status": "online",
+     *       "last_seen_at": 1767225600000,
+     *       "checked_at": 1767225600000,
+     *       "online_since": 1767222000000,
+     *       "uptime_24h": 0.97,
+     *       "uptime_7d": 0.99
+     *     }
+     */
+    Availability: {
+      /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
+      status: 'online' | 'offline' | 'unknown';
+      /** @description Epoch ms of the latest evidence that a worker was there; null if never */
+      last_seen_at: number | null;
+      /** @description Epoch ms at which the registry last recorded evidence; null if never */
+      checked_at: number | null;
+      /** @description Epoch ms since which the agent has been online without a gap; null unless online */
+      online_since: number | null;
+      /** @description Fraction 0-1 of the five-minute slots of the last 24 hours (since the first observation) in which a worker was seen; null if never observed */
+      uptime_24h: number | null;
+      /** @description The same over the last 7 days */
+      uptime_7d: number | null;
+    };
+    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability */
     PublishedProfile: {
       did: string;
       name: string;
@@ -3377,12 +3403,17 @@ export interface operations {
         min_success_rate?: number;
         /** @description Extension (liveness): only agents that completed a brokered call in the last N days */
         active_within_days?: number;
+        /**
+         * @description Extension: true returns only agents whose availability.status is online now (docs/availability.md); false, the default, filters nothing
+         * @example true
+         */
+        available?: 'true' | 'false';
         limit?: number;
         offset?: number;
         /** @description Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap */
         cursor?: string;
-        /** @description Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way */
-        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
+        /** @description Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way. availability (extension) puts the agents online now first, each group by reputation in the given order */
+        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency' | 'availability';
         order?: 'asc' | 'desc';
       };
       header?: never;
@@ -3410,7 +3441,7 @@ export interface operations {
           };
         };
       };
-      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`). */
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

@@ -21,6 +21,8 @@ export interface RegistryMetrics {
   watchPool(pool: Pool): void;
   /** Profile cache counters and size (modules/agents/profile-cache.ts), read at each scrape. */
   watchProfileCache(cache: ProfileCacheReadings): void;
+  /** Active agents by availability status (modules/availability/), counted at each scrape. */
+  watchAvailability(count: () => Promise<Record<'online' | 'offline' | 'unknown', number>>): void;
   render(): Promise<string>;
 }
 
@@ -205,6 +207,21 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
         'Agents whose serialised profile the cache holds',
         () => cache.size,
       );
+    },
+    watchAvailability: (count) => {
+      new client.Gauge({
+        name: 'registry_agents_by_availability',
+        help: 'Active agents by availability status (online, offline, unknown), read from the database at each scrape',
+        labelNames: ['status'],
+        registers: [registry],
+        async collect() {
+          // The database may be unreachable while /metrics is scraped: the last counts stay.
+          const counts = await count().catch(() => undefined);
+          if (counts === undefined) return;
+          for (const status of ['online', 'offline', 'unknown'] as const)
+            this.set({ status }, counts[status]);
+        },
+      });
     },
     render: () => registry.metrics(),
   };

@@ -89,6 +89,27 @@ describe('several registry processes on one PostgreSQL are one registry', { skip
     );
   });
 
+  test('a worker polling node B makes its agent online for a reader of node A', async () => {
+    const profileOnA = async () =>
+      (await http(a, 'GET', `/api/agents/${encodeURIComponent(worker.did)}`)).body.availability as {
+        status: string;
+        last_seen_at: number | null;
+      };
+    const before = await profileOnA();
+    // Earlier tests may have polled already; what matters is that this poll on B shows on A.
+    const polledAfter = Date.now();
+    assert.equal((await http(b, 'GET', '/api/agent/tasks', worker.token)).status, 200);
+    const after = await profileOnA();
+    assert.equal(after.status, 'online');
+    assert.ok(
+      after.last_seen_at !== null &&
+        after.last_seen_at >= Math.min(polledAfter, before.last_seen_at ?? polledAfter),
+    );
+    // The caller never polled: nothing is invented for it on either node.
+    const callerOnB = await http(b, 'GET', `/api/agents/${encodeURIComponent(caller.did)}`);
+    assert.equal((callerOnB.body.availability as { status: string }).status, 'unknown');
+  });
+
   // The long poll's wait and the invocation's deadline are far beyond the tests' own time limit: only
   // the nodes' announcements (the new task from A, the result from B) can end them in time. A wait or
   // a deadline running out would end them too, with the same answers, and the tests would still pass.

@@ -34,6 +34,7 @@ async function activeProfiles(registry: TestRegistry): Promise<Map<string, Recor
   for (const { did } of rows) {
     const profile = (await getJson(registry, agentPath(did))).json<Record<string, unknown>>();
     delete profile.service_record;
+    delete profile.availability;
     profiles.set(did, profile);
   }
   return profiles;

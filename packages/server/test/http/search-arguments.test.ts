@@ -39,7 +39,11 @@ describe('the search page and the MCP search tool validate their arguments with 
   const cases: [query: string, args: Record<string, unknown>, message: string][] = [
     ['min_reputation=500', { min_reputation: 500 }, 'min_reputation must be <= 100'],
     ['min_reputation=abc', { min_reputation: 'abc' }, 'min_reputation must be number'],
-    ['sort=bogus', { sort: 'bogus' }, 'sort must be one of: reputation, created_at, success_rate, latency'],
+    [
+      'sort=bogus',
+      { sort: 'bogus' },
+      'sort must be one of: reputation, created_at, success_rate, latency, availability',
+    ],
     ['order=up', { order: 'up' }, 'order must be one of: asc, desc'],
     [`q=${'a'.repeat(201)}`, { q: 'a'.repeat(201) }, 'q must NOT have more than 200 characters'],
   ];

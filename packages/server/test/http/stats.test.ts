@@ -76,7 +76,13 @@ describe('GET /api/stats', () => {
       identity_links: ['same webhook host', 'registration referrer naming a registered agent'],
     });
     assert.deepEqual(stats.governance.service_record.windows_days, [7, 30]);
-    assert.deepEqual(stats.governance.search.sorts, ['reputation', 'created_at', 'success_rate', 'latency']);
+    assert.deepEqual(stats.governance.search.sorts, [
+      'reputation',
+      'created_at',
+      'success_rate',
+      'latency',
+      'availability',
+    ]);
     assert.equal(stats.governance.search.offset_max, 9999);
     assert.equal(stats.governance.stats_cache_seconds, 60);
 
@@ -181,6 +187,7 @@ describe('OpenAPI', () => {
     );
     assert.deepEqual(parameters.sort(), [
       'active_within_days',
+      'available',
       'capability',
       'cursor',
       'limit',

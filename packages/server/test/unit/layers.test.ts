@@ -19,6 +19,7 @@ const MODULES = [
   'identity',
   'capabilities',
   'service-record',
+  'availability',
   'agents',
   'tasks',
   'reviews',
@@ -31,10 +32,11 @@ const MODULE_IMPORTS: Record<(typeof MODULES)[number], readonly string[]> = {
   identity: [],
   capabilities: [],
   'service-record': ['identity'],
-  agents: ['identity', 'capabilities', 'service-record'],
+  availability: [],
+  agents: ['identity', 'capabilities', 'service-record', 'availability'],
   tasks: ['agents', 'capabilities', 'identity'],
   reviews: ['agents', 'identity'],
-  discovery: ['identity', 'capabilities', 'service-record', 'agents', 'tasks', 'reviews'],
+  discovery: ['identity', 'capabilities', 'service-record', 'availability', 'agents', 'tasks', 'reviews'],
   operations: [],
 };
 

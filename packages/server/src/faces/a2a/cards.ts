@@ -15,6 +15,8 @@ export type CardJson = Record<string, unknown>;
  * params, keyed by skill id (= capability type); documented in docs/a2a.md.
  */
 export const CAPABILITY_SCHEMAS_EXTENSION = 'urn:agent-registry:a2a:capability-schemas:v1';
+/** The agent's availability (docs/availability.md) as the registry measured it when the card was served. */
+export const AVAILABILITY_EXTENSION = 'urn:agent-registry:a2a:availability:v1';
 export const A2A_VERSIONS = ['1.0', '0.3'] as const;
 const JSON_MODE = ['application/json'];
 /** A capability with one required string property also takes a text part (mapped to that property). */
@@ -78,6 +80,17 @@ function schemasExtension(capabilities: Capability[]): CardJson {
   };
 }
 
+function availabilityExtension(profile: AgentProfile): CardJson {
+  return {
+    uri: AVAILABILITY_EXTENSION,
+    description:
+      'params is the availability the registry measured when it served this card: status (online, offline, ' +
+      'unknown), last_seen_at, checked_at, online_since (epoch ms or null), uptime_24h and uptime_7d (0-1 or null)',
+    required: false,
+    params: { ...profile.availability },
+  };
+}
+
 /** The card of one registered agent, reached through the registry; no interface when it cannot be invoked. */
 export function agentCard(profile: AgentProfile, publicUrl: string): CardJson {
   const card: CardJson = {
@@ -91,7 +104,7 @@ export function agentCard(profile: AgentProfile, publicUrl: string): CardJson {
       streaming: false,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [schemasExtension(profile.capabilities)],
+      extensions: [schemasExtension(profile.capabilities), availabilityExtension(profile)],
     },
     ...security(publicUrl),
     defaultInputModes: JSON_MODE,

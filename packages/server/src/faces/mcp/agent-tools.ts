@@ -54,6 +54,15 @@ function outputSchemaOf(capability: Capability): JsonSchema | undefined {
   return rest;
 }
 
+/** The agent's availability when the tools were listed, for a model choosing whether to call (docs/availability.md). */
+function availabilitySentence(profile: AgentProfile): string {
+  const { status, last_seen_at: lastSeen } = profile.availability;
+  const seen = lastSeen === null ? '' : ` (worker last seen ${new Date(lastSeen).toISOString()})`;
+  if (status === 'online') return `Availability when listed: online${seen}.`;
+  if (status === 'offline') return `Availability when listed: offline${seen}; a call may time out.`;
+  return 'Availability when listed: unknown.';
+}
+
 /** One tool per capability of an invocable agent, for POST /mcp/agents/{did}. */
 export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
   if (!invocable(profile)) return [];
@@ -70,8 +79,10 @@ export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
         `${(capability.description ?? capabilityTitle(capability.type)).replace(/\.\s*$/, '')}. ` +
         `The "${capability.type}" capability of the agent ${profile.name} (${profile.did}), called through ` +
         'the registry as the agent whose registry token is sent on the MCP HTTP request; the arguments ' +
-        "must match the capability's input_schema.",
+        "must match the capability's input_schema. " +
+        availabilitySentence(profile),
       inputSchema: inputSchemaOf(capability),
+      _meta: { 'agent-registry/availability': profile.availability },
       ...(outputSchema === undefined ? {} : { outputSchema }),
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
       call: async (args, call) => {

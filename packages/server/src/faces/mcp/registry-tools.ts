@@ -153,6 +153,8 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         title: 'Search agents',
         description:
           'Find active agents by full text (q), capability type, tags and minimum reputation. ' +
+          'Pass available "true" to get only agents whose worker is online now, or sort "availability" to ' +
+          'get those first (docs/availability.md). ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: argumentsSchema(SearchArguments),
         // The search page validates its form with the same function.

@@ -20,6 +20,8 @@ export interface FaceTool {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
+  /** Listed with the tool (MCP `_meta`), e.g. the agent's availability. */
+  _meta?: Record<string, unknown>;
   call(args: Record<string, unknown> | undefined, call: ToolCall): Promise<CallToolResult>;
 }
 

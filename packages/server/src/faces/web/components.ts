@@ -10,6 +10,28 @@ export function formatDate(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
 
+/** How long ago `epochMs` was, roughly, in the largest whole unit: "40 s", "3 min", "3 h", "2 days". */
+export function formatAgo(epochMs: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - epochMs) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  const days = Math.floor(seconds / 86_400);
+  return `${days} ${days === 1 ? 'day' : 'days'} ago`;
+}
+
+/** An agent's availability in words: "Online now", "Offline, last seen 3 h ago", or "Unknown". */
+export function availabilityText(
+  availability: { status: string; last_seen_at: number | null },
+  now: number,
+): string {
+  if (availability.status === 'online') return 'Online now';
+  const seen =
+    availability.last_seen_at === null ? '' : `, last seen ${formatAgo(availability.last_seen_at, now)}`;
+  if (availability.status === 'offline') return `Offline${seen}`;
+  return `Unknown${seen === '' ? ' (never observed)' : seen}`;
+}
+
 export function formatScore(score: number): string {
   return String(Number(score.toFixed(1)));
 }
@@ -36,7 +58,7 @@ export function formatRate(rate: number): string {
 }
 
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
-export function agentCard(agent: AgentSummary, label: AgentLabel | undefined): Html {
+export function agentCard(agent: AgentSummary, label: AgentLabel | undefined, availability?: string): Html {
   const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   return html`<li class="card">
@@ -63,6 +85,7 @@ export function agentCard(agent: AgentSummary, label: AgentLabel | undefined): H
                 >Success <strong>${formatRate(successRate)}</strong></span
               >`
         }
+        ${availability === undefined ? '' : html`<span class="availability">${availability}</span>`}
       </p>
     </article>
   </li>`;

@@ -122,6 +122,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
         capability: firstText(query.capability),
         tags: firstText(query.tags),
         min_reputation: firstText(query.min_reputation),
+        available: firstText(query.available),
         sort: firstText(query.sort),
         order: firstText(query.order),
         offset: offsetOf(firstText(query.offset), SEARCH_RULES.offsetMax),
@@ -132,7 +133,9 @@ export function webRoutes(app: App, ctx: AppContext): void {
       try {
         // The MCP search tool's validator: a bad field reads as it does there.
         view.result = await ctx.search.search(parseSearchArguments(searchArgumentsOf(form)));
-        view.labels = await ctx.agentLabels.labels(view.result.agents.map((agent) => agent.did));
+        const dids = view.result.agents.map((agent) => agent.did);
+        view.labels = await ctx.agentLabels.labels(dids);
+        view.availability = { byDid: await ctx.availability.statuses(dids), now: ctx.clock.now() };
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
         view.error = error.details;
@@ -178,7 +181,15 @@ export function webRoutes(app: App, ctx: AppContext): void {
       return sendPage(reply, assets, {
         title: profile.name,
         description: profile.description ?? `Agent ${profile.did}`,
-        body: renderAgent({ profile, reputation, reviews, reviewers, didDocument, publicUrl }),
+        body: renderAgent({
+          profile,
+          reputation,
+          reviews,
+          reviewers,
+          didDocument,
+          publicUrl,
+          now: ctx.clock.now(),
+        }),
       });
     });
 

@@ -1,6 +1,7 @@
 import type { AgentProfileRow } from './agents-store.js';
 import type { Capability } from '@agent-registry/protocol';
 import type { ServiceRecord } from '../service-record/schemas.js';
+import type { Availability } from '../availability/schemas.js';
 import type { AgentEndpoint, AgentProfile, PublishedProfile } from './schemas.js';
 
 /** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
@@ -18,10 +19,12 @@ export function toAgentProfile(
   row: AgentProfileRow,
   publicUrl: string,
   serviceRecord: ServiceRecord,
+  availability: Availability,
 ): AgentProfile {
   // Added to the published profile rather than spread into a copy: this runs on every profile read.
   const profile = toPublishedProfile(row, publicUrl) as AgentProfile;
   profile.service_record = serviceRecord;
+  profile.availability = availability;
   return profile;
 }
 

@@ -115,6 +115,11 @@ const serviceRecordExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
     .exists(eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'))
     .as('has_service_record');
 
+const presenceExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
+  eb
+    .exists(eb.selectFrom('agent_presence').select('did').whereRef('agent_presence.did', '=', 'agents.did'))
+    .as('has_presence');
+
 const profileByDid = compiledOnce(
   (db, did: string) =>
     db
@@ -122,14 +127,19 @@ const profileByDid = compiledOnce(
       .select(PROFILE_COLUMNS)
       .select('change_seq')
       .select(serviceRecordExists)
+      .select(presenceExists)
       .where('did', '=', did),
   ['\u0000did'] as const,
 );
 
-/** A profile row, its change number (every write to a profile column takes a new one) and whether it has a service record. */
+/**
+ * A profile row, its change number (every write to a profile column takes a new one), whether it has a
+ * service record and whether the registry has observed its workers (both move without a new number).
+ */
 export type VersionedProfileRow = AgentProfileRow & {
   change_seq: number | null;
   has_service_record: boolean;
+  has_presence: boolean;
 };
 
 /** The agent, and whether it has any service record (most agents have none: no second read for them). */
@@ -139,12 +149,18 @@ export async function findAgentProfile(db: Db, did: string): Promise<VersionedPr
   // SQLite answers 0 or 1, PostgreSQL a boolean; int8 arrives as a number (db/connect.ts); the row is
   // ours to change (a fresh object per read).
   row.has_service_record = Boolean(row.has_service_record);
+  row.has_presence = Boolean(row.has_presence);
   return row as VersionedProfileRow;
 }
 
 const versionByDid = compiledOnce(
   (db, did: string) =>
-    db.selectFrom('agents').select('change_seq').select(serviceRecordExists).where('did', '=', did),
+    db
+      .selectFrom('agents')
+      .select('change_seq')
+      .select(serviceRecordExists)
+      .select(presenceExists)
+      .where('did', '=', did),
   ['\u0000did'] as const,
 );
 
@@ -152,10 +168,14 @@ const versionByDid = compiledOnce(
 export async function findAgentVersion(
   db: Db,
   did: string,
-): Promise<{ change_seq: number | null; has_service_record: boolean } | undefined> {
+): Promise<{ change_seq: number | null; has_service_record: boolean; has_presence: boolean } | undefined> {
   const row = (await versionByDid(db, did))[0];
   if (row === undefined) return undefined;
-  return { change_seq: row.change_seq, has_service_record: Boolean(row.has_service_record) };
+  return {
+    change_seq: row.change_seq,
+    has_service_record: Boolean(row.has_service_record),
+    has_presence: Boolean(row.has_presence),
+  };
 }
 
 const activeAgentByDid = compiledOnce(

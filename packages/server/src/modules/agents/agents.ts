@@ -23,6 +23,7 @@ import type {
   UpdateProfileRequest,
 } from './schemas.js';
 import type { ServiceRecordService } from '../service-record/service-record.js';
+import type { AvailabilityService } from '../availability/availability.js';
 import type { ProfileCache } from './profile-cache.js';
 import { recordWebhookHost } from './identity-links.js';
 import type { AuthenticatedAgent } from './authentication.js';
@@ -44,6 +45,7 @@ export interface AgentServiceDeps {
   publicUrl: string;
   webhookPolicy: WebhookNetworkPolicy;
   serviceRecord: ServiceRecordService;
+  availability: AvailabilityService;
   schemas: CapabilitySchemas;
   profileCache: ProfileCache;
   /** PROFILE_MAX_KB: the most a stored profile may take after an update. */
@@ -75,31 +77,42 @@ export class AgentService {
     if (cache.holds(did)) {
       const version = await findAgentVersion(this.deps.db, did);
       if (version === undefined) throw agentNotFound(did);
-      const cached = cache.get(did, version.has_service_record ? null : version.change_seq);
+      const live = version.has_service_record || version.has_presence;
+      const cached = cache.get(did, live ? null : version.change_seq);
       if (cached !== undefined) return cached;
     } else {
       cache.recordMiss();
     }
-    const { profile, changeSeq, hasServiceRecord } = await this.readProfile(did);
+    const { profile, changeSeq, live } = await this.readProfile(did);
     const body = serialize(profile);
     // Kept at the number read with the row itself, so the body and its number always agree; an agent
-    // that now has a service record leaves the cache (else each of its reads would pay the check).
-    cache.keep(did, hasServiceRecord ? null : changeSeq, body);
+    // that now has a service record or observed workers leaves the cache (else each of its reads
+    // would pay the check).
+    cache.keep(did, live ? null : changeSeq, body);
     return body;
   }
 
   private async readProfile(
     did: string,
-  ): Promise<{ profile: AgentProfile; changeSeq: number | null; hasServiceRecord: boolean }> {
+  ): Promise<{ profile: AgentProfile; changeSeq: number | null; live: boolean }> {
     const row = await findAgentProfile(this.deps.db, did);
     if (row === undefined) throw agentNotFound(did);
     const record = row.has_service_record
       ? await this.deps.serviceRecord.get(this.deps.db, did)
       : this.deps.serviceRecord.none();
+    const observed = {
+      did,
+      status: row.status,
+      invocation_enabled: row.invocation_enabled === 1,
+      delivery_mode: row.delivery_mode,
+    };
+    const availability = row.has_presence
+      ? await this.deps.availability.get(observed)
+      : this.deps.availability.unobserved(observed);
     return {
-      profile: toAgentProfile(row, this.deps.publicUrl, record),
+      profile: toAgentProfile(row, this.deps.publicUrl, record, availability),
       changeSeq: row.change_seq === null ? null : Number(row.change_seq),
-      hasServiceRecord: row.has_service_record,
+      live: row.has_service_record || row.has_presence,
     };
   }
 

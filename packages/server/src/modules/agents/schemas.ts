@@ -5,6 +5,7 @@ import { SCHEMA_LIMITS } from '../capabilities/schema-limits.js';
 import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
 import type { AgentStatus } from '../../db/schema/index.js';
 import type { ServiceRecord } from '../service-record/schemas.js';
+import type { Availability } from '../availability/schemas.js';
 
 const L = SCHEMA_LIMITS;
 /** The limits a published capability schema must keep, stated where client generators read them. */
@@ -237,15 +238,22 @@ export const AgentProfile = Type.Object(
           'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
       }),
     ),
+    availability: Type.Unsafe<Availability>(
+      Type.Ref('Availability', {
+        description:
+          'Extension: whether the agent answers now, measured by the registry (docs/availability.md)',
+      }),
+    ),
   },
   { $id: 'AgentProfile' },
 );
 /** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
 export type AgentProfile = Static<typeof AgentProfile>;
 
-export const PublishedProfile = Type.Omit(AgentProfile, ['service_record'], {
+export const PublishedProfile = Type.Omit(AgentProfile, ['service_record', 'availability'], {
   $id: 'PublishedProfile',
-  description: 'An agent profile as GET /api/agents/{did} returns it, without the live service_record',
+  description:
+    'An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability',
 });
 /** The profile as the change feed carries it: everything but the live service record. */
 export type PublishedProfile = Static<typeof PublishedProfile>;

@@ -3,7 +3,8 @@ import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import type { AgentsTable } from '../../db/schema/index.js';
 
-export type SearchSort = 'relevance' | 'reputation' | 'created_at' | 'success_rate' | 'latency';
+export type SearchSort =
+  'relevance' | 'reputation' | 'created_at' | 'success_rate' | 'latency' | 'availability';
 export type SearchOrder = 'asc' | 'desc';
 export type ServiceRecordSort = Extract<SearchSort, 'success_rate' | 'latency'>;
 

@@ -54,6 +54,16 @@ export const SearchQuery = Type.Object(
         description: 'Extension (liveness): only agents that completed a brokered call in the last N days',
       }),
     ),
+    available: Type.Optional(
+      Type.Unsafe<'true' | 'false'>(
+        Type.String({
+          enum: ['true', 'false'],
+          description:
+            'Extension: true returns only agents whose availability.status is online now (docs/availability.md); false, the default, filters nothing',
+          examples: ['true'],
+        }),
+      ),
+    ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
     ),
@@ -70,7 +80,7 @@ export const SearchQuery = Type.Object(
       Type.Unsafe<SearchSort>({
         type: 'string',
         enum: [...SEARCH_RULES.sorts],
-        description: `Default: ${SEARCH_RULES.sortDefault}, or ${SEARCH_RULES.sortDefaultWithQuery} when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way`,
+        description: `Default: ${SEARCH_RULES.sortDefault}, or ${SEARCH_RULES.sortDefaultWithQuery} when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way. availability (extension) puts the agents online now first, each group by reputation in the given order`,
       }),
     ),
     order: Type.Optional(

@@ -31,6 +31,8 @@ interface SearchFilter {
   minSuccessRate?: number;
   /** Epoch ms, from active_within_days. */
   activeSince?: number;
+  /** available=true: only agents online now. */
+  available: boolean;
   sort: SearchSort;
   order: SearchOrder;
   limit: number;
@@ -50,12 +52,18 @@ export interface SearchCounter {
   recordSearch(): void;
 }
 
+/** Which agents are online now (modules/availability/). */
+export interface OnlineAgents {
+  onlineAgents(): Promise<string[]>;
+}
+
 export interface SearchServiceDeps {
   db: Db;
   clock: Clock;
   searches: SearchCounter;
   /** The node's in-memory search index: every search starts there. */
   index: SearchIndexFollower;
+  availability: OnlineAgents;
 }
 
 export class SearchService {
@@ -99,6 +107,7 @@ export class SearchService {
         request.active_within_days === undefined
           ? undefined
           : this.deps.clock.now() - request.active_within_days * DAY_MS,
+      available: request.available === 'true',
       sort,
       order: request.order ?? SEARCH_RULES.orderDefault,
       limit,
@@ -111,6 +120,7 @@ export class SearchService {
       min_reputation: request.min_reputation,
       min_success_rate: request.min_success_rate,
       active_within_days: request.active_within_days,
+      ...(filter.available ? { available: true } : {}),
       sort,
       order: filter.order,
     });
@@ -125,9 +135,18 @@ export class SearchService {
       }
       position = decodeSearchCursor(request.cursor, digest);
     }
-    const result = servedByIndex(filter)
-      ? await this.searchIndex(filter, position, digest)
-      : await this.searchServiceRecord(filter, position, digest);
+    const byAvailability = filter.available || filter.sort === 'availability';
+    if (byAvailability && onServiceRecord(filter)) {
+      throw new BadRequestError(
+        'VALIDATION_FAILED',
+        'available=true and sort=availability cannot be combined with min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
+      );
+    }
+    const result = byAvailability
+      ? await this.searchAvailability(filter, position, digest)
+      : servedByIndex(filter)
+        ? await this.searchIndex(filter, position, digest)
+        : await this.searchServiceRecord(filter, position, digest);
     this.deps.searches.recordSearch();
     return {
       rows: result.rows,
@@ -166,6 +185,61 @@ export class SearchService {
         page.more && page.last !== undefined
           ? encodeSearchCursor(digest, { kind: 'key', key: page.last })
           : null,
+    };
+  }
+
+  /**
+   * available=true (only the agents online now, in the asked order) and sort=availability (those first,
+   * then the other matches, each group by reputation): the index answers the other filters and the
+   * database who is online. Paged by position, as the service-record searches are.
+   */
+  private async searchAvailability(
+    filter: SearchFilter,
+    position: SearchPosition | undefined,
+    digest: string,
+  ): Promise<Omit<SearchPage, 'limit'>> {
+    if (position?.kind === 'key') {
+      throw new BadRequestError(
+        'INVALID_CURSOR',
+        'cursor belongs to a different search: start again without cursor',
+      );
+    }
+    const follower = this.deps.index;
+    const [online] = await Promise.all([this.deps.availability.onlineAgents(), follower.catchUp()]);
+    const index = follower.index;
+    const offset = position?.offset ?? filter.offset;
+    const end = offset + filter.limit;
+    const filters = {
+      terms: filter.terms,
+      capability: filter.capability,
+      tags: filter.tags,
+      minReputation: filter.minReputation,
+    };
+    const sort = filter.sort === 'availability' ? 'reputation' : filter.sort;
+    const first = index.keepMatching(filters, online, {
+      sort: sort as 'relevance' | 'reputation' | 'created_at',
+      order: filter.order,
+    });
+    let dids = first.slice(offset, end);
+    let total = first.length;
+    if (!filter.available) {
+      total = index.count(filters);
+      if (dids.length < filter.limit && end > first.length) {
+        // The others by reputation: the first `end` matches hold every one this page can need.
+        const onlineSet = new Set(first);
+        const others = index
+          .search({ ...filters, sort: 'reputation', order: filter.order, limit: end, offset: 0 })
+          .dids.filter((did) => !onlineSet.has(did));
+        dids = first.concat(others).slice(offset, end);
+      }
+    }
+    const rows = await readSearchRows(this.deps.db, dids);
+    const next = offset + filter.limit;
+    return {
+      rows,
+      total,
+      offset: position === undefined ? offset : 0,
+      next_cursor: next < total ? encodeSearchCursor(digest, { kind: 'offset', offset: next }) : null,
     };
   }
 
@@ -209,14 +283,19 @@ export class SearchService {
   }
 }
 
-/** The index serves every search but those on the measured service record, which it does not hold. */
-function servedByIndex(filter: SearchFilter): boolean {
+/** Filters or sorts on the measured service record, which the search index does not hold. */
+function onServiceRecord(filter: SearchFilter): boolean {
   return (
-    filter.minSuccessRate === undefined &&
-    filter.activeSince === undefined &&
-    filter.sort !== 'success_rate' &&
-    filter.sort !== 'latency'
+    filter.minSuccessRate !== undefined ||
+    filter.activeSince !== undefined ||
+    filter.sort === 'success_rate' ||
+    filter.sort === 'latency'
   );
+}
+
+/** The index alone serves every search but those on the service record or on availability. */
+function servedByIndex(filter: SearchFilter): boolean {
+  return !onServiceRecord(filter) && filter.sort !== 'availability';
 }
 
 function parseQuery(q: string): string[] {

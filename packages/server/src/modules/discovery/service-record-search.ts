@@ -5,7 +5,7 @@ import {
   type SearchSort,
   type ServiceRecordSort,
 } from './agent-search-store.js';
-import type { IndexFilters, SearchIndex } from '@agent-registry/search-index';
+import type { IndexFilters, IndexSort, SearchIndex } from '@agent-registry/search-index';
 
 export interface ServiceRecordQuery {
   /** What the search index answers: words, capability, tags, minimum reputation. */
@@ -44,7 +44,9 @@ export async function searchServiceRecord(
 
   if (query.minSuccessRate !== undefined || query.activeSince !== undefined) {
     // Every match passes the record's filters, so every match is in `measured`.
-    const matches = index.keepMatching(filters, measured, isRecordSort(sort) ? undefined : { sort, order });
+    // sort=availability never comes here (the search service refuses it with record filters).
+    const indexSort = isRecordSort(sort) ? undefined : { sort: sort as IndexSort, order };
+    const matches = index.keepMatching(filters, measured, indexSort);
     return { dids: matches.slice(offset, end), total: matches.length };
   }
 

@@ -31,6 +31,14 @@ export interface AgentTaskDeps {
   states: TaskStateMachine;
   /** GET /api/agent/tasks requests in progress at once per agent on this node. */
   maxPollsPerAgent: number;
+  presence: WorkerPresence;
+}
+
+/** Where a worker's polls and task updates go as evidence that it is there (modules/availability/). */
+export interface WorkerPresence {
+  seen(did: string): Promise<void>;
+  pollStarted(did: string): void;
+  pollEnded(did: string): void;
 }
 
 /**
@@ -93,9 +101,13 @@ export class AgentTaskService {
       );
     }
     this.polls.set(caller.did, running + 1);
+    const { presence } = this.deps;
+    presence.pollStarted(caller.did);
     try {
+      await presence.seen(caller.did);
       return await this.poll(caller, limit, waitSeconds, clientGone);
     } finally {
+      presence.pollEnded(caller.did);
       const left = (this.polls.get(caller.did) ?? 1) - 1;
       if (left === 0) this.polls.delete(caller.did);
       else this.polls.set(caller.did, left);
@@ -161,6 +173,7 @@ export class AgentTaskService {
   async accept(caller: AuthenticatedAgent, taskId: string): Promise<TaskAck> {
     if (!(await this.deps.states.accept(taskId, caller.did)))
       throw await this.refusal(caller, taskId, 'accepted');
+    await this.deps.presence.seen(caller.did);
     return { task_id: taskId, status: 'processing' };
   }
 
@@ -178,6 +191,7 @@ export class AgentTaskService {
     if (!(await this.deps.states.complete(taskId, output, caller.did))) {
       throw await this.refusal(caller, taskId, 'completed');
     }
+    await this.deps.presence.seen(caller.did);
     return { task_id: taskId, status: 'completed' };
   }
 
@@ -185,6 +199,7 @@ export class AgentTaskService {
     if (!(await this.deps.states.fail(taskId, error, 'AGENT_ERROR', caller.did))) {
       throw await this.refusal(caller, taskId, 'failed');
     }
+    await this.deps.presence.seen(caller.did);
     return { task_id: taskId, status: 'failed' };
   }
 

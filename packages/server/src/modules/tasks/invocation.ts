@@ -51,6 +51,15 @@ export interface InvocationDeps {
   schemas: CapabilitySchemas;
   didWebDomain: string;
   bounds: TaskBoundsConfig;
+  presence: TargetPresence;
+}
+
+/** What an invocation asks of availability (modules/availability/) about its target's worker. */
+export interface TargetPresence {
+  /** When the agent's worker was last seen, if the agent is offline now; undefined if online or never seen. */
+  offlineSince(did: string): Promise<number | undefined>;
+  /** Whether a worker of the agent was ever seen. */
+  everSeen(did: string): Promise<boolean>;
 }
 
 export class InvocationService {
@@ -94,8 +103,13 @@ export class InvocationService {
     await this.deps.schemas.assertInputMatches(capability, request.input, inputJson);
 
     const { db, clock } = this.deps;
-    const now = clock.now();
     const delivery = target.delivery_mode as TaskDelivery;
+    const timeoutMs = request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs;
+    // Known offline for longer than the call may wait: answered at once (docs/decisions.md, "An
+    // invocation of an agent known to be offline").
+    const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
+    const now = clock.now();
+    const offlineSince = lastSeen !== undefined && now - lastSeen > timeoutMs ? lastSeen : undefined;
     const task: NewTaskRow = {
       id: uuidv7(),
       caller_did: caller.did,
@@ -108,7 +122,7 @@ export class InvocationService {
       error: null,
       error_code: null,
       created_at: now,
-      deadline_at: now + (request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs),
+      deadline_at: now + timeoutMs,
       accepted_at: null,
       completed_at: null,
       input_bytes: inputBytes,
@@ -140,6 +154,12 @@ export class InvocationService {
       return this.follow(winner.task_id, undefined, clientGone);
     }
     const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
+    if (offlineSince !== undefined) {
+      // Recorded as the timeout it would become (it counts in the service record), never delivered.
+      await this.deps.states.timeOut(task.id);
+      this.reportEnd({ ...written, status: 'timeout' });
+      throw workerOffline(task.id, offlineSince, now, timeoutMs);
+    }
     // Without a key nobody can attach to the task again: if the caller hangs up, it leaves the queue.
     return this.follow(
       task.id,
@@ -225,7 +245,7 @@ export class InvocationService {
         current = await states.settled(current);
         if (FINAL_STATUSES.includes(current.status)) {
           this.reportEnd(current);
-          return this.outcome(current);
+          return this.outcome(current, await this.workerNote(current));
         }
         const reason = await wakeup.wait(Number(current.deadline_at) - clock.now(), signal);
         if (reason === 'aborted') {
@@ -330,7 +350,23 @@ export class InvocationService {
     });
   }
 
-  private outcome(task: TaskRow): InvokeResult {
+  /**
+   * For a queue task that timed out: what the registry knows of the agent's worker, so the 504 says
+   * whether one was there (docs/availability.md).
+   */
+  private async workerNote(task: TaskRow): Promise<string> {
+    if (task.status !== 'timeout' || task.delivery_mode !== 'queue') return '';
+    const offlineSince = await this.deps.presence.offlineSince(task.target_did);
+    if (offlineSince !== undefined) {
+      return `; no worker of this agent has polled for tasks since ${new Date(offlineSince).toISOString()} (it is offline)`;
+    }
+    if (!(await this.deps.presence.everSeen(task.target_did))) {
+      return '; no worker of this agent has ever polled for tasks';
+    }
+    return '';
+  }
+
+  private outcome(task: TaskRow, workerNote = ''): InvokeResult {
     if (task.status === 'completed') {
       return {
         task_id: task.id,
@@ -344,7 +380,7 @@ export class InvocationService {
         504,
         'INVOCATION_TIMEOUT',
         'Invocation timed out',
-        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)`,
+        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)${workerNote}`,
         {},
         extra,
       );
@@ -411,6 +447,21 @@ function requireIdempotencyKey(key: string): string {
     );
   }
   return key;
+}
+
+/** The 504 of an invocation answered at once because no worker of its agent was seen for longer than its timeout. */
+function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutMs: number): ApiError {
+  const ago = Math.round((now - lastSeenAt) / 1000);
+  return new ApiError(
+    504,
+    'INVOCATION_TIMEOUT',
+    'Invocation timed out',
+    `The agent is offline: no worker of it has polled for tasks since ${new Date(lastSeenAt).toISOString()} ` +
+      `(${ago} s ago, longer than this call's timeout of ${timeoutMs} ms), so the task was not delivered and ` +
+      'the registry answered at once instead of waiting; try again when its availability is online (docs/availability.md)',
+    {},
+    { task_id: taskId },
+  );
 }
 
 /** What makes two invocations "the same request" for a key; timeout_ms is not part of it. */

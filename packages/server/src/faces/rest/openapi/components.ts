@@ -14,6 +14,7 @@ import { BuildInfo, Health } from '../../../modules/operations/schemas.js';
 import { Review, SubmitReviewRequest } from '../../../modules/reviews/schemas.js';
 import { AgentSummary } from '../../../modules/discovery/search-schemas.js';
 import { ServiceRecord } from '../../../modules/service-record/schemas.js';
+import { Availability } from '../../../modules/availability/schemas.js';
 import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
 
 /**
@@ -38,6 +39,7 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   BuildInfo,
   Health,
   ServiceRecord,
+  Availability,
   PublishedProfile,
   AgentChange,
 ];

@@ -4,7 +4,15 @@ import type { AgentProfile } from '../../../modules/agents/schemas.js';
 import { REPUTATION_MODEL } from '../../../modules/reviews/reputation-model.js';
 import type { ReputationStats, ReviewsPage } from '../../../modules/reviews/schemas.js';
 import { barChart } from '../charts.js';
-import { agentHref, copyButton, formatDate, formatScore, pager, tagList } from '../components.js';
+import {
+  agentHref,
+  availabilityText,
+  copyButton,
+  formatDate,
+  formatScore,
+  pager,
+  tagList,
+} from '../components.js';
 import { html, safeHttpUrl, type Html } from '../html.js';
 import { callSnippets } from '../snippets.js';
 
@@ -19,6 +27,8 @@ export interface AgentView {
   /** Undefined when the DID does not resolve (a deactivated agent). */
   didDocument: DidDocument | undefined;
   publicUrl: string;
+  /** The registry's clock when the page was made: "last seen 3 h ago" counts from it. */
+  now: number;
 }
 
 function percent(rate: number | null): string {
@@ -308,6 +318,10 @@ export function renderAgent(view: AgentView): Html {
         <dd>${active ? 'Active' : 'Deactivated'}</dd>
         <dt>Invocation</dt>
         <dd>${invocationText(profile)}</dd>
+        <dt>Availability</dt>
+        <dd class="availability availability-${profile.availability.status}">
+          ${availabilityText(profile.availability, view.now)}${profile.availability.uptime_24h === null ? '' : html`; up ${percent(profile.availability.uptime_24h)} of the last 24 h, ${percent(profile.availability.uptime_7d)} of 7 days`}
+        </dd>
         <dt>Registered</dt>
         <dd>
           <time datetime="${new Date(profile.created_at).toISOString()}"

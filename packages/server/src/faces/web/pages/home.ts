@@ -3,7 +3,7 @@ import type { ExtendedStats } from '../../../modules/discovery/stats-schemas.js'
 import type { SearchResponse } from '../../../modules/discovery/search-schemas.js';
 import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
 import { LIMITS } from '../../../kernel/limits.js';
-import { agentCard, pager } from '../components.js';
+import { agentCard, availabilityText, pager } from '../components.js';
 import { html, type Html } from '../html.js';
 
 export const PAGE_SIZE = 20;
@@ -14,6 +14,8 @@ export interface SearchForm {
   capability: string;
   tags: string;
   min_reputation: string;
+  /** "true" when "Only online now" is ticked. */
+  available: string;
   sort: string;
   order: string;
   offset: number;
@@ -27,11 +29,13 @@ export interface HomeView {
   stats: ExtendedStats;
   /** Success rates of the result's agents, read for the page in one query. */
   labels?: Map<string, AgentLabel>;
+  /** Availability of the result's agents that were ever observed, and the clock it was read at. */
+  availability?: { byDid: Map<string, { status: string; last_seen_at: number | null }>; now: number };
 }
 
 export function searchHref(form: SearchForm, offset: number): string {
   const params = new URLSearchParams();
-  for (const key of ['q', 'capability', 'tags', 'min_reputation', 'sort', 'order'] as const) {
+  for (const key of ['q', 'capability', 'tags', 'min_reputation', 'available', 'sort', 'order'] as const) {
     if (form[key] !== '') params.set(key, form[key]);
   }
   if (offset > 0) params.set('offset', String(offset));
@@ -53,10 +57,19 @@ export function searchArgumentsOf(form: SearchForm): Record<string, unknown> {
     const min = Number(form.min_reputation);
     args.min_reputation = Number.isFinite(min) ? min : form.min_reputation;
   }
+  // Passed as sent, so a value other than the checkbox's reads as the validator says.
+  if (form.available !== '') args.available = form.available;
   // The form's "Relevance" is the service's default order, not a sort of its own.
   if (form.sort !== '' && form.sort !== 'relevance') args.sort = form.sort;
   if (form.order !== '') args.order = form.order;
   return args;
+}
+
+/** "Online now" or "last seen 3 h ago" for a result's card; nothing for an agent never observed. */
+function availabilityOf(view: HomeView, did: string): string | undefined {
+  if (view.availability === undefined) return undefined;
+  const known = view.availability.byDid.get(did);
+  return known === undefined ? undefined : availabilityText(known, view.availability.now);
 }
 
 function option(value: string, label: string, selected: string): Html {
@@ -65,7 +78,7 @@ function option(value: string, label: string, selected: string): Html {
 
 export function renderHome(view: HomeView): Html {
   const { form, result, error, stats, labels } = view;
-  const filtered = ['capability', 'tags', 'min_reputation', 'sort', 'order'].some(
+  const filtered = ['capability', 'tags', 'min_reputation', 'available', 'sort', 'order'].some(
     (key) => form[key as keyof SearchForm] !== '',
   );
   const searching = ['q', 'capability', 'tags', 'min_reputation'].some(
@@ -140,7 +153,14 @@ export function renderHome(view: HomeView): Html {
           <select id="sort" name="sort">
             ${option('', 'Relevance', form.sort)}
             ${option('reputation', 'Reputation', form.sort)} ${option('created_at', 'Newest', form.sort)}
+            ${option('availability', 'Online first', form.sort)}
           </select>
+        </div>
+        <div class="field">
+          <label for="available">
+            <input id="available" name="available" type="checkbox" value="true" ${form.available === 'true' ? html` checked` : ''} />
+            Only online now
+          </label>
         </div>
         <div class="field">
           <label for="order">Order</label>
@@ -154,7 +174,7 @@ export function renderHome(view: HomeView): Html {
     </form>
 
     <section id="results" class="results" aria-labelledby="results-title" aria-live="polite">
-      ${renderResults(form, searching, result, error, labels)}
+      ${renderResults(form, searching, result, error, labels, (did) => availabilityOf(view, did))}
     </section>`;
 }
 
@@ -164,6 +184,7 @@ function renderResults(
   result: SearchResponse | undefined,
   error: string | undefined,
   labels: Map<string, AgentLabel> | undefined,
+  availability: (did: string) => string | undefined,
 ): Html {
   if (error !== undefined) {
     return html`<h2 id="results-title">Results</h2>
@@ -180,7 +201,7 @@ function renderResults(
             No agent matches. Try fewer words or filters, or <a href="/">see all agents</a>.
           </p>`
         : html`<ol class="cards">
-            ${result.agents.map((agent) => agentCard(agent, labels?.get(agent.did)))}
+            ${result.agents.map((agent) => agentCard(agent, labels?.get(agent.did), availability(agent.did)))}
           </ol>`
     }
     ${pager({
