@@ -3552,7 +3552,7 @@ export interface operations {
         /** @description Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap */
         cursor?: string;
         /** @description Default: reputation, or relevance when q is given. Equal reputation scores are ordered by average_rating, then total_reviews, then created_at (relevance ties by the same reputation order, best first). success_rate and latency (extensions) sort by the 30-day measured service record; with order=desc (the default) the best come first (highest success rate, lowest median latency), and agents without a measured call come last either way. availability (extension) puts the agents online now first, each group by reputation in the given order */
-        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency';
+        sort?: 'reputation' | 'created_at' | 'success_rate' | 'latency' | 'availability';
         order?: 'asc' | 'desc';
       };
       header?: never;
