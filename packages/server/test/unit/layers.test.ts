@@ -23,6 +23,7 @@ const MODULES = [
   'tasks',
   'reviews',
   'discovery',
+  'transparency-log',
   'operations',
 ] as const;
 
@@ -35,6 +36,7 @@ const MODULE_IMPORTS: Record<(typeof MODULES)[number], readonly string[]> = {
   tasks: ['agents', 'capabilities', 'identity'],
   reviews: ['agents', 'identity'],
   discovery: ['identity', 'capabilities', 'service-record', 'agents', 'tasks', 'reviews'],
+  'transparency-log': ['identity', 'agents'],
   operations: [],
 };
 

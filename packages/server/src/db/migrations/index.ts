@@ -13,6 +13,7 @@ import * as searchInMemory from './009-search-in-memory.js';
 import * as pendingTasksIndex from './010-pending-tasks-index.js';
 import * as taskBounds from './011-task-bounds.js';
 import * as registrationLimits from './012-registration-limits.js';
+import * as transparencyLog from './013-transparency-log.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['010-pending-tasks-index', pendingTasksIndex],
   ['011-task-bounds', taskBounds],
   ['012-registration-limits', registrationLimits],
+  ['013-transparency-log', transparencyLog],
 ];
 
 /**

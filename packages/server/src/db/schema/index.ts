@@ -9,6 +9,7 @@ import type { InvocationIdempotencyPartial } from './invocation-idempotency.js';
 import type { ChangeFeedPartial } from './change-feed.js';
 import type { RegistrationCountsPartial } from './registration-counts.js';
 import type { InvocationQuotaPartial } from './invocation-quota.js';
+import type { TransparencyLogPartial } from './transparency-log.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -22,7 +23,8 @@ export type DatabaseSchema = AgentsPartial &
   TrustPartial &
   ChangeFeedPartial &
   RegistrationCountsPartial &
-  InvocationQuotaPartial;
+  InvocationQuotaPartial &
+  TransparencyLogPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -41,3 +43,4 @@ export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
 export type { InvocationQuotaTable } from './invocation-quota.js';
+export type { LogRecordsTable, LogStartTable } from './transparency-log.js';

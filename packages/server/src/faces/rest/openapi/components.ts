@@ -15,6 +15,7 @@ import { Review, SubmitReviewRequest } from '../../../modules/reviews/schemas.js
 import { AgentSummary } from '../../../modules/discovery/search-schemas.js';
 import { ServiceRecord } from '../../../modules/service-record/schemas.js';
 import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
+import { LogProof } from '../../../modules/transparency-log/schemas.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -40,4 +41,5 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   ServiceRecord,
   PublishedProfile,
   AgentChange,
+  LogProof,
 ];
