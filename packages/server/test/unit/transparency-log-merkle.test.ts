@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { leafData } from '../../src/modules/transparency-log/leaf.js';
 import { MerkleTree, leafHash } from '../../src/modules/transparency-log/merkle.js';
 import { encodeTileIndex, parseTilePath, tileWidthAt } from '../../src/modules/transparency-log/tiles.js';
 import {
@@ -117,5 +118,35 @@ describe('transparency log Merkle tree (RFC 6962) against an independent verifie
       () => verifyNote(note.replace('example message', 'exemplary message'), key),
       /does not verify/,
     );
+  });
+
+  test('the worked leaf example of docs/transparency-log.md, byte for byte', () => {
+    const record = {
+      did: 'did:web:registry.example:agents:heron',
+      name: 'Heron',
+      description: 'Summarises papers',
+      avatar: null,
+      website: null,
+      public_key: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK',
+      key_type: 'ed25519',
+      chain_id: null,
+      capabilities: '[]',
+      tags: '["papers"]',
+      status: 'active',
+      invocation_enabled: 0,
+      delivery_mode: 'none',
+      average_rating: 0,
+      reputation_score: 0,
+      total_reviews: 0,
+      created_at: 1767225600000,
+      updated_at: 1767225600000,
+    };
+    const data = leafData(7, 'register', JSON.stringify(record), 'https://registry.example');
+    assert.equal(
+      data.toString('utf8'),
+      '{"did":"did:web:registry.example:agents:heron","op":"register","profile_sha256":"059b140c2732dbab173b4867ecc3931a5c415752f685b2d4e40c7b66eed3bff2","seq":7,"time":1767225600000,"v":1}',
+    );
+    assert.equal(data.length, 182);
+    assert.equal(hex(hashLeaf(data)), 'dc71f98a13b3f4f0218411116b03959fae8578fc090d194d8ff3f5795ae312cf');
   });
 });
