@@ -7,6 +7,7 @@ import {
   AgentKey,
   InvocationFailedError,
   InvocationTimeoutError,
+  LogVerificationError,
   NetworkError,
   RegistryClient,
   RegistryError,
@@ -87,6 +88,36 @@ describe('RegistryClient against a real registry (SQLite)', () => {
       assert.equal(updated.public_key, await key.publicKey());
     });
   }
+
+  test('verifyAgent proves the served profile is the logged one, and names a profile that is not', async () => {
+    const client = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await client.register(profile('Logged Translator'));
+    await client.updateAgent({ description: 'Now with a logged update' });
+    const verified = await client.verifyAgent(did);
+    assert.equal(verified.leaf.did, did);
+    assert.equal(verified.leaf.op, 'update');
+    assert.equal(verified.profile.description, 'Now with a logged update');
+    assert.ok(verified.leafIndex >= 1 && verified.leafIndex < verified.treeSize);
+
+    // A registry (or a cache in between) that serves something else than it logged is caught.
+    const lying = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith(encodeURIComponent(did))) return response;
+        const body = (await response.json()) as Record<string, unknown>;
+        return Response.json({ ...body, description: 'Quietly changed' });
+      },
+    });
+    await assert.rejects(lying.verifyAgent(did), (error: Error) => {
+      assert.ok(error instanceof LogVerificationError);
+      assert.match(error.message, /is not the one logged at position/);
+      return true;
+    });
+    // A checkpoint checked against another key does not verify.
+    const otherKey = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
+    await assert.rejects(client.verifyAgent(did, { verifierKey: otherKey }), LogVerificationError);
+  });
 
   test('a registration signed for another registry is refused by this one', async () => {
     const key = AgentKey.generateEd25519();

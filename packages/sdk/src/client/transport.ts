@@ -9,6 +9,8 @@ export interface RequestOptions {
   auth?: boolean;
   signal?: AbortSignal | undefined;
   headers?: Record<string, string>;
+  /** Answers the body as text (a signed note, a key) instead of parsing JSON. */
+  text?: boolean;
 }
 
 /** What the per-area API functions need of the client: one request, its token renewed when refused. */
@@ -42,7 +44,7 @@ export class HttpTransport {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: options.text ? 'text/plain' : 'application/json',
       ...this.headers,
       ...options.headers,
     };
@@ -75,7 +77,7 @@ export class HttpTransport {
     } catch {
       parsed = undefined;
     }
-    if (response.ok) return parsed as T;
+    if (response.ok) return (options.text ? text : parsed) as T;
     throw registryError(response, text, parsed, requestId);
   }
 }
