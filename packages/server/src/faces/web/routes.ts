@@ -174,11 +174,14 @@ export function webRoutes(app: App, ctx: AppContext): void {
             })
           : Promise.resolve(undefined),
       ]);
-      const reviewers = await ctx.agentLabels.labels(reviews.reviews.map((review) => review.reviewer_did));
+      const [reviewers, log] = await Promise.all([
+        ctx.agentLabels.labels(reviews.reviews.map((review) => review.reviewer_did)),
+        ctx.transparencyLog.standing(profile.did, profile),
+      ]);
       return sendPage(reply, assets, {
         title: profile.name,
         description: profile.description ?? `Agent ${profile.did}`,
-        body: renderAgent({ profile, reputation, reviews, reviewers, didDocument, publicUrl }),
+        body: renderAgent({ profile, reputation, reviews, reviewers, didDocument, publicUrl, log }),
       });
     });
 

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { readChangeHead } from '../agents/change-feed-store.js';
 import { requireDid } from '../identity/did-param.js';
-import { leafData } from './leaf.js';
+import { leafData, profileSha256, type LeafRecord } from './leaf.js';
 import { latestChangeOf, logRecordsFrom, readLogStart } from './log-store.js';
 import { MerkleTree, leafHash } from './merkle.js';
 import { checkpointText, type NoteSigner } from './note.js';
@@ -125,6 +125,29 @@ export class TransparencyLogService {
       parts.push(length, data);
     }
     return Buffer.concat(parts);
+  }
+
+  /**
+   * Where the agent's latest record sits in the log and whether the profile about to be shown is the
+   * one it logged (undefined when the agent is not in the log), for the web page.
+   */
+  async standing(
+    did: string,
+    shown: object,
+  ): Promise<{ leafIndex: number; treeSize: number; verified: boolean } | undefined> {
+    let proof: LogProof;
+    try {
+      proof = await this.proof(did);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+    const leaf = JSON.parse(Buffer.from(proof.entry, 'base64').toString('utf8')) as LeafRecord;
+    return {
+      leafIndex: proof.leaf_index,
+      treeSize: proof.tree_size,
+      verified: leaf.did === did && leaf.profile_sha256 === profileSha256(shown),
+    };
   }
 
   /** The agent's latest record with its inclusion proof in the current tree. */

@@ -19,6 +19,17 @@ export interface AgentView {
   /** Undefined when the DID does not resolve (a deactivated agent). */
   didDocument: DidDocument | undefined;
   publicUrl: string;
+  /** The agent's place in the transparency log; undefined when it is not logged yet. */
+  log: { leafIndex: number; treeSize: number; verified: boolean } | undefined;
+}
+
+function logText(view: AgentView): Html | string {
+  const { log, profile } = view;
+  if (log === undefined) return 'not logged yet (it enters the log at its next change)';
+  const proof = `/api/agents/${encodeURIComponent(profile.did)}/log-proof`;
+  return html`logged at position ${log.leafIndex},
+    ${log.verified ? 'verified' : html`<strong>does not match the logged record</strong>`} ·
+    <a href="${proof}">proof</a>`;
 }
 
 function percent(rate: number | null): string {
@@ -316,6 +327,8 @@ export function renderAgent(view: AgentView): Html {
         </dd>
         <dt>Tags</dt>
         <dd>${profile.tags.length === 0 ? 'none' : tagList(profile.tags, 'Agent tags')}</dd>
+        <dt>Transparency log</dt>
+        <dd>${logText(view)}</dd>
       </dl>
     </section>
     <section aria-labelledby="capabilities-title" class="panel">
