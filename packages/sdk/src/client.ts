@@ -37,7 +37,7 @@ import * as invocation from './client/invocation.js';
 import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
-import type { VerifiedAgent } from './client/transparency.js';
+import type { LogCatchUp, LogFollowState, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
   MessageClock,
@@ -175,6 +175,19 @@ export class RegistryClient {
    */
   verifyAgent(did: string, options: { verifierKey?: string } = {}): Promise<VerifiedAgent> {
     return transparency.verifyAgent(this, did, options.verifierKey);
+  }
+
+  /**
+   * One catch-up of a verifying mirror of the transparency log: pass the state the previous call
+   * returned (none to start). Throws LogVerificationError on a rewound, forked or rewritten log.
+   */
+  followLog(options: { verifierKey: string; state?: LogFollowState }): Promise<LogCatchUp> {
+    return transparency.followLog(
+      this,
+      (path) => this.request<Uint8Array>('GET', path, { bytes: true }),
+      options.verifierKey,
+      options.state,
+    );
   }
 
   updateAgent(patch: UpdateProfileRequest, did: string = this.requireDid()): Promise<AgentProfile> {

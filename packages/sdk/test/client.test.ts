@@ -119,6 +119,45 @@ describe('RegistryClient against a real registry (SQLite)', () => {
     await assert.rejects(client.verifyAgent(did, { verifierKey: otherKey }), LogVerificationError);
   });
 
+  test('followLog mirrors the log, verifying each catch-up, and stops at a fork or a rewritten entry', async () => {
+    const reader = new RegistryClient({ registry: registry.url });
+    const verifierKey = (await (await fetch(`${registry.url}/log/verifier-key`)).text()).trim();
+    const first = await reader.followLog({ verifierKey });
+    assert.ok(first.state.size >= 1);
+    assert.equal(first.entries.length, first.state.size);
+    const writer = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await writer.register(profile('Mirrored Translator'));
+    const second = await reader.followLog({ verifierKey, state: first.state });
+    assert.equal(second.state.size, first.state.size + 1);
+    assert.deepEqual(
+      second.entries.map((leaf) => [leaf.did, leaf.op]),
+      [[did, 'register']],
+    );
+
+    const forked = { ...second.state, root: first.state.root };
+    await assert.rejects(
+      reader.followLog({ verifierKey, state: forked }),
+      /forked checkpoint: two different roots/,
+    );
+    const ahead = { ...second.state, size: second.state.size + 5 };
+    await assert.rejects(reader.followLog({ verifierKey, state: ahead }), /the log shrank/);
+    // A registry that serves an entry other than the one it logged.
+    const tampering = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).includes('/log/tile/entries/')) return response;
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        bytes[bytes.length - 3] = (bytes[bytes.length - 3] ?? 0) ^ 1;
+        return new Response(bytes);
+      },
+    });
+    await assert.rejects(
+      tampering.followLog({ verifierKey, state: first.state }),
+      /do not hash to the checkpoint's root/,
+    );
+  });
+
   test('a registration signed for another registry is refused by this one', async () => {
     const key = AgentKey.generateEd25519();
     const elsewhere = new RegistryClient({ registry: registry.url, key, audience: 'https://other.example' });

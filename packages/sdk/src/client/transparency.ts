@@ -183,3 +183,112 @@ export async function verifyAgent(
     checkpoint: proof.checkpoint,
   };
 }
+
+/** What a log follower keeps between catch-ups: the verified tree, as the hashes of its leaves. */
+export interface LogFollowState {
+  size: number;
+  /** Base64 root hash of the last verified checkpoint. */
+  root: string;
+  leafHashes: Uint8Array[];
+}
+
+export interface LogCatchUp {
+  state: LogFollowState;
+  /** The leaves added since the previous state, in log order. */
+  entries: LogLeaf[];
+  checkpoint: string;
+}
+
+/** MTH of RFC 6962 over leaf hashes. */
+function rootOf(leafHashes: Uint8Array[], start = 0, n = leafHashes.length): Uint8Array {
+  if (n === 0) return sha256(new Uint8Array());
+  if (n === 1) return leafHashes[start] as Uint8Array;
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return hashChildren(rootOf(leafHashes, start, k), rootOf(leafHashes, start + k, n - k));
+}
+
+function bundlePath(index: number, width: number): string {
+  const elements: string[] = [];
+  let rest = index;
+  do {
+    elements.unshift(String(rest % 1000).padStart(3, '0'));
+    rest = Math.floor(rest / 1000);
+  } while (rest > 0);
+  const n = elements.map((element, i) => (i < elements.length - 1 ? `x${element}` : element)).join('/');
+  return `/log/tile/entries/${n}${width < 256 ? `.p/${width}` : ''}`;
+}
+
+function splitBundle(bundle: Uint8Array): Uint8Array[] {
+  const entries: Uint8Array[] = [];
+  let at = 0;
+  while (at + 2 <= bundle.length) {
+    const length = ((bundle[at] ?? 0) << 8) | (bundle[at + 1] ?? 0);
+    entries.push(bundle.subarray(at + 2, at + 2 + length));
+    at += 2 + length;
+  }
+  return entries;
+}
+
+/**
+ * One catch-up of a verifying log follower: verifies the checkpoint's signature, refuses a log that
+ * shrank or forked (another root for a size already verified), re-reads the entry bundle it had only
+ * partly and checks its earlier entries were not rewritten, and recomputes the root from every leaf
+ * before returning the new entries. Throws LogVerificationError naming what was wrong.
+ */
+export async function followLog(
+  transport: Transport,
+  getBytes: (path: string) => Promise<Uint8Array>,
+  verifierKey: string,
+  previous: LogFollowState = { size: 0, root: toBase64(sha256(new Uint8Array())), leafHashes: [] },
+): Promise<LogCatchUp> {
+  const note = await transport.request<string>('GET', '/log/checkpoint', { text: true });
+  const checkpoint = verifyCheckpoint(note, verifierKey);
+  if (checkpoint.size < previous.size) {
+    throw new LogVerificationError(
+      `the log shrank from ${previous.size} entries (verified) to ${checkpoint.size}: it was rewound (a restore from an older backup) or rewritten; this mirror stops here`,
+    );
+  }
+  if (checkpoint.size === previous.size && toBase64(checkpoint.root) !== previous.root) {
+    throw new LogVerificationError(
+      `forked checkpoint: two different roots for tree size ${checkpoint.size} (${previous.root} verified before, ${toBase64(checkpoint.root)} now)`,
+    );
+  }
+  const leafHashes = previous.leafHashes.slice(0, previous.size);
+  const added: Uint8Array[] = [];
+  for (let bundle = Math.floor(previous.size / 256); bundle * 256 < checkpoint.size; bundle += 1) {
+    const width = Math.min(256, checkpoint.size - bundle * 256);
+    const data = splitBundle(await getBytes(bundlePath(bundle, width)));
+    if (data.length !== width) {
+      throw new LogVerificationError(`entry bundle ${bundle} holds ${data.length} entries, not ${width}`);
+    }
+    for (const [offset, entry] of data.entries()) {
+      const index = bundle * 256 + offset;
+      const hash = hashLeaf(entry);
+      const known = previous.leafHashes[index];
+      if (index < previous.size) {
+        if (known === undefined || !sameBytes(known, hash)) {
+          throw new LogVerificationError(`entry ${index} was rewritten since it was verified`);
+        }
+        continue;
+      }
+      leafHashes.push(hash);
+      added.push(entry);
+    }
+  }
+  if (!sameBytes(rootOf(leafHashes.slice(0, previous.size)), fromBase64(previous.root))) {
+    throw new LogVerificationError('the verified state does not hash to its own root');
+  }
+  if (!sameBytes(rootOf(leafHashes), checkpoint.root)) {
+    throw new LogVerificationError(
+      `the entries do not hash to the checkpoint's root for size ${checkpoint.size}: an entry was changed, dropped or reordered`,
+    );
+  }
+  // Parsed only once the root vouches for them: a changed entry is named as such, not as bad JSON.
+  const entries = added.map((entry) => JSON.parse(new TextDecoder().decode(entry)) as LogLeaf);
+  return {
+    state: { size: checkpoint.size, root: toBase64(checkpoint.root), leafHashes },
+    entries,
+    checkpoint: note,
+  };
+}
