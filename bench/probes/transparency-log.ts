@@ -44,6 +44,7 @@ function record(i: number): string {
 global.gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
 const rssBefore = process.memoryUsage().rss;
+const buffersBefore = process.memoryUsage().arrayBuffers;
 const started = performance.now();
 const tree = new MerkleTree();
 for (let i = 0; i < entries; i += 1) {
@@ -53,11 +54,12 @@ const buildMs = performance.now() - started;
 global.gc?.();
 const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
 const rssMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+const buffersMb = (process.memoryUsage().arrayBuffers - buffersBefore) / 2 ** 20;
 const rootStarted = performance.now();
 tree.root(tree.size);
 const rootMs = performance.now() - rootStarted;
 console.log(
-  `tree of ${entries} entries: built in ${(buildMs / 1000).toFixed(1)} s (${Math.round(entries / (buildMs / 1000))} entries/s), heap +${heapMb.toFixed(0)} MiB, rss +${rssMb.toFixed(0)} MiB; root in ${rootMs.toFixed(2)} ms`,
+  `tree of ${entries} entries: built in ${(buildMs / 1000).toFixed(1)} s (${Math.round(entries / (buildMs / 1000))} entries/s), heap +${heapMb.toFixed(0)} MiB, array buffers +${buffersMb.toFixed(0)} MiB, rss +${rssMb.toFixed(0)} MiB; root in ${rootMs.toFixed(2)} ms`,
 );
 
 const registry = await startRegistry();

@@ -78,6 +78,21 @@ describe('transparency log Merkle tree (RFC 6962) against an independent verifie
     }
   });
 
+  test('a level-1 tile hash is the root of a full level-0 tile, as tlog-tiles defines it', () => {
+    const leaves = Array.from({ length: 600 }, (_, i) => Uint8Array.from(Buffer.from(`entry ${i}`)));
+    const tree = treeOf(leaves);
+    for (const index of [0, 1]) {
+      const expected = merkleRoot(leaves.slice(index * 256, (index + 1) * 256));
+      assert.equal(
+        hex(tree.completeSubtree(8, index) ?? new Uint8Array()),
+        hex(expected),
+        `tile 1 hash ${index}`,
+      );
+    }
+    assert.equal(tree.completeSubtree(8, 2), undefined);
+    assert.equal(hex(tree.completeSubtree(0, 599) ?? new Uint8Array()), hex(hashLeaf(leaves[599]!)));
+  });
+
   test('tile paths parse and encode as tlog-tiles writes them, and widths follow the tree size', () => {
     assert.equal(encodeTileIndex(1234067), 'x001/x234/067');
     assert.equal(encodeTileIndex(5), '005');

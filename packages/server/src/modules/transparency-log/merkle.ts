@@ -21,12 +21,37 @@ function splitPoint(n: number): number {
 }
 
 /**
- * An append-only RFC 6962 Merkle tree kept as the hashes of its complete subtrees: `levels[h][i]` is
- * the hash of leaves [i * 2^h, (i + 1) * 2^h). Every root, proof and tile of any size up to the
+ * One level's hashes, packed 32 bytes apiece in one buffer that doubles as it fills (one object per
+ * hash weighed about five times as much; a small tree takes a few KiB per level).
+ */
+class HashRow {
+  private bytes = new Uint8Array(64 * 32);
+  length = 0;
+
+  push(hash: Uint8Array): void {
+    if ((this.length + 1) * 32 > this.bytes.length) {
+      const grown = new Uint8Array(this.bytes.length * 2);
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+    this.bytes.set(hash, this.length * 32);
+    this.length += 1;
+  }
+
+  /** A copy of hash `index`, or undefined past the end. */
+  at(index: number): Buffer | undefined {
+    if (index < 0 || index >= this.length) return undefined;
+    return Buffer.from(this.bytes.subarray(index * 32, index * 32 + 32));
+  }
+}
+
+/**
+ * An append-only RFC 6962 Merkle tree kept as the hashes of its complete subtrees: level h holds the
+ * hash of leaves [i * 2^h, (i + 1) * 2^h) at index i. Every root, proof and tile of any size up to the
  * tree's is computed from them, so a node keeps one tree and answers for every past size.
  */
 export class MerkleTree {
-  private readonly levels: Buffer[][] = [[]];
+  private readonly levels: HashRow[] = [new HashRow()];
 
   get size(): number {
     return this.levels[0]?.length ?? 0;
@@ -36,24 +61,24 @@ export class MerkleTree {
     let level = 0;
     let current = hash;
     for (;;) {
-      const row = (this.levels[level] ??= []);
+      const row = (this.levels[level] ??= new HashRow());
       row.push(current);
       if (row.length % 2 === 1) return;
-      current = nodeHash(row[row.length - 2] as Buffer, current);
+      current = nodeHash(row.at(row.length - 2) as Buffer, current);
       level += 1;
     }
   }
 
   /** The hash of the complete subtree of 2^height leaves at the given index, if the tree has it. */
   completeSubtree(height: number, index: number): Buffer | undefined {
-    return this.levels[height]?.[index];
+    return this.levels[height]?.at(index);
   }
 
   /** MTH(D[start : start + n]) of RFC 6962; start + n must not pass the tree's size. */
   hash(start: number, n: number): Buffer {
     if (n === 0) return EMPTY_TREE;
     if ((n & (n - 1)) === 0 && start % n === 0) {
-      const complete = this.levels[Math.log2(n)]?.[start / n];
+      const complete = this.levels[Math.log2(n)]?.at(start / n);
       if (complete !== undefined) return complete;
     }
     const k = splitPoint(n);
