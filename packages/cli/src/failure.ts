@@ -1,6 +1,7 @@
 import {
   InvocationFailedError,
   InvocationTimeoutError,
+  LogVerificationError,
   NetworkError,
   RegistryError,
   WebhookFailedError,
@@ -62,6 +63,13 @@ export function describeFailure(error: unknown): Failure {
       message: error.message,
       exitCode: error.exitCode,
       body: { code: error.code, message: error.message, ...error.extra },
+    };
+  }
+  if (error instanceof LogVerificationError) {
+    return {
+      message: `the transparency log does not back what the registry served: ${error.message}`,
+      exitCode: EXIT.failed,
+      body: { code: 'LOG_VERIFICATION_FAILED', message: error.message },
     };
   }
   if (error instanceof NetworkError) {

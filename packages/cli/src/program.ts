@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { registerConfig } from './commands/config.js';
-import { registerReputation, registerSearch } from './commands/discover.js';
+import { registerReputation, registerSearch, registerVerify } from './commands/discover.js';
 import { registerLogin, registerRegister, registerToken, registerWhoami } from './commands/identity.js';
 import { registerInit } from './commands/init.js';
 import { registerInvoke } from './commands/invoke.js';
@@ -51,6 +51,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerReview(program);
   registerReviews(program);
   registerReputation(program);
+  registerVerify(program);
   registerKeys(program);
   registerConfig(program);
 

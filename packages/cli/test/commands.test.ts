@@ -341,6 +341,19 @@ describe('every command against a real registry (SQLite)', () => {
     assert.match(bars.stdout, / 7 {2}#+ +1/);
   });
 
+  it("verify proves an agent's profile is in the transparency log, and refuses another log's key", async () => {
+    const verified = parseJson<Json>(ok(await run(caller, 'verify', agentDid, '--json')));
+    assert.equal(verified.did, agentDid);
+    assert.equal(verified.verified, true);
+    assert.equal(typeof verified.leaf_index, 'number');
+    const text = ok(await run(caller, 'verify', agentDid));
+    assert.match(text.stdout, /logged: +at position \d+ of \d+, verified/);
+    const otherKey = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
+    const refused = await run(caller, 'verify', agentDid, '--verifier-key', otherKey, '--json');
+    assert.equal(refused.code, 1);
+    assert.equal(parseJson<ErrorOutput>(refused).error.code, 'LOG_VERIFICATION_FAILED');
+  });
+
   it('search sorts by every sort of the protocol, and without --sort by the default its help names', async () => {
     const order = async (...sort: string[]) =>
       parseJson<{ agents: Json[] }>(ok(await run(caller, 'search', ...sort, '--json'))).agents.map(

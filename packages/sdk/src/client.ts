@@ -36,6 +36,8 @@ import type { SearchOptions } from './client/discovery.js';
 import * as invocation from './client/invocation.js';
 import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
+import * as transparency from './client/transparency.js';
+import type { LogCatchUp, LogFollowState, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
   MessageClock,
@@ -164,6 +166,28 @@ export class RegistryClient {
 
   getAgent(did: string): Promise<AgentProfile> {
     return agents.getAgent(this, did);
+  }
+
+  /**
+   * Checks that the profile served for `did` is the latest one the registry's transparency log holds
+   * (docs/transparency-log.md); throws LogVerificationError naming what does not match. Pass the
+   * registry's verifier key from a source you trust; without it, it is read from `/log/verifier-key`.
+   */
+  verifyAgent(did: string, options: { verifierKey?: string } = {}): Promise<VerifiedAgent> {
+    return transparency.verifyAgent(this, did, options.verifierKey);
+  }
+
+  /**
+   * One catch-up of a verifying mirror of the transparency log: pass the state the previous call
+   * returned (none to start). Throws LogVerificationError on a rewound, forked or rewritten log.
+   */
+  followLog(options: { verifierKey: string; state?: LogFollowState }): Promise<LogCatchUp> {
+    return transparency.followLog(
+      this,
+      (path) => this.request<Uint8Array>('GET', path, { bytes: true }),
+      options.verifierKey,
+      options.state,
+    );
   }
 
   updateAgent(patch: UpdateProfileRequest, did: string = this.requireDid()): Promise<AgentProfile> {

@@ -78,3 +78,14 @@ export class ClientConfigError extends Error {
     this.name = 'ClientConfigError';
   }
 }
+
+/**
+ * The transparency log does not back what the registry served: a bad checkpoint signature, a proof
+ * that does not lead to the signed root, or a served profile that is not the logged one.
+ */
+export class LogVerificationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LogVerificationError';
+  }
+}

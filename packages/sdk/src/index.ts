@@ -13,6 +13,7 @@ export {
   InvocationFailedError,
   InvocationTimeoutError,
   NetworkError,
+  LogVerificationError,
   RegistryError,
   WebhookFailedError,
   type RegistryErrorBody,
@@ -36,3 +37,4 @@ export {
 } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';
+export type { LogCatchUp, LogFollowState, LogLeaf, LogProof, VerifiedAgent } from './client/transparency.js';

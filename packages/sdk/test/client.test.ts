@@ -7,6 +7,7 @@ import {
   AgentKey,
   InvocationFailedError,
   InvocationTimeoutError,
+  LogVerificationError,
   NetworkError,
   RegistryClient,
   RegistryError,
@@ -87,6 +88,75 @@ describe('RegistryClient against a real registry (SQLite)', () => {
       assert.equal(updated.public_key, await key.publicKey());
     });
   }
+
+  test('verifyAgent proves the served profile is the logged one, and names a profile that is not', async () => {
+    const client = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await client.register(profile('Logged Translator'));
+    await client.updateAgent({ description: 'Now with a logged update' });
+    const verified = await client.verifyAgent(did);
+    assert.equal(verified.leaf.did, did);
+    assert.equal(verified.leaf.op, 'update');
+    assert.equal(verified.profile.description, 'Now with a logged update');
+    assert.ok(verified.leafIndex >= 1 && verified.leafIndex < verified.treeSize);
+
+    // A registry (or a cache in between) that serves something else than it logged is caught.
+    const lying = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith(encodeURIComponent(did))) return response;
+        const body = (await response.json()) as Record<string, unknown>;
+        return Response.json({ ...body, description: 'Quietly changed' });
+      },
+    });
+    await assert.rejects(lying.verifyAgent(did), (error: Error) => {
+      assert.ok(error instanceof LogVerificationError);
+      assert.match(error.message, /is not the one logged at position/);
+      return true;
+    });
+    // A checkpoint checked against another key does not verify.
+    const otherKey = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
+    await assert.rejects(client.verifyAgent(did, { verifierKey: otherKey }), LogVerificationError);
+  });
+
+  test('followLog mirrors the log, verifying each catch-up, and stops at a fork or a rewritten entry', async () => {
+    const reader = new RegistryClient({ registry: registry.url });
+    const verifierKey = (await (await fetch(`${registry.url}/log/verifier-key`)).text()).trim();
+    const first = await reader.followLog({ verifierKey });
+    assert.ok(first.state.size >= 1);
+    assert.equal(first.entries.length, first.state.size);
+    const writer = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await writer.register(profile('Mirrored Translator'));
+    const second = await reader.followLog({ verifierKey, state: first.state });
+    assert.equal(second.state.size, first.state.size + 1);
+    assert.deepEqual(
+      second.entries.map((leaf) => [leaf.did, leaf.op]),
+      [[did, 'register']],
+    );
+
+    const forked = { ...second.state, root: first.state.root };
+    await assert.rejects(
+      reader.followLog({ verifierKey, state: forked }),
+      /forked checkpoint: two different roots/,
+    );
+    const ahead = { ...second.state, size: second.state.size + 5 };
+    await assert.rejects(reader.followLog({ verifierKey, state: ahead }), /the log shrank/);
+    // A registry that serves an entry other than the one it logged.
+    const tampering = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).includes('/log/tile/entries/')) return response;
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        bytes[bytes.length - 3] = (bytes[bytes.length - 3] ?? 0) ^ 1;
+        return new Response(bytes);
+      },
+    });
+    await assert.rejects(
+      tampering.followLog({ verifierKey, state: first.state }),
+      /do not hash to the checkpoint's root/,
+    );
+  });
 
   test('a registration signed for another registry is refused by this one', async () => {
     const key = AgentKey.generateEd25519();

@@ -25,6 +25,7 @@ import { reviewRoutes } from './modules/reviews/routes.js';
 import { searchRoutes } from './modules/discovery/search-routes.js';
 import { changeFeedRoutes } from './modules/discovery/change-feed-routes.js';
 import { statsRoutes } from './modules/discovery/stats-routes.js';
+import { transparencyLogRoutes } from './modules/transparency-log/routes.js';
 import { swaggerUiBranding } from './faces/rest/branding.js';
 import { openapiOptions } from './faces/rest/openapi/document.js';
 import { operationsRoutes } from './modules/operations/operations-routes.js';
@@ -196,6 +197,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   changeFeedRoutes(app, ctx);
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
+  transparencyLogRoutes(app, ctx);
   // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
   webRoutes(app, ctx);
   mcpRoutes(app, ctx);

@@ -1,4 +1,6 @@
-import { loadSigningKey } from './modules/identity/signing-key.js';
+import { loadLogSigningKey, loadSigningKey } from './modules/identity/signing-key.js';
+import { NoteSigner } from './modules/transparency-log/note.js';
+import { TransparencyLogService } from './modules/transparency-log/transparency-log.js';
 import { TokenService } from './modules/identity/tokens.js';
 import { systemClock, type Clock } from './kernel/clock.js';
 import type { Config } from './kernel/config.js';
@@ -70,6 +72,7 @@ export interface AppContext {
   search: SearchService;
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
+  transparencyLog: TransparencyLogService;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
@@ -287,6 +290,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       availability,
       search: new SearchService({ db, clock, searches: stats, index: searchIndex, availability }),
       changeFeed: new ChangeFeedService({ db, publicUrl }),
+      transparencyLog: new TransparencyLogService({
+        db,
+        publicUrl,
+        didWebDomain,
+        signer: new NoteSigner(logOrigin(publicUrl), await loadLogSigningKey(db, clock)),
+      }),
       stats,
       activity: new ActivityService({ db, clock }),
       agentLabels: new AgentLabelService({ db }),
@@ -315,4 +324,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     await database.close();
     throw error;
   }
+}
+
+/** The log's origin (and note key name): the public URL without its scheme, with /log (C2SP tlog-tiles). */
+function logOrigin(publicUrl: string): string {
+  return `${publicUrl.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/\/+$/, '')}/log`;
 }

@@ -24,3 +24,5 @@ export {
   type NewReviewRow,
 } from '@agent-registry/server/src/modules/reviews/reviews-store.js';
 export { insertTask } from '@agent-registry/server/src/modules/tasks/tasks-store.js';
+export { leafData } from '@agent-registry/server/src/modules/transparency-log/leaf.js';
+export { MerkleTree, leafHash } from '@agent-registry/server/src/modules/transparency-log/merkle.js';

@@ -170,3 +170,44 @@ export function registerReputation(program: Command): void {
     'agent-registry reputation did:web:registry.example:agent:0123... --json',
   );
 }
+
+export function registerVerify(program: Command): void {
+  const command = program
+    .command('verify')
+    .description(
+      "Check that the agent's profile is the latest one the registry's transparency log holds (signed checkpoint, inclusion proof, profile digest)",
+    )
+    .argument('[did]', "the agent (default: this agent's own DID)")
+    .option('--verifier-key <key>', "the registry's log verifier key (default: read from /log/verifier-key)")
+    .action(async (did: string | undefined, options: { verifierKey?: string }, self: Command) => {
+      const cli = contextOf(self);
+      const target = await targetDid(cli, did);
+      const verified = await anonymousClient(cli).verifyAgent(
+        target,
+        options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey },
+      );
+      const result = {
+        did: target,
+        verified: true,
+        leaf_index: verified.leafIndex,
+        tree_size: verified.treeSize,
+        origin: verified.origin,
+        root_hash: verified.rootHash,
+        leaf: verified.leaf,
+      };
+      cli.out.result(result, () => {
+        cli.out.fields([
+          ['did', target],
+          ['logged', `at position ${verified.leafIndex} of ${verified.treeSize}, verified`],
+          ['operation', verified.leaf.op],
+          ['log', verified.origin],
+          ['root', verified.rootHash],
+        ]);
+      });
+    });
+  withExamples(
+    command,
+    'agent-registry verify did:web:registry.example:agent:0123...',
+    'agent-registry verify --verifier-key "registry.example/log+1a2b3c4d+AX..." --json',
+  );
+}

@@ -9,6 +9,10 @@ export interface RequestOptions {
   auth?: boolean;
   signal?: AbortSignal | undefined;
   headers?: Record<string, string>;
+  /** Answers the body as text (a signed note, a key) instead of parsing JSON. */
+  text?: boolean;
+  /** Answers the body as bytes (a tile) instead of parsing JSON. */
+  bytes?: boolean;
 }
 
 /** What the per-area API functions need of the client: one request, its token renewed when refused. */
@@ -42,7 +46,7 @@ export class HttpTransport {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      accept: options.text ? 'text/plain' : options.bytes ? 'application/octet-stream' : 'application/json',
       ...this.headers,
       ...options.headers,
     };
@@ -68,6 +72,7 @@ export class HttpTransport {
       );
     }
     const requestId = response.headers.get('x-request-id') ?? undefined;
+    if (options.bytes && response.ok) return new Uint8Array(await response.arrayBuffer()) as T;
     const text = await response.text();
     let parsed: unknown;
     try {
@@ -75,7 +80,7 @@ export class HttpTransport {
     } catch {
       parsed = undefined;
     }
-    if (response.ok) return parsed as T;
+    if (response.ok) return (options.text ? text : parsed) as T;
     throw registryError(response, text, parsed, requestId);
   }
 }

@@ -853,6 +853,84 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/log/checkpoint': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed checkpoint of the transparency log (C2SP tlog-checkpoint)
+     * @description Extension: origin, tree size and base64 RFC 6962 root hash, signed as a C2SP signed note with the registry's Ed25519 log key (GET /log/verifier-key). The tree is served as C2SP tlog-tiles: hash tiles at `/log/tile/<L>/<N>[.p/<W>]` and entry bundles at `/log/tile/entries/<N>[.p/<W>]` (immutable; a malformed path is a 400 `INVALID_TILE_PATH`, a tile the tree does not have a 404 `TILE_NOT_FOUND`). See docs/transparency-log.md.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getLogCheckpoint'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/log/verifier-key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The note verifier key of the log's checkpoints (C2SP signed-note)
+     * @description Extension: `<name>+<hex key ID>+<base64(0x01 || Ed25519 public key)>`, one line.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getLogVerifierKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{did}/log-proof': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The agent's latest record in the transparency log, with its inclusion proof
+     * @description Extension: the leaf of the latest change of the agent, its RFC 6962 inclusion proof and the signed checkpoint it is proven against. See docs/transparency-log.md.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`).
+     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`), or its latest change predates the log (`AGENT_NOT_LOGGED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getAgentLogProof'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1088,7 +1166,10 @@ export interface components {
         | 'CALL_RECORD_NOT_COMPLETED'
         | 'CALL_RECORD_TARGET_MISMATCH'
         | 'INVALID_SEARCH_QUERY'
-        | 'INVALID_CURSOR';
+        | 'INVALID_CURSOR'
+        | 'AGENT_NOT_LOGGED'
+        | 'INVALID_TILE_PATH'
+        | 'TILE_NOT_FOUND';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
     };
@@ -1576,6 +1657,18 @@ export interface components {
       deactivated_at: number | null;
       /** @description The profile while the agent is active; null for a deactivated agent (a tombstone) */
       profile: components['schemas']['PublishedProfile'] | null;
+    };
+    LogProof: {
+      /** @description The position of the agent's latest record in the log. */
+      leaf_index: number;
+      /** @description The size of the tree the proof and checkpoint are for. */
+      tree_size: number;
+      /** @description RFC 6962 audit path (section 2.1.1), base64 hashes from the leaf's sibling upward. */
+      inclusion_proof: string[];
+      /** @description The leaf data (RFC 8785 canonical JSON), base64. */
+      entry: string;
+      /** @description The signed checkpoint (C2SP tlog-checkpoint) for tree_size. */
+      checkpoint: string;
     };
   };
   responses: never;
@@ -4250,6 +4343,164 @@ export interface operations {
       };
       /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getLogCheckpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A signed note */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getLogVerifierKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A verifier key */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getAgentLogProof: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LogProof'];
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID (`AGENT_NOT_FOUND`), or its latest change predates the log (`AGENT_NOT_LOGGED`). */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;

@@ -91,6 +91,10 @@ export const ERROR_CODES = [
   'CALL_RECORD_TARGET_MISMATCH',
   'INVALID_SEARCH_QUERY',
   'INVALID_CURSOR',
+  // Transparency log
+  'AGENT_NOT_LOGGED',
+  'INVALID_TILE_PATH',
+  'TILE_NOT_FOUND',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

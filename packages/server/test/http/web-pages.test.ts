@@ -268,6 +268,38 @@ describe('web pages over HTTP', () => {
     assertLacks(body, secret);
   });
 
+  it('says where the agent is in the transparency log, and when its record does not match', async () => {
+    const agent = await registerNamed(registry, 'Logged Page');
+    const proof = (await get(agentPath(agent.did, '/log-proof'))).json<{ leaf_index: number }>();
+    const body = (await get(pageOf(agent.did))).body;
+    assert.match(body, new RegExp(`logged at position ${proof.leaf_index},\\s+verified`));
+    assertContains(body, `href="/api/agents/${encodeURIComponent(agent.did)}/log-proof"`);
+
+    const db = registry.ctx.database.db;
+    const seq = (
+      await db
+        .selectFrom('agents')
+        .select('change_seq')
+        .where('did', '=', agent.did)
+        .executeTakeFirstOrThrow()
+    ).change_seq;
+    const row = await db
+      .selectFrom('log_records')
+      .selectAll()
+      .where('seq', '=', seq)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('log_records')
+      .set({ record: row.record.replace('Logged Page', 'Forged Page') })
+      .where('seq', '=', seq)
+      .execute();
+    try {
+      assert.match((await get(pageOf(agent.did))).body, /does not match the logged record/);
+    } finally {
+      await db.updateTable('log_records').set({ record: row.record }).where('seq', '=', seq).execute();
+    }
+  });
+
   it('links invocation endpoints only for an invocable agent, and the A2A card always', async () => {
     const translator = (await get(pageOf(fixture.translator.did))).body;
     const did = encodeURIComponent(fixture.translator.did);

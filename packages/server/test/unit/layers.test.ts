@@ -24,6 +24,7 @@ const MODULES = [
   'tasks',
   'reviews',
   'discovery',
+  'transparency-log',
   'operations',
 ] as const;
 
@@ -37,6 +38,7 @@ const MODULE_IMPORTS: Record<(typeof MODULES)[number], readonly string[]> = {
   tasks: ['agents', 'capabilities', 'identity'],
   reviews: ['agents', 'identity'],
   discovery: ['identity', 'capabilities', 'service-record', 'availability', 'agents', 'tasks', 'reviews'],
+  'transparency-log': ['identity', 'agents'],
   operations: [],
 };
 

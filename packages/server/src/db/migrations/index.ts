@@ -14,6 +14,7 @@ import * as pendingTasksIndex from './010-pending-tasks-index.js';
 import * as taskBounds from './011-task-bounds.js';
 import * as registrationLimits from './012-registration-limits.js';
 import * as availability from './013-availability.js';
+import * as transparencyLog from './014-transparency-log.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['011-task-bounds', taskBounds],
   ['012-registration-limits', registrationLimits],
   ['013-availability', availability],
+  ['014-transparency-log', transparencyLog],
 ];
 
 /**

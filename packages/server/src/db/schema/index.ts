@@ -10,6 +10,7 @@ import type { ChangeFeedPartial } from './change-feed.js';
 import type { RegistrationCountsPartial } from './registration-counts.js';
 import type { InvocationQuotaPartial } from './invocation-quota.js';
 import type { AgentPresencePartial } from './agent-presence.js';
+import type { TransparencyLogPartial } from './transparency-log.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -24,7 +25,8 @@ export type DatabaseSchema = AgentsPartial &
   ChangeFeedPartial &
   RegistrationCountsPartial &
   InvocationQuotaPartial &
-  AgentPresencePartial;
+  AgentPresencePartial &
+  TransparencyLogPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -44,3 +46,4 @@ export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
 export type { InvocationQuotaTable } from './invocation-quota.js';
 export type { AgentPresenceSlotsTable, AgentPresenceTable } from './agent-presence.js';
+export type { LogRecordsTable, LogStartTable } from './transparency-log.js';

@@ -177,7 +177,10 @@ export function webRoutes(app: App, ctx: AppContext): void {
             })
           : Promise.resolve(undefined),
       ]);
-      const reviewers = await ctx.agentLabels.labels(reviews.reviews.map((review) => review.reviewer_did));
+      const [reviewers, log] = await Promise.all([
+        ctx.agentLabels.labels(reviews.reviews.map((review) => review.reviewer_did)),
+        ctx.transparencyLog.standing(profile.did, profile),
+      ]);
       return sendPage(reply, assets, {
         title: profile.name,
         description: profile.description ?? `Agent ${profile.did}`,
@@ -189,6 +192,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
           didDocument,
           publicUrl,
           now: ctx.clock.now(),
+          log,
         }),
       });
     });

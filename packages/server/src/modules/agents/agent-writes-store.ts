@@ -6,7 +6,7 @@ import {
   type AgentPatch,
   type RegisteredAgentRow,
 } from './agents-store.js';
-import { advanceChangeHead, stampAgentChange } from './change-feed-store.js';
+import { advanceChangeHead, logStampedChange, stampAgentChange } from './change-feed-store.js';
 
 /**
  * Writes that change what an agent's profile shows, each with the agent's place in the change feed in
@@ -24,10 +24,11 @@ export async function insertAgentIn(trx: Db, row: RegisteredAgentRow): Promise<v
   if (sqlDialect(trx) === 'sqlite') {
     await insertRegisteredAgent(trx, row, true);
     await advanceChangeHead(trx);
+    await logStampedChange(trx, row.did, 'register');
     return;
   }
   await insertRegisteredAgent(trx, row, false);
-  await stampAgentChange(trx, row.did);
+  await stampAgentChange(trx, row.did, 'register');
 }
 
 /** updateActiveAgent and the agent's place in the change feed, in one transaction. */

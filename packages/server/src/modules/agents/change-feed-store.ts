@@ -2,25 +2,43 @@ import { CompiledQuery, sql } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
-import type { AgentRow } from './agents-store.js';
+import { PROFILE_COLUMNS, type AgentRow } from './agents-store.js';
 
 /** Moves the head one number on; the row stays locked (PostgreSQL) or written (SQLite) until commit. */
 const ADVANCE_HEAD = CompiledQuery.raw('update change_feed_head set seq = seq + 1 where id = 1');
 
 /**
- * Gives the agent the next change sequence number. Call it as the last statement of the transaction
- * that changed the agent: the head row stays locked until commit, so numbers commit in order.
- * PostgreSQL: one statement that moves the head and stamps the agent, taking the head's lock last.
- * SQLite (one writer: a transaction's order is its commit order): the agent takes the head's next
- * number, then the head moves, with no value carried back through JavaScript.
+ * What a stamped change was, as the transparency log records it: a registration, a profile or
+ * invocation-settings update (a deactivation is an update whose record has status "deactivated"), or
+ * a reputation change.
  */
-export async function stampAgentChange(db: Db, did: string): Promise<void> {
+export type LoggedOperation = 'register' | 'update' | 'reputation';
+
+/** PostgreSQL: the public profile columns as JSON text, built in the statement that logs them. */
+const PROFILE_RECORD_JSON = `json_build_object(${PROFILE_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})::text`;
+
+/**
+ * Gives the agent the next change sequence number and appends the change to the transparency log's
+ * records. Call it as the last statement of the transaction that changed the agent: the head row stays
+ * locked until commit, so numbers (and log records) commit in order.
+ * PostgreSQL: one statement that moves the head, stamps the agent and logs it, taking the head's lock
+ * last, so logging holds that lock no longer than the stamp did.
+ * SQLite (one writer: a transaction's order is its commit order): the agent takes the head's next
+ * number, then the head moves, then the record is logged, with no value carried back through JavaScript.
+ */
+export async function stampAgentChange(
+  db: Db,
+  did: string,
+  operation: LoggedOperation = 'update',
+): Promise<void> {
   if (sqlDialect(db) === 'postgres') {
     const { rows } = await db.executeQuery(
       CompiledQuery.raw(
-        `with head as (update change_feed_head set seq = seq + 1 where id = 1 returning seq)
-          update agents set change_seq = head.seq from head where agents.did = $1 returning agents.did`,
-        [did],
+        `with head as (update change_feed_head set seq = seq + 1 where id = 1 returning seq),
+          stamped as (update agents set change_seq = head.seq from head where agents.did = $1 returning agents.*)
+          insert into log_records (seq, operation, record)
+            select change_seq, $2::text, ${PROFILE_RECORD_JSON} from stamped returning seq`,
+        [did, operation],
       ),
     );
     if (rows.length === 0) throw new Error(`no change_feed_head row (migration 008) or no agent ${did}`);
@@ -28,6 +46,26 @@ export async function stampAgentChange(db: Db, did: string): Promise<void> {
   }
   await stampFromHead(db, did);
   await advanceChangeHead(db);
+  await logStampedChange(db, did, operation);
+}
+
+/**
+ * SQLite: logs the agent's change under the number it was stamped with (the last step of a stamp; the
+ * registration insert, which takes its number in the insert, calls it after advanceChangeHead). The
+ * record is serialised here, not by SQLite's json_object, whose text for a REAL may not round-trip.
+ */
+export async function logStampedChange(db: Db, did: string, operation: LoggedOperation): Promise<void> {
+  const row = await db
+    .selectFrom('agents')
+    .select([...PROFILE_COLUMNS, 'change_seq'])
+    .where('did', '=', did)
+    .executeTakeFirst();
+  if (row === undefined) throw new Error(`no agent ${did} to log`);
+  const { change_seq: seq, ...record } = row;
+  await db
+    .insertInto('log_records')
+    .values({ seq: Number(seq), operation, record: JSON.stringify(record) })
+    .execute();
 }
 
 const stampFromHead = compiledOnce(

@@ -15,11 +15,23 @@ export async function loadSigningKey(
   configured: string | undefined,
 ): Promise<KeyObject> {
   if (configured !== undefined) return parseConfiguredKey(configured);
-  const existing = await readSetting(db, SETTING_KEY);
+  return storedKey(db, clock, SETTING_KEY);
+}
+
+/**
+ * The Ed25519 key that signs the transparency log's checkpoints: generated once and kept in the
+ * database beside the token key, so every node signs the same checkpoint bytes for one tree size.
+ */
+export async function loadLogSigningKey(db: Db, clock: Clock): Promise<KeyObject> {
+  return storedKey(db, clock, 'transparency_log_signing_key');
+}
+
+async function storedKey(db: Db, clock: Clock, settingKey: string): Promise<KeyObject> {
+  const existing = await readSetting(db, settingKey);
   if (existing !== undefined) return crypto.createPrivateKey(existing);
   const generated = crypto.generateKeyPairSync('ed25519').privateKey;
   const pem = generated.export({ format: 'pem', type: 'pkcs8' }).toString();
-  return crypto.createPrivateKey(await writeSettingOnce(db, SETTING_KEY, pem, clock.now()));
+  return crypto.createPrivateKey(await writeSettingOnce(db, settingKey, pem, clock.now()));
 }
 
 function parseConfiguredKey(value: string): KeyObject {

@@ -86,7 +86,7 @@ export class ReputationService {
         }
         // The change feed's lock after every agent row lock, as in every other transaction:
         // stamping inside the loop deadlocked with a review holding a later agent's row.
-        for (const did of changed) await stampAgentChange(trx, did);
+        for (const did of changed) await stampAgentChange(trx, did, 'reputation');
       });
       refreshed += dids.length;
       after = dids[dids.length - 1] as string;

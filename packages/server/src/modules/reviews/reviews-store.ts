@@ -200,7 +200,7 @@ export async function writeReputation(
     .executeTakeFirst();
   // Reputation is part of the public profile: a change that moves it is a change mirrors must see.
   const changed = result.numUpdatedRows > 0n;
-  if (changed && stamp) await stampAgentChange(db, did);
+  if (changed && stamp) await stampAgentChange(db, did, 'reputation');
   return changed;
 }
 

@@ -16,6 +16,7 @@ import { AgentSummary } from '../../../modules/discovery/search-schemas.js';
 import { ServiceRecord } from '../../../modules/service-record/schemas.js';
 import { Availability } from '../../../modules/availability/schemas.js';
 import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
+import { LogProof } from '../../../modules/transparency-log/schemas.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -42,4 +43,5 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   Availability,
   PublishedProfile,
   AgentChange,
+  LogProof,
 ];

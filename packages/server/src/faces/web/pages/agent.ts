@@ -29,6 +29,17 @@ export interface AgentView {
   publicUrl: string;
   /** The registry's clock when the page was made: "last seen 3 h ago" counts from it. */
   now: number;
+  /** The agent's place in the transparency log; undefined when it is not logged yet. */
+  log: { leafIndex: number; treeSize: number; verified: boolean } | undefined;
+}
+
+function logText(view: AgentView): Html | string {
+  const { log, profile } = view;
+  if (log === undefined) return 'not logged yet (it enters the log at its next change)';
+  const proof = `/api/agents/${encodeURIComponent(profile.did)}/log-proof`;
+  return html`logged at position ${log.leafIndex},
+    ${log.verified ? 'verified' : html`<strong>does not match the logged record</strong>`} ·
+    <a href="${proof}">proof</a>`;
 }
 
 function percent(rate: number | null): string {
@@ -330,6 +341,8 @@ export function renderAgent(view: AgentView): Html {
         </dd>
         <dt>Tags</dt>
         <dd>${profile.tags.length === 0 ? 'none' : tagList(profile.tags, 'Agent tags')}</dd>
+        <dt>Transparency log</dt>
+        <dd>${logText(view)}</dd>
       </dl>
     </section>
     <section aria-labelledby="capabilities-title" class="panel">
