@@ -124,9 +124,13 @@ export function verifyInclusion(
   return sn === 0 && sameBytes(r, root);
 }
 
-/** The SHA-256 a leaf names for a profile: canonical JSON (RFC 8785) without service_record. */
+/** The SHA-256 a leaf names for a profile: canonical JSON (RFC 8785) without service_record and availability. */
 export function profileSha256(profile: object): string {
-  const { service_record: _measured, ...logged } = profile as Record<string, unknown>;
+  const {
+    service_record: _measured,
+    availability: _observed,
+    ...logged
+  } = profile as Record<string, unknown>;
   return bytesToHex(sha256(encoder.encode(canonicalJson(logged))));
 }
 

@@ -15,7 +15,7 @@ export interface LeafRecord {
   op: LeafOperation;
   /** The profile's updated_at (milliseconds) as the change left it. */
   time: number;
-  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the profile without service_record. */
+  /** Lowercase hex SHA-256 of the RFC 8785 canonical JSON of the profile without service_record and availability. */
   profile_sha256: string;
 }
 
@@ -42,8 +42,12 @@ export function leafData(seq: number, operation: string, recordJson: string, pub
   return Buffer.from(canonicalJson(leaf), 'utf8');
 }
 
-/** The profile's digest as a leaf names it: the served profile minus service_record, canonicalised. */
+/** The profile's digest as a leaf names it: the served profile minus the live service_record and availability, canonicalised. */
 export function profileSha256(profile: object): string {
-  const { service_record: _measured, ...logged } = profile as Record<string, unknown>;
+  const {
+    service_record: _measured,
+    availability: _observed,
+    ...logged
+  } = profile as Record<string, unknown>;
   return createHash('sha256').update(canonicalJson(logged), 'utf8').digest('hex');
 }

@@ -9,7 +9,7 @@ export interface LogRecordRow {
 /** The first change sequence number the log holds (leaf 0). */
 export async function readLogStart(db: Db): Promise<number> {
   const row = await db.selectFrom('log_start').select('first_seq').where('id', '=', 1).executeTakeFirst();
-  if (row === undefined) throw new Error('log_start row is missing (migration 013)');
+  if (row === undefined) throw new Error('log_start row is missing (migration 014)');
   return Number(row.first_seq);
 }
 
