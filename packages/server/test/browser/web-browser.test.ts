@@ -114,8 +114,10 @@ describe('web pages in a real browser', () => {
     assert.deepEqual(await page.locator('.cards h3').allTextContents(), ['Polyglot Translator']);
     // Typing replaced only the results: the focus stayed in the search box.
     assert.equal(await focusedId(page), 'q');
+    // Back leads to the state before the last search: the home page, or a search for part of the word
+    // when the typing was slow enough for a search to run before its last letters.
     await page.goBack();
-    await page.waitForURL(/\/(\?q=polyglo)?$/);
+    await page.waitForURL(/\/(\?q=(p|po|pol|poly|polyg|polygl|polyglo))?$/);
     await context.close();
   });
 
