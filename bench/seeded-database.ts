@@ -271,7 +271,7 @@ export function readManifest(file: string): KeptManifest | undefined {
 
 /**
  * What decides a seed's contents: the seed's parameters and the source of the seed, its corpus, the
- * server's schema, migrations and the store functions the seed writes through.
+ * server's schema, migrations and the store functions (modules' `*-store.ts`) the seed writes through.
  */
 function seedFingerprint(options: Options, seedParameters: SeedParameters): string {
   const hash = crypto.createHash('sha256');
@@ -280,11 +280,12 @@ function seedFingerprint(options: Options, seedParameters: SeedParameters): stri
     'bench/seed.ts',
     'bench/corpus.ts',
     'packages/server/src/modules/reviews/reputation-model.ts',
-    ...['migrations', 'schema', 'stores'].flatMap((dir) =>
+    ...['db/migrations', 'db/schema', 'modules'].flatMap((dir) =>
       fs
-        .readdirSync(path.join(ROOT, 'packages/server/src/db', dir), { recursive: true, encoding: 'utf8' })
-        .filter((name) => name.endsWith('.ts'))
-        .map((name) => path.join('packages/server/src/db', dir, name)),
+        .readdirSync(path.join(ROOT, 'packages/server/src', dir), { recursive: true, encoding: 'utf8' })
+        // Every migration and table, and of the modules only their stores (the queries a seed writes through).
+        .filter((name) => name.endsWith('.ts') && (dir !== 'modules' || name.endsWith('-store.ts')))
+        .map((name) => path.join('packages/server/src', dir, name)),
     ),
   ].sort();
   for (const file of sources) hash.update(file).update(fs.readFileSync(path.join(ROOT, file)));
