@@ -215,6 +215,16 @@ describe('ARD: publisher files and registry API', () => {
     });
     assert.equal(deleted.status, 200);
     refused(await call('GET', `/ard/agents/${urnOf(gone.did)}`), 404, 'NOT_FOUND');
+    // An updated agent's entry is rendered afresh, though the earlier one is cached.
+    const moved = await registerNamed(registry, 'Changes Soon');
+    assert.notEqual((await call('GET', `/ard/agents/${urnOf(moved.did)}`)).json.description, 'Now says more');
+    const updated = await fetch(`${registry.url}${agentPath(moved.did)}`, {
+      method: 'PUT',
+      headers: { ...bearer(moved.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Now says more' }),
+    });
+    assert.equal(updated.status, 200);
+    assert.equal((await call('GET', `/ard/agents/${urnOf(moved.did)}`)).json.description, 'Now says more');
   });
 
   test('POST /search runs the registry search: the same agents, in the same order, as ARD entries', async () => {

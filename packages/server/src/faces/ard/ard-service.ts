@@ -2,7 +2,7 @@ import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { readSearchRows } from '../../modules/discovery/agent-search-store.js';
+import { readSearchChange, readSearchRowWithChange } from '../../modules/discovery/agent-search-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
 import {
@@ -38,6 +38,21 @@ export const CATALOG_PAGE_SIZE = 100;
 const FACET_SAMPLE = 100;
 /** Serialised entries kept by DID and `updated_at`: a page of search results is mostly ones seen before. */
 const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * GET /agents/{identifier}'s answers, one per DID at the change number it was rendered at. Apart from the
+ * search's entries, so a crawler walking every agent in turn and searches do not evict each other's.
+ */
+const PUBLISHED_CACHE_BYTES = 64 * 1024 * 1024;
+
+interface CachedEntry {
+  updatedAt: number;
+  json: string;
+}
+
+interface PublishedEntry {
+  changeSeq: number;
+  json: string;
+}
 
 /** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
 interface Narrowed {
@@ -59,7 +74,8 @@ export interface ArdServiceDeps {
  * service as GET /api/agents/search; this class only translates (docs/ard.md, "How search maps").
  */
 export class ArdService {
-  private readonly entries = new ByteBoundedCache<string>(ENTRY_CACHE_BYTES);
+  private readonly entries = new ByteBoundedCache<CachedEntry>(ENTRY_CACHE_BYTES);
+  private readonly published = new ByteBoundedCache<PublishedEntry>(PUBLISHED_CACHE_BYTES);
   private readonly sourceJson: string;
 
   constructor(private readonly deps: ArdServiceDeps) {
@@ -68,12 +84,12 @@ export class ArdService {
 
   /** The entry's JSON text, from the cache while the agent's profile is unchanged. */
   private entryJson(row: AgentSearchRow): string {
-    const key = `${row.did}\u0000${Number(row.updated_at)}`;
-    const cached = this.entries.get(key);
-    if (cached !== undefined) return cached;
+    const updatedAt = Number(row.updated_at);
+    const cached = this.entries.get(row.did);
+    if (cached !== undefined && cached.updatedAt === updatedAt) return cached.json;
     const json = JSON.stringify(agentEntry(row, this.deps.site));
     // Entries are ASCII but for names and descriptions: about a byte a character, and the key.
-    this.entries.set(key, json, json.length + key.length + 64);
+    this.entries.set(row.did, { updatedAt, json }, json.length + row.did.length + 96);
     return json;
   }
 
@@ -113,11 +129,25 @@ export class ArdService {
 
   async entry(identifier: string): Promise<string> {
     const did = urnToDid(identifier, this.deps.site.publisher, this.deps.didWebDomain);
-    const [row] = await readSearchRows(this.deps.db, [did]);
-    if (row === undefined) {
-      throw new NotFoundError('AGENT_NOT_FOUND', `no active agent is published as ${identifier}`);
+    const unpublished = (): NotFoundError =>
+      new NotFoundError('AGENT_NOT_FOUND', `no active agent is published as ${identifier}`);
+    // A kept entry costs a two-column read to confirm, as a cached profile does; only an agent not kept,
+    // or changed since, pays for its whole row and its rendering.
+    const kept = this.published.get(did);
+    if (kept !== undefined) {
+      const current = await readSearchChange(this.deps.db, did);
+      if (current === undefined || current.status !== 'active') throw unpublished();
+      if (current.change_seq !== null && Number(current.change_seq) === kept.changeSeq) return kept.json;
     }
-    return this.entryJson(row);
+    const row = await readSearchRowWithChange(this.deps.db, did);
+    if (row === undefined || row.status !== 'active') throw unpublished();
+    const json = JSON.stringify(agentEntry(row, this.deps.site));
+    if (row.change_seq === null) this.published.delete(did);
+    else {
+      const bytes = json.length + did.length + 96;
+      this.published.set(did, { changeSeq: Number(row.change_seq), json }, bytes);
+    }
+    return json;
   }
 
   async list(query: ArdListQuery): Promise<string> {

@@ -72,6 +72,32 @@ export async function readSearchRows(db: Db, dids: readonly string[]): Promise<A
   return dids.flatMap((did) => byDid.get(did) ?? []);
 }
 
+/** An agent's status and change number only: enough to tell whether a kept rendering of it is current. */
+const changeByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').select(['status', 'change_seq']).where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+export async function readSearchChange(
+  db: Db,
+  did: string,
+): Promise<{ status: AgentSearchRow['status']; change_seq: number | null } | undefined> {
+  return (await changeByDid(db, did))[0];
+}
+
+/** One agent's search row with its change number, whatever its status. */
+const searchRowWithChange = compiledOnce(
+  (db, did: string) => searchRowsQuery(db, [did]).select('change_seq'),
+  ['\u0000did'] as const,
+);
+
+export async function readSearchRowWithChange(
+  db: Db,
+  did: string,
+): Promise<(AgentSearchRow & { change_seq: number | null }) | undefined> {
+  return (await searchRowWithChange(db, did))[0];
+}
+
 export interface ServiceRecordFilter {
   /** 30-day success rate, 0-1 (agents without a measured record are left out). */
   minSuccessRate?: number;
