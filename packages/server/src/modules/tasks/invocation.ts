@@ -16,8 +16,9 @@ import { countInvocation } from './invocation-quota-store.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from './idempotency-store.js';
-import { canonicalJson } from '@agent-registry/protocol';
-import { createHash } from 'node:crypto';
+import { fingerprint, requireIdempotencyKey } from './idempotency.js';
+import { KeyedQueue } from './keyed-queue.js';
+import { taskView } from './task-view.js';
 import {
   ApiError,
   BadRequestError,
@@ -437,18 +438,6 @@ export class InvocationService {
   }
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-function requireIdempotencyKey(key: string): string {
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new BadRequestError(
-      'INVALID_IDEMPOTENCY_KEY',
-      'Idempotency-Key must be 1-255 visible ASCII characters (no spaces), e.g. a UUID',
-    );
-  }
-  return key;
-}
-
 /** The 504 of an invocation answered at once because no worker of its agent was seen for longer than its timeout. */
 function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutMs: number): ApiError {
   const ago = Math.round((now - lastSeenAt) / 1000);
@@ -464,50 +453,4 @@ function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutM
   );
 }
 
-/** What makes two invocations "the same request" for a key; timeout_ms is not part of it. */
-function fingerprint(request: InvokeRequest): string {
-  const identity = canonicalJson({
-    target_did: request.target_did,
-    capability: request.capability,
-    input: request.input,
-  });
-  return createHash('sha256').update(identity).digest('hex');
-}
-
 const mib = (bytes: number): string => `${Math.round((bytes / 2 ** 20) * 100) / 100} MiB`;
-
-/** Runs the work given for one key one after another, in the order given; different keys run freely. */
-class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const result = previous.then(work, work);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
-
-/** A stored task as its creator reads it. */
-function taskView(task: TaskRow): TaskView {
-  const view: TaskView = {
-    task_id: task.id,
-    status: task.status,
-    capability: task.capability,
-    target_did: task.target_did,
-    caller_did: task.caller_did,
-    created_at: Number(task.created_at),
-    deadline_at: Number(task.deadline_at),
-  };
-  if (task.completed_at !== null) view.completed_at = Number(task.completed_at);
-  if (task.output !== null) view.output = JSON.parse(task.output) as Record<string, unknown>;
-  if (task.error !== null) view.error = task.error;
-  return view;
-}
