@@ -395,6 +395,66 @@ describe('ARD: publisher files and registry API', () => {
     }
   });
 
+  test('an update within the same millisecond shows in search, the listing and the catalog', async () => {
+    // The test clock stands still: the update keeps the registration's updated_at, so only the agent's
+    // change number tells the two versions apart.
+    const agent = await registerNamed(registry, 'Quarry Surveyor', {
+      description: 'Surveys quarries before the update',
+      tags: ['quarry'],
+    });
+    const urn = urnOf(agent.did);
+    const inSearch = async () =>
+      ((await search({ query: { text: 'quarry surveyor' } })).json as SearchAnswer).results.find(
+        (result) => result.identifier === urn,
+      );
+    const inList = async () => {
+      let path: string | undefined = '/ard/agents?pageSize=100';
+      while (path !== undefined) {
+        const page = await call('GET', path);
+        assert.equal(page.status, 200, page.text);
+        const found = (page.json.items as Entry[]).find((entry) => entry.identifier === urn);
+        if (found !== undefined) return found;
+        path =
+          page.json.pageToken === undefined
+            ? undefined
+            : `/ard/agents?pageSize=100&pageToken=${encodeURIComponent(page.json.pageToken)}`;
+      }
+      return undefined;
+    };
+    const inCatalog = async () => {
+      let url: string | undefined = `${registry.url}/ard/catalog`;
+      while (url !== undefined) {
+        const page = await call('GET', url.slice(registry.url.length));
+        assert.equal(page.status, 200, page.text);
+        const entries = page.json.entries as Entry[];
+        const found = entries.find((entry) => entry.identifier === urn);
+        if (found !== undefined) return found;
+        url = entries.find((entry) => entry.type === 'application/ai-catalog+json')?.url;
+      }
+      return undefined;
+    };
+    // Each view renders (and keeps) the first version.
+    const before = await inSearch();
+    assert.equal(before?.description, 'Surveys quarries before the update');
+    assert.equal((await inList())?.description, 'Surveys quarries before the update');
+    assert.equal((await inCatalog())?.description, 'Surveys quarries before the update');
+    const updated = await fetch(`${registry.url}${agentPath(agent.did)}`, {
+      method: 'PUT',
+      headers: { ...bearer(agent.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Surveys quarries after the update' }),
+    });
+    assert.equal(updated.status, 200);
+    const after = await inSearch();
+    assert.equal(after?.updatedAt, before?.updatedAt);
+    assert.equal(after?.description, 'Surveys quarries after the update');
+    assert.equal((await inList())?.description, 'Surveys quarries after the update');
+    assert.equal((await inCatalog())?.description, 'Surveys quarries after the update');
+    assert.equal(
+      (await call('GET', `/ard/agents/${urn}`)).json.description,
+      'Surveys quarries after the update',
+    );
+  });
+
   test(
     "ard-spec's conformance tool passes in registry and manifest modes",
     {

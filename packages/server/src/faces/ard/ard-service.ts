@@ -2,7 +2,8 @@ import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { readSearchChange, readSearchRowWithChange } from '../../modules/discovery/agent-search-store.js';
+import { readSearchChange, readSearchRow } from '../../modules/discovery/agent-search-store.js';
+import { readChangeHead } from '../../modules/agents/change-feed-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
 import {
@@ -36,7 +37,10 @@ export const FILTER_KEYS = [
 export const CATALOG_PAGE_SIZE = 100;
 /** How many of the best matches name the tag and capability values an explore counts. */
 const FACET_SAMPLE = 100;
-/** Serialised entries kept by DID and `updated_at`: a page of search results is mostly ones seen before. */
+/**
+ * Serialised entries kept by DID and change number: a page of search results is mostly ones seen before.
+ * Not by `updated_at`, which two updates within a millisecond share.
+ */
 const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
 /**
  * GET /agents/{identifier}'s answers, one per DID at the change number it was rendered at. Apart from the
@@ -44,14 +48,15 @@ const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
  */
 const PUBLISHED_CACHE_BYTES = 64 * 1024 * 1024;
 
-interface CachedEntry {
-  updatedAt: number;
+/** An entry's JSON text as rendered at the agent's change number. */
+interface KeptEntry {
+  changeSeq: number;
   json: string;
 }
 
-interface PublishedEntry {
-  changeSeq: number;
-  json: string;
+/** The row's change number; none while a registration is being stamped (nothing is kept then). */
+function changeOf(row: AgentSearchRow): number | undefined {
+  return row.change_seq === null ? undefined : Number(row.change_seq);
 }
 
 /** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
@@ -74,28 +79,34 @@ export interface ArdServiceDeps {
  * service as GET /api/agents/search; this class only translates (docs/ard.md, "How search maps").
  */
 export class ArdService {
-  private readonly entries = new ByteBoundedCache<CachedEntry>(ENTRY_CACHE_BYTES);
-  private readonly published = new ByteBoundedCache<PublishedEntry>(PUBLISHED_CACHE_BYTES);
+  private readonly entries = new ByteBoundedCache<KeptEntry>(ENTRY_CACHE_BYTES);
+  private readonly published = new ByteBoundedCache<KeptEntry>(PUBLISHED_CACHE_BYTES);
   private readonly sourceJson: string;
 
   constructor(private readonly deps: ArdServiceDeps) {
     this.sourceJson = JSON.stringify(`${deps.site.publicUrl}${ARD_BASE}`);
   }
 
-  /** The entry's JSON text, from the cache while the agent's profile is unchanged. */
-  private entryJson(row: AgentSearchRow): string {
-    const updatedAt = Number(row.updated_at);
-    const cached = this.entries.get(row.did);
-    if (cached !== undefined && cached.updatedAt === updatedAt) return cached.json;
+  /** The entry's JSON text, from `cache` while the agent's change number is the one it was rendered at. */
+  private entryJson(row: AgentSearchRow, cache: ByteBoundedCache<KeptEntry> = this.entries): string {
+    const changeSeq = changeOf(row);
+    const cached = cache.get(row.did);
+    if (cached !== undefined && cached.changeSeq === changeSeq) return cached.json;
     const json = JSON.stringify(agentEntry(row, this.deps.site));
+    if (changeSeq === undefined) cache.delete(row.did);
     // Entries are ASCII but for names and descriptions: about a byte a character, and the key.
-    this.entries.set(row.did, { updatedAt, json }, json.length + row.did.length + 96);
+    else cache.set(row.did, { changeSeq, json }, json.length + row.did.length + 96);
     return json;
   }
 
   /** Entries' JSON texts as one array. */
   private entriesJson(rows: readonly AgentSearchRow[]): string {
     return `[${rows.map((row) => this.entryJson(row)).join(',')}]`;
+  }
+
+  /** The change feed's head: what a kept catalog page is checked against. */
+  changeHead(): Promise<number> {
+    return readChangeHead(this.deps.db);
   }
 
   private get source(): string {
@@ -139,15 +150,9 @@ export class ArdService {
       if (current === undefined || current.status !== 'active') throw unpublished();
       if (current.change_seq !== null && Number(current.change_seq) === kept.changeSeq) return kept.json;
     }
-    const row = await readSearchRowWithChange(this.deps.db, did);
+    const row = await readSearchRow(this.deps.db, did);
     if (row === undefined || row.status !== 'active') throw unpublished();
-    const json = JSON.stringify(agentEntry(row, this.deps.site));
-    if (row.change_seq === null) this.published.delete(did);
-    else {
-      const bytes = json.length + did.length + 96;
-      this.published.set(did, { changeSeq: Number(row.change_seq), json }, bytes);
-    }
-    return json;
+    return this.entryJson(row, this.published);
   }
 
   async list(query: ArdListQuery): Promise<string> {

@@ -21,6 +21,7 @@ export type AgentSearchRow = Pick<
   | 'created_at'
   | 'updated_at'
   | 'status'
+  | 'change_seq'
 >;
 
 /**
@@ -43,6 +44,8 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
       'created_at',
       'updated_at',
       'status',
+      // What a rendering of the row is kept by (faces/ard): it moves with every change, updated_at may not.
+      'change_seq',
     ])
     .where('did', 'in', dids);
 }
@@ -85,17 +88,11 @@ export async function readSearchChange(
   return (await changeByDid(db, did))[0];
 }
 
-/** One agent's search row with its change number, whatever its status. */
-const searchRowWithChange = compiledOnce(
-  (db, did: string) => searchRowsQuery(db, [did]).select('change_seq'),
-  ['\u0000did'] as const,
-);
+/** One agent's search row, whatever its status. */
+const searchRowByDid = compiledOnce((db, did: string) => searchRowsQuery(db, [did]), ['\u0000did'] as const);
 
-export async function readSearchRowWithChange(
-  db: Db,
-  did: string,
-): Promise<(AgentSearchRow & { change_seq: number | null }) | undefined> {
-  return (await searchRowWithChange(db, did))[0];
+export async function readSearchRow(db: Db, did: string): Promise<AgentSearchRow | undefined> {
+  return (await searchRowByDid(db, did))[0];
 }
 
 export interface ServiceRecordFilter {
