@@ -942,7 +942,7 @@ export interface paths {
     put?: never;
     /**
      * ARD search: active agents by text and filter, each as an ARD entry with score and source
-     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on.
+     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.
      *
      *     Responses:
      *     - `200`: The request succeeded.
@@ -4550,7 +4550,7 @@ export interface operations {
               [key: string]: string | string[];
             };
           };
-          /** @description This registry has no upstream registry: auto and none search its own index; referrals adds an empty referrals list */
+          /** @description auto and none search this registry's index only (it queries no other registry); referrals adds the registries its operator configured as referral objects, and no referrals member when there are none */
           federation?: 'auto' | 'referrals' | 'none';
           /** @default 10 */
           pageSize?: number;
@@ -4585,7 +4585,16 @@ export interface operations {
               source: string;
             })[];
             referrals?: {
-              [key: string]: unknown;
+              /** @description urn:air:<host>:registry:<path of its API base> */
+              identifier: string;
+              displayName: string;
+              /** @enum {string} */
+              type: 'application/ai-registry+json';
+              /**
+               * Format: uri
+               * @description The referred registry's search route
+               */
+              url: string;
             }[];
             pageToken?: string;
           };

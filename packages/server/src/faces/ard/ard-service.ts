@@ -12,6 +12,7 @@ import {
   CATALOG_SPEC_VERSION,
   CATALOG_TYPE,
   agentEntry,
+  referral,
   registryEntry,
   type ArdSite,
 } from './entries.js';
@@ -72,6 +73,8 @@ export interface ArdServiceDeps {
   db: Db;
   site: ArdSite;
   didWebDomain: string;
+  /** Other registries' ARD API bases, answered as referrals (ARD_REFERRALS). */
+  referrals: readonly string[];
 }
 
 /**
@@ -82,9 +85,13 @@ export class ArdService {
   private readonly entries = new ByteBoundedCache<KeptEntry>(ENTRY_CACHE_BYTES);
   private readonly published = new ByteBoundedCache<KeptEntry>(PUBLISHED_CACHE_BYTES);
   private readonly sourceJson: string;
+  /** `,"referrals":[...]`, written once; empty without referrals (ARD's CDDL: present means at least one). */
+  private readonly referralsJson: string;
 
   constructor(private readonly deps: ArdServiceDeps) {
     this.sourceJson = JSON.stringify(`${deps.site.publicUrl}${ARD_BASE}`);
+    this.referralsJson =
+      deps.referrals.length === 0 ? '' : `,"referrals":${JSON.stringify(deps.referrals.map(referral))}`;
   }
 
   /** The entry's JSON text, from `cache` while the agent's change number is the one it was rendered at. */
@@ -120,7 +127,7 @@ export class ArdService {
     const digest = requestDigest({ t: body.query.text, f: narrowed.normalised, s: pageSize });
     const position =
       body.pageToken === undefined ? undefined : decodePageToken(body.pageToken, 'search', digest);
-    const referrals = body.federation === 'referrals' ? ',"referrals":[]' : '';
+    const referrals = body.federation === 'referrals' ? this.referralsJson : '';
     if (narrowed.empty) return `{"results":[]${referrals}}`;
     const page = await this.deps.search.searchPage({
       ...narrowed.request,

@@ -129,3 +129,31 @@ export function registryEntry(site: ArdSite): Record<string, unknown> {
     publisher: site.publisher,
   };
 }
+
+/** A registry an ARD client may query next (ard-spec section 8, `RegistryReferral`). */
+export interface ArdReferral {
+  identifier: string;
+  displayName: string;
+  type: typeof REGISTRY_TYPE;
+  url: string;
+}
+
+/**
+ * The referral to another ARD registry, from its API base (ARD_REFERRALS): `url` is its search route,
+ * as ARD's referral objects carry it; `identifier` names it by its host and the path of its base, the
+ * only names the setting gives (docs/ard.md, "Federation").
+ */
+export function referral(base: string): ArdReferral {
+  const url = new URL(base);
+  const segments = url.pathname
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => segment.replace(/[^a-zA-Z0-9._-]/g, '-'));
+  const where = `${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  return {
+    identifier: `urn:air:${url.hostname}:registry:${segments.length > 0 ? segments.join(':') : 'root'}`,
+    displayName: `ARD registry at ${where}`,
+    type: REGISTRY_TYPE,
+    url: `${base}/search`,
+  };
+}

@@ -36,7 +36,7 @@ export const ArdSearchRequest = Type.Object(
     federation: Type.Optional(
       Type.Union([Type.Literal('auto'), Type.Literal('referrals'), Type.Literal('none')], {
         description:
-          'This registry has no upstream registry: auto and none search its own index; referrals adds an empty referrals list',
+          "auto and none search this registry's index only (it queries no other registry); referrals adds the registries its operator configured as referral objects, and no referrals member when there are none",
       }),
     ),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 })),
@@ -132,7 +132,20 @@ export const ArdSearchAnswer = Type.Object({
       Type.Object({ score: Type.Integer({ minimum: 0, maximum: 100 }), source: Type.String() }),
     ]),
   ),
-  referrals: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  referrals: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          identifier: Type.String({ description: 'urn:air:<host>:registry:<path of its API base>' }),
+          displayName: Type.String(),
+          type: Type.Literal('application/ai-registry+json'),
+          url: Type.String({ format: 'uri', description: "The referred registry's search route" }),
+        },
+        { description: 'A registry to query next (ard-spec section 8); only with federation referrals' },
+      ),
+      { minItems: 1 },
+    ),
+  ),
   pageToken: Type.Optional(Type.String()),
 });
 export const ArdListAnswer = Type.Object({
