@@ -4785,9 +4785,12 @@ export interface operations {
       query?: {
         pageSize?: number;
         pageToken?: string;
-        /** @description Not supported: filter with POST /search or POST /explore */
+        /**
+         * @description ARD filter expression (ard-spec Appendix A): field = 'value' constraints joined by AND over displayName (a part of the name, any case), type and publisherId (comma-separated alternatives), createdAfter and updatedAfter (> an ISO 8601 date or date-time). With displayName, createdAfter or updatedAfter the answer has no total, and a page may hold fewer entries than pageSize with a pageToken to go on.
+         * @example type = 'application/a2a-agent-card+json' AND createdAfter > '2026-01-01'
+         */
         filter?: string;
-        /** @description Only createdAt (oldest first, the listing order) */
+        /** @description Only createdAt (or createdAt ASC): oldest first, the listing order */
         orderBy?: string;
       };
       header?: never;
@@ -4818,7 +4821,8 @@ export interface operations {
             } & {
               [key: string]: unknown;
             })[];
-            total: number;
+            /** @description Every active agent the listing holds; absent with a name or time filter */
+            total?: number;
             pageToken?: string;
           };
         };

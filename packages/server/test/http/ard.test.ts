@@ -305,9 +305,99 @@ describe('ARD: publisher files and registry API', () => {
       400,
       'INVALID_ARGUMENT',
     );
-    refused(await call('GET', "/ard/agents?filter=type%3D'x'"), 400, 'INVALID_ARGUMENT');
     refused(await call('GET', '/ard/agents?pageSize=1000'), 400, 'INVALID_ARGUMENT');
     refused(await call('GET', '/ard/agents?sort=name'), 400, 'INVALID_ARGUMENT');
+  });
+
+  test("GET /agents takes ARD's filter expression: fields, AND, comma alternatives, times", async () => {
+    const list = (filter: string, extra = '') =>
+      call('GET', `/ard/agents?filter=${encodeURIComponent(filter)}${extra}`);
+    /** Every page of a filtered listing, by pageToken: the identifiers, each page's answer checked. */
+    const walk = async (filter: string, pageSize: number) => {
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      do {
+        const page = await list(
+          filter,
+          `&pageSize=${pageSize}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`,
+        );
+        assert.equal(page.status, 200, page.text);
+        assert.ok(page.json.items.length <= pageSize);
+        seen.push(...(page.json.items as Entry[]).map((entry) => entry.identifier));
+        token = page.json.pageToken;
+        pages += 1;
+      } while (token !== undefined && pages < 20);
+      return seen;
+    };
+    const weathers = [weather, forecast, wallet].map((agent) => urnOf(agent.did)).sort();
+    // displayName: a part of the name, any case; one entry a page until the last.
+    assert.deepEqual((await walk("displayName = 'WEATHER'", 1)).sort(), weathers);
+    const firstPage = await list("displayName = 'weather'", '&pageSize=2');
+    assert.equal(firstPage.json.items.length, 2);
+    assert.ok(!('total' in firstPage.json), firstPage.text);
+    // type and publisherId: comma-separated alternatives; a value this registry never has matches nothing.
+    const none = await list("type = 'application/mcp-server-card+json'");
+    assert.deepEqual(none.json, { items: [], total: 0 });
+    const either = await list(
+      `type = 'application/mcp-server-card+json, ${A2A}' AND publisherId = '${host}'`,
+    );
+    assert.equal(either.status, 200, either.text);
+    assert.ok(either.json.total >= CATALOG_AGENTS);
+    assert.deepEqual((await list("publisherId = 'example.com'")).json.items, []);
+    // createdAfter and updatedAfter: strictly after the instant, with AND across fields.
+    const before = new Date(registry.clock.now()).toISOString();
+    registry.clock.advance(60_000);
+    const late = await registerNamed(registry, 'Late Arrival', { tags: ['late'] });
+    const lateOnly = [urnOf(late.did)];
+    assert.deepEqual(await walk(`createdAfter > '${before}'`, 20), lateOnly);
+    assert.deepEqual(await walk(`createdAfter > '${before}' AND displayName = "ARRIVAL"`, 20), lateOnly);
+    assert.deepEqual(await walk(`createdAfter > '${before}' and displayName = 'forecast'`, 20), []);
+    assert.deepEqual(await walk(`updatedAfter > '${before}'`, 20), lateOnly);
+    const beforeUpdate = new Date(registry.clock.now()).toISOString();
+    registry.clock.advance(60_000);
+    assert.deepEqual(await walk(`updatedAfter > '${beforeUpdate}'`, 20), []);
+    const moved = await fetch(`${registry.url}${agentPath(weather.did)}`, {
+      method: 'PUT',
+      headers: { ...bearer(weather.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Current weather for any city. Uses open data, updated.' }),
+    });
+    assert.equal(moved.status, 200);
+    assert.deepEqual(await walk(`updatedAfter = '${beforeUpdate}'`, 20), [urnOf(weather.did)]);
+    assert.deepEqual(await walk(`createdAfter > '2000-01-01'  AND  displayName = 'it''s'`, 20), []);
+    // A token continues only the listing it came from.
+    const token = (await list("displayName = 'weather'", '&pageSize=1')).json.pageToken as string;
+    refused(
+      await list("displayName = 'forecast'", `&pageSize=1&pageToken=${encodeURIComponent(token)}`),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    refused(
+      await call('GET', `/ard/agents?pageSize=1&pageToken=${encodeURIComponent(token)}`),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    // Bad expressions: each a 400 in ARD's envelope saying what to write.
+    const bad: [string, RegExp][] = [
+      ["colour = 'red'", /field "colour" is not supported; use displayName, type/],
+      ['type = application/a2a-agent-card+json', /expected a value in quotes after type =/],
+      ["displayName = 'open", /no closing '/],
+      ["type = 'a' OR type = 'b'", /expected AND at character 12/],
+      ["type = 'a' AND type = 'b'", /type appears twice/],
+      ["displayName > 'x'", /expected = after displayName/],
+      ["createdAfter > 'yesterday'", /ISO 8601/],
+      ["createdAfter > '2026-02-30'", /ISO 8601/],
+      ["type = ''", /is empty/],
+      ["type = 'a,,b'", /empty value between its commas/],
+      ["type = 'a' AND", /expected a field name at the end/],
+      ['(type = "a")', /expected a field name at character 1/],
+      [`displayName = '${'x'.repeat(600)}'`, /filter/],
+    ];
+    for (const [expression, message] of bad) {
+      assert.match(refused(await list(expression), 400, 'INVALID_ARGUMENT'), message, expression);
+    }
+    refused(await call('GET', '/ard/agents?orderBy=displayName'), 400, 'INVALID_ARGUMENT');
+    assert.equal((await call('GET', '/ard/agents?orderBy=createdAt%20ASC')).status, 200);
   });
 
   test('POST /explore counts type, publisher, tags and capabilities over the whole matched set', async () => {

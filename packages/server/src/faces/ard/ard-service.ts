@@ -2,7 +2,13 @@ import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { readSearchChange, readSearchRow } from '../../modules/discovery/agent-search-store.js';
+import {
+  activeAgentsInCreationOrder,
+  readSearchChange,
+  readSearchRow,
+  readSearchRows,
+  type CreationOrderRow,
+} from '../../modules/discovery/agent-search-store.js';
 import { readChangeHead } from '../../modules/agents/change-feed-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
@@ -25,6 +31,7 @@ import {
   type ArdSearchRequest,
   type FacetField,
 } from './schemas.js';
+import { parseListFilter, type ListFilter } from './list-filter.js';
 import { urnToDid } from './urn.js';
 
 /** Filter keys this registry answers (ard-spec section 7.1 lets a registry refuse the others). */
@@ -36,6 +43,8 @@ export const FILTER_KEYS = [
   'trustManifest.identityType',
 ] as const;
 export const CATALOG_PAGE_SIZE = 100;
+/** Agents a filtered GET /agents request examines at most (a range of one index, a few columns each). */
+export const LIST_SCAN_ROWS = 2000;
 /** How many of the best matches name the tag and capability values an explore counts. */
 const FACET_SAMPLE = 100;
 /**
@@ -163,22 +172,71 @@ export class ArdService {
   }
 
   async list(query: ArdListQuery): Promise<string> {
-    if (query.filter !== undefined) {
-      throw new BadRequestError(
-        'VALIDATION_FAILED',
-        `filter expressions are not supported on GET /agents; send the constraints as query.filter to POST ${ARD_BASE}/search or POST ${ARD_BASE}/explore`,
-      );
-    }
-    if (query.orderBy !== undefined && query.orderBy.trim() !== 'createdAt') {
+    if (query.orderBy !== undefined && !/^\s*createdAt(\s+asc)?\s*$/i.test(query.orderBy)) {
       throw new BadRequestError(
         'VALIDATION_FAILED',
         'orderBy accepts only createdAt (oldest first, the order of this listing); leave it out otherwise',
       );
     }
     const pageSize = query.pageSize ?? 20;
-    const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken);
+    const text = query.filter?.trim() ?? '';
+    const filter = text === '' ? {} : parseListFilter(text);
+    const digest = requestDigest({ s: pageSize, ...(text === '' ? {} : { f: filter }) });
+    if (
+      (filter.type !== undefined && !filter.type.includes(A2A_CARD_TYPE)) ||
+      (filter.publisherId !== undefined && !filter.publisherId.includes(this.deps.site.publisher))
+    ) {
+      return '{"items":[],"total":0}';
+    }
+    if (
+      filter.displayName !== undefined ||
+      filter.createdAfter !== undefined ||
+      filter.updatedAfter !== undefined
+    ) {
+      return this.filteredList(filter, pageSize, digest, query.pageToken);
+    }
+    const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken, digest);
     const token = pageToken === undefined ? '' : `,"pageToken":${JSON.stringify(pageToken)}`;
     return `{"items":${this.entriesJson(rows)},"total":${page.total}${token}}`;
+  }
+
+  /**
+   * A listing filtered by name or time, in creation order straight from the database: each request
+   * examines at most LIST_SCAN_ROWS agents, so a filter few agents match costs no more than a page of
+   * them; the page may then hold fewer than pageSize (even none) with a pageToken to go on. No `total`
+   * (ARD's list answer makes it optional): counting would read every agent the filter names.
+   */
+  private async filteredList(
+    filter: ListFilter,
+    pageSize: number,
+    digest: string,
+    pageToken: string | undefined,
+  ): Promise<string> {
+    const position = pageToken === undefined ? undefined : decodePageToken(pageToken, 'list', digest);
+    const candidates = await activeAgentsInCreationOrder(this.deps.db, {
+      createdAfter: filter.createdAfter,
+      after: position === undefined ? undefined : creationKey(position.cursor),
+      limit: LIST_SCAN_ROWS,
+    });
+    const matches = (row: CreationOrderRow): boolean =>
+      (filter.displayName === undefined || row.name.toLowerCase().includes(filter.displayName)) &&
+      (filter.updatedAfter === undefined || row.updated_at > filter.updatedAfter);
+    const matched: string[] = [];
+    let index = 0;
+    for (; index < candidates.length && matched.length < pageSize; index += 1) {
+      const row = candidates[index] as CreationOrderRow;
+      if (matches(row)) matched.push(row.did);
+    }
+    const last = candidates[index - 1];
+    const more = candidates.length === LIST_SCAN_ROWS || candidates.slice(index).some((row) => matches(row));
+    const rows = await readSearchRows(this.deps.db, matched);
+    const token =
+      more && last !== undefined
+        ? `,"pageToken":${JSON.stringify(
+            encodePageToken('list', digest, { cursor: JSON.stringify([last.created_at, last.did]), rank: 0 }),
+          )}`
+        : '';
+    return `{"items":${this.entriesJson(rows)}${token}}`;
   }
 
   /** One page of the published catalog: a bounded ai-catalog document chained to the next page. */
@@ -298,8 +356,8 @@ export class ArdService {
     kind: PageKind,
     pageSize: number,
     pageToken: string | undefined,
+    digest: string = requestDigest({ s: pageSize }),
   ): Promise<{ rows: AgentSearchRow[]; page: SearchPage; pageToken?: string; first: number }> {
-    const digest = requestDigest({ s: pageSize });
     const position = pageToken === undefined ? undefined : decodePageToken(pageToken, kind, digest);
     const page = await this.deps.search.searchPage({
       sort: 'created_at',
@@ -323,6 +381,29 @@ export class ArdService {
       documentationUrl: `${this.deps.site.publicUrl}/docs`,
     };
   }
+}
+
+/** The creation-order position a filtered listing's token holds; anything else was not issued here. */
+function creationKey(cursor: string): { createdAt: number; did: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cursor);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    !Number.isSafeInteger(parsed[0]) ||
+    typeof parsed[1] !== 'string' ||
+    parsed[1].length > 256
+  ) {
+    throw new BadRequestError(
+      'INVALID_CURSOR',
+      'pageToken is not one this registry issued: pass the pageToken of the previous page unchanged, or start again without it',
+    );
+  }
+  return { createdAt: parsed[0] as number, did: parsed[1] };
 }
 
 function byCount(a: { value: string; count: number }, b: { value: string; count: number }): number {

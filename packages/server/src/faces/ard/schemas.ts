@@ -6,6 +6,8 @@ import { PAGE_TOKEN_MAX_LENGTH } from './page-token.js';
 export const FILTER_VALUE_MAX_LENGTH = 256;
 export const FILTER_KEYS_MAX = 8;
 export const PAGE_SIZE_MAX = 100;
+/** Longest GET /agents filter expression: five constraints with room for their values. */
+export const LIST_FILTER_MAX_LENGTH = 512;
 
 const FilterValue = Type.String({ minLength: 1, maxLength: FILTER_VALUE_MAX_LENGTH });
 const Filter = Type.Record(
@@ -79,12 +81,17 @@ export const ArdListQuery = Type.Object(
     pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_TOKEN_MAX_LENGTH })),
     filter: Type.Optional(
       Type.String({
-        maxLength: 512,
-        description: 'Not supported: filter with POST /search or POST /explore',
+        maxLength: LIST_FILTER_MAX_LENGTH,
+        description:
+          "ARD filter expression (ard-spec Appendix A): field = 'value' constraints joined by AND over displayName (a part of the name, any case), type and publisherId (comma-separated alternatives), createdAfter and updatedAfter (> an ISO 8601 date or date-time). With displayName, createdAfter or updatedAfter the answer has no total, and a page may hold fewer entries than pageSize with a pageToken to go on.",
+        examples: ["type = 'application/a2a-agent-card+json' AND createdAfter > '2026-01-01'"],
       }),
     ),
     orderBy: Type.Optional(
-      Type.String({ maxLength: 64, description: 'Only createdAt (oldest first, the listing order)' }),
+      Type.String({
+        maxLength: 64,
+        description: 'Only createdAt (or createdAt ASC): oldest first, the listing order',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -150,7 +157,9 @@ export const ArdSearchAnswer = Type.Object({
 });
 export const ArdListAnswer = Type.Object({
   items: Type.Array(EntryDoc),
-  total: Type.Integer(),
+  total: Type.Optional(
+    Type.Integer({ description: 'Every active agent the listing holds; absent with a name or time filter' }),
+  ),
   pageToken: Type.Optional(Type.String()),
 });
 export const ArdExploreAnswer = Type.Object({

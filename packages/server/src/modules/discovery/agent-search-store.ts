@@ -95,6 +95,55 @@ export async function readSearchRow(db: Db, did: string): Promise<AgentSearchRow
   return (await searchRowByDid(db, did))[0];
 }
 
+/** What a filtered listing tests of an agent before reading its whole row. */
+export interface CreationOrderRow {
+  did: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CreationOrderOptions {
+  createdAfter?: number;
+  after?: { createdAt: number; did: string };
+  limit: number;
+}
+
+/**
+ * Active agents in creation order (created_at, then DID), created after `createdAfter` and after the
+ * position `after`, at most `limit`: one range of the (status, created_at) index, so a read costs the
+ * rows it returns whatever the registry holds.
+ */
+export function creationOrderQuery(db: Db, options: CreationOrderOptions) {
+  let query = db
+    .selectFrom('agents')
+    .select(['did', 'name', 'created_at', 'updated_at'])
+    .where('status', '=', 'active');
+  if (options.createdAfter !== undefined) query = query.where('created_at', '>', options.createdAfter);
+  const after = options.after;
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('did', '>', after.did)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at').orderBy('did').limit(options.limit);
+}
+
+export async function activeAgentsInCreationOrder(
+  db: Db,
+  options: CreationOrderOptions,
+): Promise<CreationOrderRow[]> {
+  const rows = await creationOrderQuery(db, options).execute();
+  return rows.map((row) => ({
+    ...row,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  }));
+}
+
 export interface ServiceRecordFilter {
   /** 30-day success rate, 0-1 (agents without a measured record are left out). */
   minSuccessRate?: number;
