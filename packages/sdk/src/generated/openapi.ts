@@ -942,7 +942,7 @@ export interface paths {
     put?: never;
     /**
      * ARD search: active agents by text and filter, each as an ARD entry with score and source
-     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.
+     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher, trustManifest.identityType and trustManifest.attestations.type; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.
      *
      *     Responses:
      *     - `200`: The request succeeded.
@@ -4545,7 +4545,7 @@ export interface operations {
           query: {
             /** @description What the caller needs, in words: matched by the registry full-text search (every word must match). */
             text: string;
-            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys. */
+            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys. */
             filter?: {
               [key: string]: string | string[];
             };
@@ -4676,7 +4676,7 @@ export interface operations {
           query?: {
             /** @description What the caller needs, in words: matched by the registry full-text search (every word must match). */
             text?: string;
-            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys. */
+            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys. */
             filter?: {
               [key: string]: string | string[];
             };

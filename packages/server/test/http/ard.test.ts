@@ -265,6 +265,12 @@ describe('ARD: publisher files and registry API', () => {
     assert.deepEqual(await dids({ publisher: 'example.com' }), []);
     assert.equal((await dids({ publisher: host })).length, 3);
     assert.equal((await dids({ 'trustManifest.identityType': 'did' })).length, 3);
+    assert.equal(
+      (await dids({ 'trustManifest.attestations.type': ['SOC2-Type2', 'agent-registry:service-record'] }))
+        .length,
+      3,
+    );
+    assert.deepEqual(await dids({ 'trustManifest.attestations.type': 'SOC2-Type2' }), []);
   });
 
   test('pageSize and pageToken page through every match once; no referrals without ARD_REFERRALS', async () => {

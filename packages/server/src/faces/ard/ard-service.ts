@@ -14,6 +14,7 @@ import type { SearchPage, SearchService } from '../../modules/discovery/search.j
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
 import {
   A2A_CARD_TYPE,
+  ATTESTATION_TYPES,
   ARD_BASE,
   CATALOG_SPEC_VERSION,
   CATALOG_TYPE,
@@ -41,6 +42,7 @@ export const FILTER_KEYS = [
   'capabilities',
   'publisher',
   'trustManifest.identityType',
+  'trustManifest.attestations.type',
 ] as const;
 export const CATALOG_PAGE_SIZE = 100;
 /** Agents a filtered GET /agents request examines at most (a range of one index, a few columns each). */
@@ -438,6 +440,10 @@ function narrow(text: string | undefined, filter: ArdQueryModel['filter'], publi
         break;
       case 'trustManifest.identityType':
         if (!given.some((value) => value.toLowerCase() === 'did')) empty = true;
+        break;
+      case 'trustManifest.attestations.type':
+        // Every entry carries the same two attestations (entries.ts): a value names all or none.
+        if (!given.some((value) => ATTESTATION_TYPES.includes(value.toLowerCase()))) empty = true;
         break;
       case 'tags':
         if (given.some((value) => value.includes(','))) {

@@ -8,6 +8,11 @@ export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';
 export const REGISTRY_TYPE = 'application/ai-registry+json';
 export const CATALOG_TYPE = 'application/ai-catalog+json';
 export const CATALOG_SPEC_VERSION = '1.0';
+/** The attestation types of every agent entry, in their order there. */
+export const ATTESTATION_TYPES: readonly string[] = [
+  'agent-registry:service-record',
+  'agent-registry:capability-schemas',
+];
 /** Where the ARD registry API is served, under PUBLIC_URL. */
 export const ARD_BASE = '/ard';
 

@@ -130,7 +130,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
             summary:
               'ARD search: active agents by text and filter, each as an ARD entry with score and source',
             description:
-              'The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.',
+              'The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher, trustManifest.identityType and trustManifest.attestations.type; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.',
             security: [],
             body: ArdSearchRequest,
             response: { 200: ArdSearchAnswer, ...ardErrors },

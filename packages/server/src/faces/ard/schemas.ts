@@ -16,7 +16,7 @@ const Filter = Type.Record(
   {
     maxProperties: FILTER_KEYS_MAX,
     description:
-      'Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys.',
+      'Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys.',
   },
 );
 const Text = Type.String({
