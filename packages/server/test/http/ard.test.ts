@@ -554,7 +554,7 @@ describe('ARD: publisher files and registry API', () => {
   });
 
   test(
-    "ard-spec's conformance tool passes in registry and manifest modes",
+    "ard-spec's conformance tool passes in registry mode and, on every publisher file, manifest mode",
     {
       skip:
         CONFORMANCE_TOOL === undefined
