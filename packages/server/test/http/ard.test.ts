@@ -393,6 +393,7 @@ describe('ARD: publisher files and registry API', () => {
       ["displayName > 'x'", /expected = after displayName/],
       ["createdAfter > 'yesterday'", /ISO 8601/],
       ["createdAfter > '2026-02-30'", /ISO 8601/],
+      ["updatedAfter > '2026-02-30T10:00:00Z'", /ISO 8601/],
       ["type = ''", /is empty/],
       ["type = 'a,,b'", /empty value between its commas/],
       ["type = 'a' AND", /expected a field name at the end/],

@@ -40,7 +40,8 @@ function isListFilterField(name: string): name is ListFilterField {
 function instant(field: string, value: string): number {
   const at = ISO_INSTANT.test(value) ? Date.parse(value) : Number.NaN;
   // Date.parse rolls 2026-02-30 over to March: a date that does not read back the same is refused.
-  if (Number.isNaN(at) || (value.length === 10 && new Date(at).toISOString().slice(0, 10) !== value)) {
+  const day = value.slice(0, 10);
+  if (Number.isNaN(at) || new Date(Date.parse(day)).toISOString().slice(0, 10) !== day) {
     throw invalid(
       `${field} takes an ISO 8601 date or date-time such as '2026-01-01' or '2026-01-01T12:00:00Z'`,
     );
