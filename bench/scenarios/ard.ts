@@ -1,6 +1,8 @@
 import type autocannon from 'autocannon';
 import { SEARCH_QUERIES } from '../corpus.js';
-import { cycling, type Row } from '../measure.js';
+import { call } from '../client.js';
+import { cycling, mergeRows, type Row } from '../measure.js';
+import { log } from '../processes.js';
 import { atConnections, measureRegistry, type ScenarioContext } from './context.js';
 
 /** A seeded agent's ARD URN (docs/ard.md); the bench's registry is on localhost. */
@@ -16,7 +18,8 @@ const urnOf = (did: string): string =>
  * a catalog page at one connection (their p50, served from the five-second cache).
  */
 export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
-  if (!context.wanted('ard')) return [];
+  const entryRows = await ardEntryRounds(context);
+  if (!context.wanted('ard')) return entryRows;
   const { options, sampleDids } = context;
   const searchPaths = SEARCH_QUERIES.map((q) => `/api/agents/search?q=${encodeURIComponent(q)}&limit=20`);
   const bodies = SEARCH_QUERIES.map((q) => JSON.stringify({ query: { text: q }, pageSize: 20 }));
@@ -76,6 +79,64 @@ export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
         load: { requests: cycling([path]) },
       }),
     );
+  }
+  return [...entryRows, ...rows];
+}
+
+/** Interleaved rounds per pair in `--only ard-entry`: enough to read a CPU ratio on a busy machine. */
+const ENTRY_ROUNDS = 6;
+
+/**
+ * `--only ard-entry`: GET /ard/agents/{identifier} against GET profile alone, in interleaved rounds
+ * (profile, entry, profile, ...) at the run's connections and at one, each pair merged into one row, so
+ * a slow patch of a shared machine lands on both. Only agents the entry publishes are cycled (a
+ * deactivated agent's 404 would cost CPU without counting as a request), the same for both routes.
+ */
+async function ardEntryRounds(context: ScenarioContext): Promise<Row[]> {
+  if (!context.wanted('ard-entry')) return [];
+  const { options } = context;
+  const published: string[] = [];
+  const sample = [...new Set(context.sampleDids)];
+  for (let i = 0; i < sample.length; i += 50) {
+    const batch = sample.slice(i, i + 50);
+    const statuses = await Promise.all(
+      batch.map(async (did) => (await call(context.base, 'GET', `/ard/agents/${urnOf(did)}`)).status),
+    );
+    batch.forEach((did, index) => {
+      if (statuses[index] === 200) published.push(did);
+    });
+  }
+  log(`ard-entry: ${published.length} of ${sample.length} sampled agents are published (active)`);
+  const targets = [
+    {
+      name: 'ard-entry-get-profile',
+      label: 'GET /api/agents/{did} (active agents)',
+      requests: cycling(published.map((did) => `/api/agents/${encodeURIComponent(did)}`)),
+    },
+    {
+      name: 'ard-entry-get-entry',
+      label: 'GET /ard/agents/{identifier} (the same agents)',
+      requests: cycling(published.map((did) => `/ard/agents/${urnOf(did)}`)),
+    },
+  ];
+  const rows: Row[] = [];
+  for (const connections of [options.connections, 1]) {
+    const rounds = new Map<string, Row[]>();
+    for (let round = 0; round < ENTRY_ROUNDS; round++) {
+      for (const target of targets) {
+        const spec = atConnections(target.name, `${target.label}, round ${round + 1}`, connections);
+        const row = await measureRegistry(context, {
+          ...spec,
+          load: { requests: target.requests },
+          ...(round === 0 ? {} : { warmup: false as const }),
+        });
+        rounds.set(spec.name, [...(rounds.get(spec.name) ?? []), row]);
+      }
+    }
+    for (const target of targets) {
+      const spec = atConnections(target.name, target.label, connections);
+      rows.push(mergeRows(spec.name, spec.label, rounds.get(spec.name) ?? []));
+    }
   }
   return rows;
 }

@@ -942,7 +942,7 @@ export interface paths {
     put?: never;
     /**
      * ARD search: active agents by text and filter, each as an ARD entry with score and source
-     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on.
+     * @description The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher, trustManifest.identityType and trustManifest.attestations.type; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.
      *
      *     Responses:
      *     - `200`: The request succeeded.
@@ -4545,12 +4545,12 @@ export interface operations {
           query: {
             /** @description What the caller needs, in words: matched by the registry full-text search (every word must match). */
             text: string;
-            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys. */
+            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys. */
             filter?: {
               [key: string]: string | string[];
             };
           };
-          /** @description This registry has no upstream registry: auto and none search its own index; referrals adds an empty referrals list */
+          /** @description auto and none search this registry's index only (it queries no other registry); referrals adds the registries its operator configured as referral objects, and no referrals member when there are none */
           federation?: 'auto' | 'referrals' | 'none';
           /** @default 10 */
           pageSize?: number;
@@ -4585,7 +4585,16 @@ export interface operations {
               source: string;
             })[];
             referrals?: {
-              [key: string]: unknown;
+              /** @description urn:air:<host>:registry:<path of its API base> */
+              identifier: string;
+              displayName: string;
+              /** @enum {string} */
+              type: 'application/ai-registry+json';
+              /**
+               * Format: uri
+               * @description The referred registry's search route
+               */
+              url: string;
             }[];
             pageToken?: string;
           };
@@ -4667,7 +4676,7 @@ export interface operations {
           query?: {
             /** @description What the caller needs, in words: matched by the registry full-text search (every word must match). */
             text?: string;
-            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys. */
+            /** @description Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys. */
             filter?: {
               [key: string]: string | string[];
             };
@@ -4776,9 +4785,12 @@ export interface operations {
       query?: {
         pageSize?: number;
         pageToken?: string;
-        /** @description Not supported: filter with POST /search or POST /explore */
+        /**
+         * @description ARD filter expression (ard-spec Appendix A): field = 'value' constraints joined by AND over displayName (a part of the name, any case), type and publisherId (comma-separated alternatives), createdAfter and updatedAfter (> an ISO 8601 date or date-time). With displayName, createdAfter or updatedAfter the answer has no total, and a page may hold fewer entries than pageSize with a pageToken to go on.
+         * @example type = 'application/a2a-agent-card+json' AND createdAfter > '2026-01-01'
+         */
         filter?: string;
-        /** @description Only createdAt (oldest first, the listing order) */
+        /** @description Only createdAt (or createdAt ASC): oldest first, the listing order */
         orderBy?: string;
       };
       header?: never;
@@ -4809,7 +4821,8 @@ export interface operations {
             } & {
               [key: string]: unknown;
             })[];
-            total: number;
+            /** @description Every active agent the listing holds; absent with a name or time filter */
+            total?: number;
             pageToken?: string;
           };
         };

@@ -69,6 +69,8 @@ export interface Config {
   mcpAllowedOrigins: string[];
   /** What invocations may hold and send (docs/decisions.md, "Task bounds"). */
   taskBounds: TaskBoundsConfig;
+  /** Other ARD registries' API bases, named to ARD clients as referrals (docs/ard.md, "Federation"). */
+  ardReferrals: string[];
 }
 
 export interface TaskBoundsConfig {
@@ -212,6 +214,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     }
   }
 
+  const ardReferrals = parseArdReferrals(read('ARD_REFERRALS'), publicUrl, problems);
+
   const logLevelRaw = (read('LOG_LEVEL') ?? 'info').toLowerCase();
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
   if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -245,6 +249,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     requestTimeoutMs: integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     maxConnectionsPerAddress: integer('MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
     mcpAllowedOrigins,
+    ardReferrals,
     taskBounds: {
       maxOpenPerCaller: integer('TASK_MAX_OPEN_PER_CALLER', 64, 1, 100_000),
       maxOpenBytesPerCaller: integer('TASK_MAX_OPEN_MB_PER_CALLER', 32, 1, 1_000_000) * MIB,
@@ -298,4 +303,48 @@ function parseDatabaseUrl(
     return { kind: 'postgres', url: raw, ...postgres };
   problems.push(`DATABASE_URL must start with sqlite: or postgres://, got "${raw}"`);
   return { kind: 'sqlite', path: '', busyTimeoutMs, mmapBytes };
+}
+
+/** At most this many referrals: every referrals answer carries them all. */
+export const ARD_REFERRALS_MAX = 20;
+
+/**
+ * ARD_REFERRALS: comma-separated ARD API bases of other registries (the `url` of the
+ * `application/ai-registry+json` entry each publishes), as `https://host[:port]/path` without a trailing
+ * slash. Each must be a URL a client may follow: http(s), no credentials, query or fragment, a host name
+ * that can be an ARD publisher segment, and not this registry's own.
+ */
+function parseArdReferrals(raw: string | undefined, publicUrl: string, problems: string[]): string[] {
+  const bases: string[] = [];
+  for (const entry of (raw ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    let url: URL;
+    try {
+      url = new URL(given);
+    } catch {
+      problems.push(
+        `ARD_REFERRALS must be comma-separated http(s) URLs of ARD registry APIs, got "${given}"`,
+      );
+      continue;
+    }
+    const base = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      problems.push(`ARD_REFERRALS must list http(s) URLs, got "${given}"`);
+    } else if (url.username !== '' || url.password !== '' || url.search !== '' || /[?#]/.test(given)) {
+      problems.push(`ARD_REFERRALS URLs may not carry credentials, a query or a fragment, got "${given}"`);
+    } else if (!/^[a-z0-9.-]+$/.test(url.hostname)) {
+      problems.push(
+        `ARD_REFERRALS URLs need a host name (an ARD publisher is a domain name, not an IP v6 address), got "${given}"`,
+      );
+    } else if (base === `${publicUrl}/ard`) {
+      problems.push(`ARD_REFERRALS may not name this registry's own ARD API (${base})`);
+    } else if (bases.includes(base)) {
+      problems.push(`ARD_REFERRALS names ${base} twice`);
+    } else bases.push(base);
+  }
+  if (bases.length > ARD_REFERRALS_MAX) {
+    problems.push(`ARD_REFERRALS lists ${bases.length} registries; at most ${ARD_REFERRALS_MAX}`);
+  }
+  return bases.slice(0, ARD_REFERRALS_MAX);
 }

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, secp256k1Agent } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
+import { loadConfig } from '../../src/kernel/config.js';
 import { registerNamed, profileOf, startSecondNode } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 
@@ -264,9 +265,15 @@ describe('ARD: publisher files and registry API', () => {
     assert.deepEqual(await dids({ publisher: 'example.com' }), []);
     assert.equal((await dids({ publisher: host })).length, 3);
     assert.equal((await dids({ 'trustManifest.identityType': 'did' })).length, 3);
+    assert.equal(
+      (await dids({ 'trustManifest.attestations.type': ['SOC2-Type2', 'agent-registry:service-record'] }))
+        .length,
+      3,
+    );
+    assert.deepEqual(await dids({ 'trustManifest.attestations.type': 'SOC2-Type2' }), []);
   });
 
-  test('pageSize and pageToken page through every match once; referrals come back empty', async () => {
+  test('pageSize and pageToken page through every match once; no referrals without ARD_REFERRALS', async () => {
     const seen: string[] = [];
     let pageToken: string | undefined;
     do {
@@ -278,7 +285,8 @@ describe('ARD: publisher files and registry API', () => {
       });
       assert.equal(answer.status, 200, answer.text);
       const body = answer.json as SearchAnswer;
-      assert.deepEqual(body.referrals, []);
+      // ARD's CDDL: a referrals member holds at least one registry, so none configured means no member.
+      assert.ok(!('referrals' in body), answer.text);
       assert.ok(body.results.length <= 40);
       seen.push(...body.results.map((result) => result.identifier));
       pageToken = body.pageToken;
@@ -303,9 +311,100 @@ describe('ARD: publisher files and registry API', () => {
       400,
       'INVALID_ARGUMENT',
     );
-    refused(await call('GET', "/ard/agents?filter=type%3D'x'"), 400, 'INVALID_ARGUMENT');
     refused(await call('GET', '/ard/agents?pageSize=1000'), 400, 'INVALID_ARGUMENT');
     refused(await call('GET', '/ard/agents?sort=name'), 400, 'INVALID_ARGUMENT');
+  });
+
+  test("GET /agents takes ARD's filter expression: fields, AND, comma alternatives, times", async () => {
+    const list = (filter: string, extra = '') =>
+      call('GET', `/ard/agents?filter=${encodeURIComponent(filter)}${extra}`);
+    /** Every page of a filtered listing, by pageToken: the identifiers, each page's answer checked. */
+    const walk = async (filter: string, pageSize: number) => {
+      const seen: string[] = [];
+      let token: string | undefined;
+      let pages = 0;
+      do {
+        const page = await list(
+          filter,
+          `&pageSize=${pageSize}${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`,
+        );
+        assert.equal(page.status, 200, page.text);
+        assert.ok(page.json.items.length <= pageSize);
+        seen.push(...(page.json.items as Entry[]).map((entry) => entry.identifier));
+        token = page.json.pageToken;
+        pages += 1;
+      } while (token !== undefined && pages < 20);
+      return seen;
+    };
+    const weathers = [weather, forecast, wallet].map((agent) => urnOf(agent.did)).sort();
+    // displayName: a part of the name, any case; one entry a page until the last.
+    assert.deepEqual((await walk("displayName = 'WEATHER'", 1)).sort(), weathers);
+    const firstPage = await list("displayName = 'weather'", '&pageSize=2');
+    assert.equal(firstPage.json.items.length, 2);
+    assert.ok(!('total' in firstPage.json), firstPage.text);
+    // type and publisherId: comma-separated alternatives; a value this registry never has matches nothing.
+    const none = await list("type = 'application/mcp-server-card+json'");
+    assert.deepEqual(none.json, { items: [], total: 0 });
+    const either = await list(
+      `type = 'application/mcp-server-card+json, ${A2A}' AND publisherId = '${host}'`,
+    );
+    assert.equal(either.status, 200, either.text);
+    assert.ok(either.json.total >= CATALOG_AGENTS);
+    assert.deepEqual((await list("publisherId = 'example.com'")).json.items, []);
+    // createdAfter and updatedAfter: strictly after the instant, with AND across fields.
+    const before = new Date(registry.clock.now()).toISOString();
+    registry.clock.advance(60_000);
+    const late = await registerNamed(registry, 'Late Arrival', { tags: ['late'] });
+    const lateOnly = [urnOf(late.did)];
+    assert.deepEqual(await walk(`createdAfter > '${before}'`, 20), lateOnly);
+    assert.deepEqual(await walk(`createdAfter > '${before}' AND displayName = "ARRIVAL"`, 20), lateOnly);
+    assert.deepEqual(await walk(`createdAfter > '${before}' and displayName = 'forecast'`, 20), []);
+    assert.deepEqual(await walk(`updatedAfter > '${before}'`, 20), lateOnly);
+    const beforeUpdate = new Date(registry.clock.now()).toISOString();
+    registry.clock.advance(60_000);
+    assert.deepEqual(await walk(`updatedAfter > '${beforeUpdate}'`, 20), []);
+    const moved = await fetch(`${registry.url}${agentPath(weather.did)}`, {
+      method: 'PUT',
+      headers: { ...bearer(weather.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Current weather for any city. Uses open data, updated.' }),
+    });
+    assert.equal(moved.status, 200);
+    assert.deepEqual(await walk(`updatedAfter = '${beforeUpdate}'`, 20), [urnOf(weather.did)]);
+    assert.deepEqual(await walk(`createdAfter > '2000-01-01'  AND  displayName = 'it''s'`, 20), []);
+    // A token continues only the listing it came from.
+    const token = (await list("displayName = 'weather'", '&pageSize=1')).json.pageToken as string;
+    refused(
+      await list("displayName = 'forecast'", `&pageSize=1&pageToken=${encodeURIComponent(token)}`),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    refused(
+      await call('GET', `/ard/agents?pageSize=1&pageToken=${encodeURIComponent(token)}`),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    // Bad expressions: each a 400 in ARD's envelope saying what to write.
+    const bad: [string, RegExp][] = [
+      ["colour = 'red'", /field "colour" is not supported; use displayName, type/],
+      ['type = application/a2a-agent-card+json', /expected a value in quotes after type =/],
+      ["displayName = 'open", /no closing '/],
+      ["type = 'a' OR type = 'b'", /expected AND at character 12/],
+      ["type = 'a' AND type = 'b'", /type appears twice/],
+      ["displayName > 'x'", /expected = after displayName/],
+      ["createdAfter > 'yesterday'", /ISO 8601/],
+      ["createdAfter > '2026-02-30'", /ISO 8601/],
+      ["updatedAfter > '2026-02-30T10:00:00Z'", /ISO 8601/],
+      ["type = ''", /is empty/],
+      ["type = 'a,,b'", /empty value between its commas/],
+      ["type = 'a' AND", /expected a field name at the end/],
+      ['(type = "a")', /expected a field name at character 1/],
+      [`displayName = '${'x'.repeat(600)}'`, /filter/],
+    ];
+    for (const [expression, message] of bad) {
+      assert.match(refused(await list(expression), 400, 'INVALID_ARGUMENT'), message, expression);
+    }
+    refused(await call('GET', '/ard/agents?orderBy=displayName'), 400, 'INVALID_ARGUMENT');
+    assert.equal((await call('GET', '/ard/agents?orderBy=createdAt%20ASC')).status, 200);
   });
 
   test('POST /explore counts type, publisher, tags and capabilities over the whole matched set', async () => {
@@ -395,8 +494,68 @@ describe('ARD: publisher files and registry API', () => {
     }
   });
 
+  test('an update within the same millisecond shows in search, the listing and the catalog', async () => {
+    // The test clock stands still: the update keeps the registration's updated_at, so only the agent's
+    // change number tells the two versions apart.
+    const agent = await registerNamed(registry, 'Quarry Surveyor', {
+      description: 'Surveys quarries before the update',
+      tags: ['quarry'],
+    });
+    const urn = urnOf(agent.did);
+    const inSearch = async () =>
+      ((await search({ query: { text: 'quarry surveyor' } })).json as SearchAnswer).results.find(
+        (result) => result.identifier === urn,
+      );
+    const inList = async () => {
+      let path: string | undefined = '/ard/agents?pageSize=100';
+      while (path !== undefined) {
+        const page = await call('GET', path);
+        assert.equal(page.status, 200, page.text);
+        const found = (page.json.items as Entry[]).find((entry) => entry.identifier === urn);
+        if (found !== undefined) return found;
+        path =
+          page.json.pageToken === undefined
+            ? undefined
+            : `/ard/agents?pageSize=100&pageToken=${encodeURIComponent(page.json.pageToken)}`;
+      }
+      return undefined;
+    };
+    const inCatalog = async () => {
+      let url: string | undefined = `${registry.url}/ard/catalog`;
+      while (url !== undefined) {
+        const page = await call('GET', url.slice(registry.url.length));
+        assert.equal(page.status, 200, page.text);
+        const entries = page.json.entries as Entry[];
+        const found = entries.find((entry) => entry.identifier === urn);
+        if (found !== undefined) return found;
+        url = entries.find((entry) => entry.type === 'application/ai-catalog+json')?.url;
+      }
+      return undefined;
+    };
+    // Each view renders (and keeps) the first version.
+    const before = await inSearch();
+    assert.equal(before?.description, 'Surveys quarries before the update');
+    assert.equal((await inList())?.description, 'Surveys quarries before the update');
+    assert.equal((await inCatalog())?.description, 'Surveys quarries before the update');
+    const updated = await fetch(`${registry.url}${agentPath(agent.did)}`, {
+      method: 'PUT',
+      headers: { ...bearer(agent.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'Surveys quarries after the update' }),
+    });
+    assert.equal(updated.status, 200);
+    const after = await inSearch();
+    assert.equal(after?.updatedAt, before?.updatedAt);
+    assert.equal(after?.description, 'Surveys quarries after the update');
+    assert.equal((await inList())?.description, 'Surveys quarries after the update');
+    assert.equal((await inCatalog())?.description, 'Surveys quarries after the update');
+    assert.equal(
+      (await call('GET', `/ard/agents/${urn}`)).json.description,
+      'Surveys quarries after the update',
+    );
+  });
+
   test(
-    "ard-spec's conformance tool passes in registry and manifest modes",
+    "ard-spec's conformance tool passes in registry mode and, on every publisher file, manifest mode",
     {
       skip:
         CONFORMANCE_TOOL === undefined
@@ -417,4 +576,73 @@ describe('ARD: publisher files and registry API', () => {
       }
     },
   );
+});
+
+describe('ARD federation: referrals to the registries ARD_REFERRALS names', () => {
+  let registry: ListeningRegistry;
+  const search = async (body: unknown) => {
+    const response = await fetch(`${registry.url}/ard/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, json: (await response.json()) as SearchAnswer };
+  };
+
+  before(async () => {
+    registry = await startListeningRegistry({
+      ARD_REFERRALS: ' https://finder.example.org/api/ard/ , http://peer.example.com:8443 ',
+    });
+    await registerNamed(registry, 'Referral Weather', { tags: ['weather'] });
+  });
+  after(async () => registry.close());
+
+  test('federation referrals answers each as an ARD referral object; none and auto answer none', async () => {
+    const referred = await search({ query: { text: 'weather' }, federation: 'referrals' });
+    assert.equal(referred.status, 200);
+    assert.equal(referred.json.results.length, 1);
+    assert.deepEqual(referred.json.referrals, [
+      {
+        identifier: 'urn:air:finder.example.org:registry:api:ard',
+        displayName: 'ARD registry at finder.example.org/api/ard',
+        type: 'application/ai-registry+json',
+        url: 'https://finder.example.org/api/ard/search',
+      },
+      {
+        identifier: 'urn:air:peer.example.com:registry:root',
+        displayName: 'ARD registry at peer.example.com:8443',
+        type: 'application/ai-registry+json',
+        url: 'http://peer.example.com:8443/search',
+      },
+    ]);
+    for (const item of referred.json.referrals ?? []) {
+      const { identifier } = item as { identifier: string };
+      // ard-spec's URN pattern (spec/schemas/ai-catalog.schema.json).
+      assert.match(identifier, /^urn:air:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+$/);
+    }
+    for (const federation of ['none', 'auto', undefined]) {
+      const answer = await search({ query: { text: 'weather' }, ...(federation ? { federation } : {}) });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.json.results.length, 1);
+      assert.ok(!('referrals' in answer.json), JSON.stringify(answer.json));
+    }
+  });
+
+  test('a referral that is not a followable http(s) registry URL is refused at start', () => {
+    const refusedWith = (value: string, message: RegExp) =>
+      assert.throws(
+        () => loadConfig({ ARD_REFERRALS: value, PUBLIC_URL: 'https://registry.example' }),
+        message,
+      );
+    refusedWith('ftp://finder.example.org/ard', /ARD_REFERRALS must list http\(s\) URLs/);
+    refusedWith('not a url', /ARD_REFERRALS must be comma-separated http\(s\) URLs/);
+    refusedWith('https://user:secret@finder.example.org/ard', /may not carry credentials/);
+    refusedWith('https://finder.example.org/ard?key=1', /may not carry credentials, a query or a fragment/);
+    refusedWith('https://[::1]/ard', /need a host name/);
+    refusedWith('https://registry.example/ard', /may not name this registry's own ARD API/);
+    refusedWith('https://a.example/ard,https://a.example/ard/', /names https:\/\/a\.example\/ard twice/);
+    const many = Array.from({ length: 21 }, (_, index) => `https://r${index}.example/ard`).join(',');
+    refusedWith(many, /at most 20/);
+    assert.deepEqual(loadConfig({}).ardReferrals, []);
+  });
 });

@@ -101,6 +101,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       created_at: 1764000000123.9,
       updated_at: 1764000000123,
       status: 'active' as const,
+      change_seq: 42,
     };
     const page = { rows: [row], total: 21.5, limit: 20, offset: 0, next_cursor: 'abc"def' };
     const expected = await reference.serialize({

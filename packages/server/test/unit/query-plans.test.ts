@@ -5,6 +5,7 @@ import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import {
   agentsByServiceRecordQuery,
+  creationOrderQuery,
   readSearchRows,
   searchRowsQuery,
 } from '../../src/modules/discovery/agent-search-store.js';
@@ -145,6 +146,16 @@ test('the index load and the service-record searches use their own indexes, not 
     ]) {
       const plan = await planOf(agentsByServiceRecordQuery(handle.db, filter));
       assert.match(plan, /USING INDEX agents_service_(calls|last_completed)_idx/, plan);
+    }
+    // ARD's filtered listing reads one range of the status index in creation order, never the table.
+    for (const options of [
+      { limit: 10 },
+      { createdAfter: 5, limit: 10 },
+      { createdAfter: 5, after: { createdAt: 7, did: 'did:web:x:agent:1' }, limit: 10 },
+    ]) {
+      const plan = await planOf(creationOrderQuery(handle.db, options));
+      assert.match(plan, /SEARCH agents USING INDEX agents_status_created_idx \(status=\?/, plan);
+      assert.doesNotMatch(plan, /SCAN agents/, plan);
     }
   } finally {
     await handle.close();

@@ -2,15 +2,24 @@ import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { readSearchChange, readSearchRowWithChange } from '../../modules/discovery/agent-search-store.js';
+import {
+  activeAgentsInCreationOrder,
+  readSearchChange,
+  readSearchRow,
+  readSearchRows,
+  type CreationOrderRow,
+} from '../../modules/discovery/agent-search-store.js';
+import { readChangeHead } from '../../modules/agents/change-feed-store.js';
 import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
 import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
 import {
   A2A_CARD_TYPE,
+  ATTESTATION_TYPES,
   ARD_BASE,
   CATALOG_SPEC_VERSION,
   CATALOG_TYPE,
   agentEntry,
+  referral,
   registryEntry,
   type ArdSite,
 } from './entries.js';
@@ -23,6 +32,7 @@ import {
   type ArdSearchRequest,
   type FacetField,
 } from './schemas.js';
+import { parseListFilter, type ListFilter } from './list-filter.js';
 import { urnToDid } from './urn.js';
 
 /** Filter keys this registry answers (ard-spec section 7.1 lets a registry refuse the others). */
@@ -32,11 +42,17 @@ export const FILTER_KEYS = [
   'capabilities',
   'publisher',
   'trustManifest.identityType',
+  'trustManifest.attestations.type',
 ] as const;
 export const CATALOG_PAGE_SIZE = 100;
+/** Agents a filtered GET /agents request examines at most (a range of one index, a few columns each). */
+export const LIST_SCAN_ROWS = 2000;
 /** How many of the best matches name the tag and capability values an explore counts. */
 const FACET_SAMPLE = 100;
-/** Serialised entries kept by DID and `updated_at`: a page of search results is mostly ones seen before. */
+/**
+ * Serialised entries kept by DID and change number: a page of search results is mostly ones seen before.
+ * Not by `updated_at`, which two updates within a millisecond share.
+ */
 const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
 /**
  * GET /agents/{identifier}'s answers, one per DID at the change number it was rendered at. Apart from the
@@ -44,14 +60,15 @@ const ENTRY_CACHE_BYTES = 32 * 1024 * 1024;
  */
 const PUBLISHED_CACHE_BYTES = 64 * 1024 * 1024;
 
-interface CachedEntry {
-  updatedAt: number;
+/** An entry's JSON text as rendered at the agent's change number. */
+interface KeptEntry {
+  changeSeq: number;
   json: string;
 }
 
-interface PublishedEntry {
-  changeSeq: number;
-  json: string;
+/** The row's change number; none while a registration is being stamped (nothing is kept then). */
+function changeOf(row: AgentSearchRow): number | undefined {
+  return row.change_seq === null ? undefined : Number(row.change_seq);
 }
 
 /** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
@@ -67,6 +84,8 @@ export interface ArdServiceDeps {
   db: Db;
   site: ArdSite;
   didWebDomain: string;
+  /** Other registries' ARD API bases, answered as referrals (ARD_REFERRALS). */
+  referrals: readonly string[];
 }
 
 /**
@@ -74,28 +93,38 @@ export interface ArdServiceDeps {
  * service as GET /api/agents/search; this class only translates (docs/ard.md, "How search maps").
  */
 export class ArdService {
-  private readonly entries = new ByteBoundedCache<CachedEntry>(ENTRY_CACHE_BYTES);
-  private readonly published = new ByteBoundedCache<PublishedEntry>(PUBLISHED_CACHE_BYTES);
+  private readonly entries = new ByteBoundedCache<KeptEntry>(ENTRY_CACHE_BYTES);
+  private readonly published = new ByteBoundedCache<KeptEntry>(PUBLISHED_CACHE_BYTES);
   private readonly sourceJson: string;
+  /** `,"referrals":[...]`, written once; empty without referrals (ARD's CDDL: present means at least one). */
+  private readonly referralsJson: string;
 
   constructor(private readonly deps: ArdServiceDeps) {
     this.sourceJson = JSON.stringify(`${deps.site.publicUrl}${ARD_BASE}`);
+    this.referralsJson =
+      deps.referrals.length === 0 ? '' : `,"referrals":${JSON.stringify(deps.referrals.map(referral))}`;
   }
 
-  /** The entry's JSON text, from the cache while the agent's profile is unchanged. */
-  private entryJson(row: AgentSearchRow): string {
-    const updatedAt = Number(row.updated_at);
-    const cached = this.entries.get(row.did);
-    if (cached !== undefined && cached.updatedAt === updatedAt) return cached.json;
+  /** The entry's JSON text, from `cache` while the agent's change number is the one it was rendered at. */
+  private entryJson(row: AgentSearchRow, cache: ByteBoundedCache<KeptEntry> = this.entries): string {
+    const changeSeq = changeOf(row);
+    const cached = cache.get(row.did);
+    if (cached !== undefined && cached.changeSeq === changeSeq) return cached.json;
     const json = JSON.stringify(agentEntry(row, this.deps.site));
+    if (changeSeq === undefined) cache.delete(row.did);
     // Entries are ASCII but for names and descriptions: about a byte a character, and the key.
-    this.entries.set(row.did, { updatedAt, json }, json.length + row.did.length + 96);
+    else cache.set(row.did, { changeSeq, json }, json.length + row.did.length + 96);
     return json;
   }
 
   /** Entries' JSON texts as one array. */
   private entriesJson(rows: readonly AgentSearchRow[]): string {
     return `[${rows.map((row) => this.entryJson(row)).join(',')}]`;
+  }
+
+  /** The change feed's head: what a kept catalog page is checked against. */
+  changeHead(): Promise<number> {
+    return readChangeHead(this.deps.db);
   }
 
   private get source(): string {
@@ -109,7 +138,7 @@ export class ArdService {
     const digest = requestDigest({ t: body.query.text, f: narrowed.normalised, s: pageSize });
     const position =
       body.pageToken === undefined ? undefined : decodePageToken(body.pageToken, 'search', digest);
-    const referrals = body.federation === 'referrals' ? ',"referrals":[]' : '';
+    const referrals = body.federation === 'referrals' ? this.referralsJson : '';
     if (narrowed.empty) return `{"results":[]${referrals}}`;
     const page = await this.deps.search.searchPage({
       ...narrowed.request,
@@ -139,34 +168,77 @@ export class ArdService {
       if (current === undefined || current.status !== 'active') throw unpublished();
       if (current.change_seq !== null && Number(current.change_seq) === kept.changeSeq) return kept.json;
     }
-    const row = await readSearchRowWithChange(this.deps.db, did);
+    const row = await readSearchRow(this.deps.db, did);
     if (row === undefined || row.status !== 'active') throw unpublished();
-    const json = JSON.stringify(agentEntry(row, this.deps.site));
-    if (row.change_seq === null) this.published.delete(did);
-    else {
-      const bytes = json.length + did.length + 96;
-      this.published.set(did, { changeSeq: Number(row.change_seq), json }, bytes);
-    }
-    return json;
+    return this.entryJson(row, this.published);
   }
 
   async list(query: ArdListQuery): Promise<string> {
-    if (query.filter !== undefined) {
-      throw new BadRequestError(
-        'VALIDATION_FAILED',
-        `filter expressions are not supported on GET /agents; send the constraints as query.filter to POST ${ARD_BASE}/search or POST ${ARD_BASE}/explore`,
-      );
-    }
-    if (query.orderBy !== undefined && query.orderBy.trim() !== 'createdAt') {
+    if (query.orderBy !== undefined && !/^\s*createdAt(\s+asc)?\s*$/i.test(query.orderBy)) {
       throw new BadRequestError(
         'VALIDATION_FAILED',
         'orderBy accepts only createdAt (oldest first, the order of this listing); leave it out otherwise',
       );
     }
     const pageSize = query.pageSize ?? 20;
-    const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken);
+    const text = query.filter?.trim() ?? '';
+    const filter = text === '' ? {} : parseListFilter(text);
+    const digest = requestDigest({ s: pageSize, ...(text === '' ? {} : { f: filter }) });
+    if (
+      (filter.type !== undefined && !filter.type.includes(A2A_CARD_TYPE)) ||
+      (filter.publisherId !== undefined && !filter.publisherId.includes(this.deps.site.publisher))
+    ) {
+      return '{"items":[],"total":0}';
+    }
+    if (
+      filter.displayName !== undefined ||
+      filter.createdAfter !== undefined ||
+      filter.updatedAfter !== undefined
+    ) {
+      return this.filteredList(filter, pageSize, digest, query.pageToken);
+    }
+    const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken, digest);
     const token = pageToken === undefined ? '' : `,"pageToken":${JSON.stringify(pageToken)}`;
     return `{"items":${this.entriesJson(rows)},"total":${page.total}${token}}`;
+  }
+
+  /**
+   * A listing filtered by name or time, in creation order straight from the database: each request
+   * examines at most LIST_SCAN_ROWS agents, so a filter few agents match costs no more than a page of
+   * them; the page may then hold fewer than pageSize (even none) with a pageToken to go on. No `total`
+   * (ARD's list answer makes it optional): counting would read every agent the filter names.
+   */
+  private async filteredList(
+    filter: ListFilter,
+    pageSize: number,
+    digest: string,
+    pageToken: string | undefined,
+  ): Promise<string> {
+    const position = pageToken === undefined ? undefined : decodePageToken(pageToken, 'list', digest);
+    const candidates = await activeAgentsInCreationOrder(this.deps.db, {
+      createdAfter: filter.createdAfter,
+      after: position === undefined ? undefined : creationKey(position.cursor),
+      limit: LIST_SCAN_ROWS,
+    });
+    const matches = (row: CreationOrderRow): boolean =>
+      (filter.displayName === undefined || row.name.toLowerCase().includes(filter.displayName)) &&
+      (filter.updatedAfter === undefined || row.updated_at > filter.updatedAfter);
+    const matched: string[] = [];
+    let index = 0;
+    for (; index < candidates.length && matched.length < pageSize; index += 1) {
+      const row = candidates[index] as CreationOrderRow;
+      if (matches(row)) matched.push(row.did);
+    }
+    const last = candidates[index - 1];
+    const more = candidates.length === LIST_SCAN_ROWS || candidates.slice(index).some((row) => matches(row));
+    const rows = await readSearchRows(this.deps.db, matched);
+    const token =
+      more && last !== undefined
+        ? `,"pageToken":${JSON.stringify(
+            encodePageToken('list', digest, { cursor: JSON.stringify([last.created_at, last.did]), rank: 0 }),
+          )}`
+        : '';
+    return `{"items":${this.entriesJson(rows)}${token}}`;
   }
 
   /** One page of the published catalog: a bounded ai-catalog document chained to the next page. */
@@ -286,8 +358,8 @@ export class ArdService {
     kind: PageKind,
     pageSize: number,
     pageToken: string | undefined,
+    digest: string = requestDigest({ s: pageSize }),
   ): Promise<{ rows: AgentSearchRow[]; page: SearchPage; pageToken?: string; first: number }> {
-    const digest = requestDigest({ s: pageSize });
     const position = pageToken === undefined ? undefined : decodePageToken(pageToken, kind, digest);
     const page = await this.deps.search.searchPage({
       sort: 'created_at',
@@ -311,6 +383,29 @@ export class ArdService {
       documentationUrl: `${this.deps.site.publicUrl}/docs`,
     };
   }
+}
+
+/** The creation-order position a filtered listing's token holds; anything else was not issued here. */
+function creationKey(cursor: string): { createdAt: number; did: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cursor);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 2 ||
+    !Number.isSafeInteger(parsed[0]) ||
+    typeof parsed[1] !== 'string' ||
+    parsed[1].length > 256
+  ) {
+    throw new BadRequestError(
+      'INVALID_CURSOR',
+      'pageToken is not one this registry issued: pass the pageToken of the previous page unchanged, or start again without it',
+    );
+  }
+  return { createdAt: parsed[0] as number, did: parsed[1] };
 }
 
 function byCount(a: { value: string; count: number }, b: { value: string; count: number }): number {
@@ -345,6 +440,10 @@ function narrow(text: string | undefined, filter: ArdQueryModel['filter'], publi
         break;
       case 'trustManifest.identityType':
         if (!given.some((value) => value.toLowerCase() === 'did')) empty = true;
+        break;
+      case 'trustManifest.attestations.type':
+        // Every entry carries the same two attestations (entries.ts): a value names all or none.
+        if (!given.some((value) => ATTESTATION_TYPES.includes(value.toLowerCase()))) empty = true;
         break;
       case 'tags':
         if (given.some((value) => value.includes(','))) {

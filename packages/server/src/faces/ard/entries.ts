@@ -8,6 +8,11 @@ export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';
 export const REGISTRY_TYPE = 'application/ai-registry+json';
 export const CATALOG_TYPE = 'application/ai-catalog+json';
 export const CATALOG_SPEC_VERSION = '1.0';
+/** The attestation types of every agent entry, in their order there. */
+export const ATTESTATION_TYPES: readonly string[] = [
+  'agent-registry:service-record',
+  'agent-registry:capability-schemas',
+];
 /** Where the ARD registry API is served, under PUBLIC_URL. */
 export const ARD_BASE = '/ard';
 
@@ -127,5 +132,33 @@ export function registryEntry(site: ArdSite): Record<string, unknown> {
       'Search every active agent of this registry: POST /search, GET /agents/{identifier}, GET /agents, POST /explore',
     tags: ['registry', 'search', 'agents'],
     publisher: site.publisher,
+  };
+}
+
+/** A registry an ARD client may query next (ard-spec section 8, `RegistryReferral`). */
+export interface ArdReferral {
+  identifier: string;
+  displayName: string;
+  type: typeof REGISTRY_TYPE;
+  url: string;
+}
+
+/**
+ * The referral to another ARD registry, from its API base (ARD_REFERRALS): `url` is its search route,
+ * as ARD's referral objects carry it; `identifier` names it by its host and the path of its base, the
+ * only names the setting gives (docs/ard.md, "Federation").
+ */
+export function referral(base: string): ArdReferral {
+  const url = new URL(base);
+  const segments = url.pathname
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => segment.replace(/[^a-zA-Z0-9._-]/g, '-'));
+  const where = `${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  return {
+    identifier: `urn:air:${url.hostname}:registry:${segments.length > 0 ? segments.join(':') : 'root'}`,
+    displayName: `ARD registry at ${where}`,
+    type: REGISTRY_TYPE,
+    url: `${base}/search`,
   };
 }

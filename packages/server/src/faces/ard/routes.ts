@@ -21,8 +21,7 @@ import {
 } from './schemas.js';
 import { ardPublisher } from './urn.js';
 
-/** How long a served manifest or catalog page is answered from memory: pages move as agents register. */
-const CATALOG_CACHE_MS = 5_000;
+/** How many catalog pages are kept: a crawler walks them in turn, and a token names one position. */
 const CATALOG_CACHE_ENTRIES = 256;
 const CATALOG_CACHE_CONTROL = 'public, max-age=5';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -40,27 +39,30 @@ const ardErrors = {
 interface CachedDocument {
   body: string;
   etag: string;
-  at: number;
+  /** The change feed's head it was built at: no agent has changed while the head stays there. */
+  head: number;
 }
 
-/** The publisher files and catalog pages, kept a few seconds: a crawler re-reading them costs no query. */
+/**
+ * Catalog pages, kept while no agent changes (the change feed's head, one row read, says so): a
+ * crawler re-reading them costs no rendering, and a page never shows an agent as it was before a change.
+ */
 class DocumentCache {
   private readonly documents = new Map<string, CachedDocument>();
-  constructor(private readonly now: () => number) {}
 
-  async get(key: string, build: () => Promise<string>): Promise<CachedDocument> {
+  async get(key: string, head: number, build: () => Promise<string>): Promise<CachedDocument> {
     const cached = this.documents.get(key);
-    if (cached !== undefined && this.now() - cached.at < CATALOG_CACHE_MS) return cached;
+    if (cached !== undefined && cached.head === head) return cached;
     const body = await build();
-    const document = {
-      body,
-      etag: `"${createHash('sha256').update(body).digest('base64url')}"`,
-      at: this.now(),
-    };
+    const document = { body, etag: etagOf(body), head };
     if (this.documents.size >= CATALOG_CACHE_ENTRIES) this.documents.clear();
     this.documents.set(key, document);
     return document;
   }
+}
+
+function etagOf(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url')}"`;
 }
 
 function sendDocument(
@@ -89,20 +91,29 @@ export function ardLinks(publicUrl: string): string {
 export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
   const { publicUrl, didWebDomain } = ctx.config;
   const site = { publicUrl, publisher: ardPublisher(publicUrl) };
-  const ard = new ArdService({ search: ctx.search, db: ctx.database.db, site, didWebDomain });
-  const cache = new DocumentCache(() => ctx.clock.now());
+  const ard = new ArdService({
+    search: ctx.search,
+    db: ctx.database.db,
+    site,
+    didWebDomain,
+    referrals: ctx.config.ardReferrals,
+  });
+  const cache = new DocumentCache();
   const links = ardLinks(publicUrl);
 
   app.addHook('onRequest', (request, reply, done) => {
     if (request.url === '/' || request.url.startsWith('/?')) void reply.header('link', links);
     done();
   });
-  const manifest = async (): Promise<string> => JSON.stringify(ard.manifest());
+  // The publisher file names the search service and the first catalog page, never an agent: it
+  // depends on the configuration only, so it is written once.
+  const manifestBody = JSON.stringify(ard.manifest());
+  const manifest: CachedDocument = { body: manifestBody, etag: etagOf(manifestBody), head: 0 };
   app.get('/.well-known/ai-catalog.json', { schema: { hide: true } }, async (request, reply) =>
-    sendDocument(request, reply, await cache.get('manifest', manifest), CATALOG_TYPE),
+    sendDocument(request, reply, manifest, CATALOG_TYPE),
   );
   app.get('/.well-known/ard.json', { schema: { hide: true } }, async (request, reply) =>
-    sendDocument(request, reply, await cache.get('manifest', manifest), JSON_TYPE),
+    sendDocument(request, reply, manifest, JSON_TYPE),
   );
 
   await app.register(
@@ -119,7 +130,7 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
             summary:
               'ARD search: active agents by text and filter, each as an ARD entry with score and source',
             description:
-              'The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher and trustManifest.identityType; pageSize and pageToken page on.',
+              'The same index and search service as GET /api/agents/search: query.text is its q; filter keys type, tags (any of), capabilities (one), publisher, trustManifest.identityType and trustManifest.attestations.type; pageSize and pageToken page on. federation referrals adds the registries the operator configured (ARD_REFERRALS), if any.',
             security: [],
             body: ArdSearchRequest,
             response: { 200: ArdSearchAnswer, ...ardErrors },
@@ -193,7 +204,8 @@ export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
         },
         async (request, reply) => {
           const token = request.query.pageToken;
-          const document = await cache.get(`catalog:${token ?? ''}`, () => ard.catalogPage(token));
+          const head = await ard.changeHead();
+          const document = await cache.get(`catalog:${token ?? ''}`, head, () => ard.catalogPage(token));
           return sendDocument(request, reply, document, CATALOG_TYPE);
         },
       );

@@ -6,6 +6,8 @@ import { PAGE_TOKEN_MAX_LENGTH } from './page-token.js';
 export const FILTER_VALUE_MAX_LENGTH = 256;
 export const FILTER_KEYS_MAX = 8;
 export const PAGE_SIZE_MAX = 100;
+/** Longest GET /agents filter expression: five constraints with room for their values. */
+export const LIST_FILTER_MAX_LENGTH = 512;
 
 const FilterValue = Type.String({ minLength: 1, maxLength: FILTER_VALUE_MAX_LENGTH });
 const Filter = Type.Record(
@@ -14,7 +16,7 @@ const Filter = Type.Record(
   {
     maxProperties: FILTER_KEYS_MAX,
     description:
-      'Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType); values an array or one string. OR within a key, AND across keys.',
+      'Keys are entry field paths (type, tags, capabilities, publisher, trustManifest.identityType, trustManifest.attestations.type); values an array or one string. OR within a key, AND across keys.',
   },
 );
 const Text = Type.String({
@@ -36,7 +38,7 @@ export const ArdSearchRequest = Type.Object(
     federation: Type.Optional(
       Type.Union([Type.Literal('auto'), Type.Literal('referrals'), Type.Literal('none')], {
         description:
-          'This registry has no upstream registry: auto and none search its own index; referrals adds an empty referrals list',
+          "auto and none search this registry's index only (it queries no other registry); referrals adds the registries its operator configured as referral objects, and no referrals member when there are none",
       }),
     ),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE_MAX, default: 10 })),
@@ -79,12 +81,17 @@ export const ArdListQuery = Type.Object(
     pageToken: Type.Optional(Type.String({ minLength: 1, maxLength: PAGE_TOKEN_MAX_LENGTH })),
     filter: Type.Optional(
       Type.String({
-        maxLength: 512,
-        description: 'Not supported: filter with POST /search or POST /explore',
+        maxLength: LIST_FILTER_MAX_LENGTH,
+        description:
+          "ARD filter expression (ard-spec Appendix A): field = 'value' constraints joined by AND over displayName (a part of the name, any case), type and publisherId (comma-separated alternatives), createdAfter and updatedAfter (> an ISO 8601 date or date-time). With displayName, createdAfter or updatedAfter the answer has no total, and a page may hold fewer entries than pageSize with a pageToken to go on.",
+        examples: ["type = 'application/a2a-agent-card+json' AND createdAfter > '2026-01-01'"],
       }),
     ),
     orderBy: Type.Optional(
-      Type.String({ maxLength: 64, description: 'Only createdAt (oldest first, the listing order)' }),
+      Type.String({
+        maxLength: 64,
+        description: 'Only createdAt (or createdAt ASC): oldest first, the listing order',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -132,12 +139,27 @@ export const ArdSearchAnswer = Type.Object({
       Type.Object({ score: Type.Integer({ minimum: 0, maximum: 100 }), source: Type.String() }),
     ]),
   ),
-  referrals: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  referrals: Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          identifier: Type.String({ description: 'urn:air:<host>:registry:<path of its API base>' }),
+          displayName: Type.String(),
+          type: Type.Literal('application/ai-registry+json'),
+          url: Type.String({ format: 'uri', description: "The referred registry's search route" }),
+        },
+        { description: 'A registry to query next (ard-spec section 8); only with federation referrals' },
+      ),
+      { minItems: 1 },
+    ),
+  ),
   pageToken: Type.Optional(Type.String()),
 });
 export const ArdListAnswer = Type.Object({
   items: Type.Array(EntryDoc),
-  total: Type.Integer(),
+  total: Type.Optional(
+    Type.Integer({ description: 'Every active agent the listing holds; absent with a name or time filter' }),
+  ),
   pageToken: Type.Optional(Type.String()),
 });
 export const ArdExploreAnswer = Type.Object({

@@ -21,6 +21,7 @@ export type AgentSearchRow = Pick<
   | 'created_at'
   | 'updated_at'
   | 'status'
+  | 'change_seq'
 >;
 
 /**
@@ -43,6 +44,8 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
       'created_at',
       'updated_at',
       'status',
+      // What a rendering of the row is kept by (faces/ard): it moves with every change, updated_at may not.
+      'change_seq',
     ])
     .where('did', 'in', dids);
 }
@@ -85,17 +88,60 @@ export async function readSearchChange(
   return (await changeByDid(db, did))[0];
 }
 
-/** One agent's search row with its change number, whatever its status. */
-const searchRowWithChange = compiledOnce(
-  (db, did: string) => searchRowsQuery(db, [did]).select('change_seq'),
-  ['\u0000did'] as const,
-);
+/** One agent's search row, whatever its status. */
+const searchRowByDid = compiledOnce((db, did: string) => searchRowsQuery(db, [did]), ['\u0000did'] as const);
 
-export async function readSearchRowWithChange(
+export async function readSearchRow(db: Db, did: string): Promise<AgentSearchRow | undefined> {
+  return (await searchRowByDid(db, did))[0];
+}
+
+/** What a filtered listing tests of an agent before reading its whole row. */
+export interface CreationOrderRow {
+  did: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CreationOrderOptions {
+  createdAfter?: number;
+  after?: { createdAt: number; did: string };
+  limit: number;
+}
+
+/**
+ * Active agents in creation order (created_at, then DID), created after `createdAfter` and after the
+ * position `after`, at most `limit`: one range of the (status, created_at) index, so a read costs the
+ * rows it returns whatever the registry holds.
+ */
+export function creationOrderQuery(db: Db, options: CreationOrderOptions) {
+  let query = db
+    .selectFrom('agents')
+    .select(['did', 'name', 'created_at', 'updated_at'])
+    .where('status', '=', 'active');
+  if (options.createdAfter !== undefined) query = query.where('created_at', '>', options.createdAfter);
+  const after = options.after;
+  if (after !== undefined) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('did', '>', after.did)]),
+      ]),
+    );
+  }
+  return query.orderBy('created_at').orderBy('did').limit(options.limit);
+}
+
+export async function activeAgentsInCreationOrder(
   db: Db,
-  did: string,
-): Promise<(AgentSearchRow & { change_seq: number | null }) | undefined> {
-  return (await searchRowWithChange(db, did))[0];
+  options: CreationOrderOptions,
+): Promise<CreationOrderRow[]> {
+  const rows = await creationOrderQuery(db, options).execute();
+  return rows.map((row) => ({
+    ...row,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  }));
 }
 
 export interface ServiceRecordFilter {
