@@ -35,6 +35,8 @@ import { SearchService } from './modules/discovery/search.js';
 import { ChangeFeedService } from './modules/discovery/change-feed.js';
 import { SearchIndex } from '@agent-registry/search-index';
 import { SearchIndexFollower } from './modules/discovery/search-follower.js';
+import { FederatedIndex } from './modules/federation/federated-index.js';
+import { FederationService } from './modules/federation/federation.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
@@ -73,6 +75,8 @@ export interface AppContext {
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
   transparencyLog: TransparencyLogService;
+  /** Remote entries, referrals and the federation sources' status (modules/federation/). */
+  federation: FederationService;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
@@ -168,8 +172,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
     });
+    // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
+    const federatedIndex = new FederatedIndex(db);
+    const federation = new FederationService({ db, clock, index: federatedIndex });
     const invocation = new InvocationService({
       db,
+      remote: federation,
       telemetry,
       clock,
       events,
@@ -288,7 +296,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       serviceRecord,
       availability,
-      search: new SearchService({ db, clock, searches: stats, index: searchIndex, availability }),
+      search: new SearchService({
+        db,
+        clock,
+        searches: stats,
+        index: searchIndex,
+        availability,
+        publicUrl,
+        federated: federatedIndex,
+      }),
+      federation,
       changeFeed: new ChangeFeedService({ db, publicUrl }),
       transparencyLog: new TransparencyLogService({
         db,

@@ -1,0 +1,240 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
+
+export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
+export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
+
+/** What a source writes of an entry; the store numbers it and keeps its first-seen time. */
+export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
+
+/**
+ * Adds or replaces an entry, numbering the change after every other remote change. Sources write
+ * through one queue per process (FederationService), so max + 1 is not raced; the unique index on seq
+ * refuses a second writer rather than letting the index follower miss a change.
+ * Returns false when the stored entry already says the same (nothing renumbered).
+ */
+export async function putRemoteEntry(db: Db, entry: RemoteEntryWrite, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const old = await trx
+      .selectFrom('remote_entries')
+      .selectAll()
+      .where('id', '=', entry.id)
+      .executeTakeFirst();
+    if (old !== undefined && old.status === 'active' && sameContent(old, entry)) return false;
+    const seq = await nextSeq(trx);
+    if (old === undefined) {
+      await trx
+        .insertInto('remote_entries')
+        .values({ ...entry, status: 'active', created_at: now, updated_at: now, seq })
+        .execute();
+    } else {
+      await trx
+        .updateTable('remote_entries')
+        .set({ ...entry, status: 'active', updated_at: now, seq })
+        .where('id', '=', entry.id)
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** Marks entries removed (their source no longer lists them); the index drops them at its next catch-up. */
+export async function removeRemoteEntries(db: Db, ids: readonly string[], now: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    let removed = 0;
+    for (const id of ids) {
+      const seq = await nextSeq(trx);
+      const result = await trx
+        .updateTable('remote_entries')
+        .set({ status: 'removed', updated_at: now, seq })
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      removed += Number(result.numUpdatedRows);
+    }
+    return removed;
+  });
+}
+
+/** Rewrites the provenance of every active entry of a source (a peer found forked: unverified). */
+export async function restampSource(
+  db: Db,
+  sourceId: string,
+  provenance: (old: string) => string,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('remote_entries')
+      .select(['id', 'provenance'])
+      .where('source_id', '=', sourceId)
+      .where('status', '=', 'active')
+      .execute();
+    for (const row of rows) {
+      const seq = await nextSeq(trx);
+      await trx
+        .updateTable('remote_entries')
+        .set({ provenance: provenance(row.provenance), updated_at: now, seq })
+        .where('id', '=', row.id)
+        .execute();
+    }
+  });
+}
+
+async function nextSeq(trx: Db): Promise<number> {
+  const row = await trx
+    .selectFrom('remote_entries')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0) + 1;
+}
+
+function sameContent(old: RemoteEntryRow, entry: RemoteEntryWrite): boolean {
+  return (
+    old.source_id === entry.source_id &&
+    old.kind === entry.kind &&
+    old.did === entry.did &&
+    old.name === entry.name &&
+    old.description === entry.description &&
+    old.capabilities === entry.capabilities &&
+    old.tags === entry.tags &&
+    old.endpoints === entry.endpoints &&
+    old.home_registry === entry.home_registry &&
+    withoutFetchTime(old.provenance) === withoutFetchTime(entry.provenance)
+  );
+}
+
+/** A re-fetch of the same card changes only fetched_at: not worth a new change number. */
+function withoutFetchTime(provenance: string): string {
+  const parsed = JSON.parse(provenance) as Record<string, unknown>;
+  delete parsed.fetched_at;
+  delete parsed.verified_at;
+  return JSON.stringify(parsed);
+}
+
+/** Entries changed after `seq`, in change order (the federated index follows them). */
+export async function remoteEntriesChangedAfter(
+  db: Db,
+  seq: number,
+  limit: number,
+): Promise<RemoteEntryRow[]> {
+  return db
+    .selectFrom('remote_entries')
+    .selectAll()
+    .where('seq', '>', seq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+export async function readRemoteEntries(db: Db, ids: readonly string[]): Promise<RemoteEntryRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('remote_entries').selectAll().where('id', 'in', ids).execute();
+}
+
+export async function readRemoteEntry(db: Db, id: string): Promise<RemoteEntryRow | undefined> {
+  return db.selectFrom('remote_entries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Active entries naming this DID (an agent may be listed by several sources). */
+export async function activeRemoteEntriesByDid(db: Db, did: string): Promise<RemoteEntryRow[]> {
+  return db
+    .selectFrom('remote_entries')
+    .selectAll()
+    .where('did', '=', did)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .limit(10)
+    .execute();
+}
+
+export interface RemoteEntryFilter {
+  sourceId?: string;
+  kind?: RemoteEntryRow['kind'];
+  /** Matched against the provenance's verification (imported) or state (mirrored). */
+  verification?: string;
+  after?: string;
+  limit: number;
+}
+
+/**
+ * Active entries by id, for the operator's listing. The verification filter reads the JSON text in
+ * the process: the listing is an operator's page over one source, not a hot path.
+ */
+export async function listRemoteEntries(db: Db, filter: RemoteEntryFilter): Promise<RemoteEntryRow[]> {
+  let query = db.selectFrom('remote_entries').selectAll().where('status', '=', 'active').orderBy('id');
+  if (filter.sourceId !== undefined) query = query.where('source_id', '=', filter.sourceId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.after !== undefined) query = query.where('id', '>', filter.after);
+  if (filter.verification === undefined) return query.limit(filter.limit).execute();
+  const wanted = filter.verification;
+  const kept: RemoteEntryRow[] = [];
+  let after = filter.after;
+  for (;;) {
+    let batch = query;
+    if (after !== undefined) batch = batch.where('id', '>', after);
+    const rows = await batch.limit(500).execute();
+    for (const row of rows) {
+      const provenance = JSON.parse(row.provenance) as { verification?: string; state?: string };
+      if ((provenance.verification ?? provenance.state) === wanted) kept.push(row);
+      if (kept.length === filter.limit) return kept;
+    }
+    if (rows.length < 500) return kept;
+    after = rows.at(-1)?.id;
+  }
+}
+
+/** Ids of a source's active entries (to remove those its latest listing no longer has). */
+export async function activeEntryIdsOfSource(db: Db, sourceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('remote_entries')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+// --- sources --------------------------------------------------------------------------------------
+
+/** Records a configured source once; an existing row (and its cursor) is kept. */
+export async function ensureSource(
+  db: Db,
+  source: Pick<RemoteSourceRow, 'id' | 'kind' | 'url'>,
+): Promise<void> {
+  const existing = await db
+    .selectFrom('remote_sources')
+    .select('id')
+    .where('id', '=', source.id)
+    .executeTakeFirst();
+  if (existing !== undefined) return;
+  await db
+    .insertInto('remote_sources')
+    .values({
+      ...source,
+      state: 'ok',
+      last_error: null,
+      last_attempt_at: null,
+      last_success_at: null,
+      cursor: null,
+    })
+    .execute();
+}
+
+export async function readSources(db: Db): Promise<RemoteSourceRow[]> {
+  return db.selectFrom('remote_sources').selectAll().orderBy('id').execute();
+}
+
+export async function readSource(db: Db, id: string): Promise<RemoteSourceRow | undefined> {
+  return db.selectFrom('remote_sources').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateSource(
+  db: Db,
+  id: string,
+  patch: Partial<Omit<RemoteSourceRow, 'id' | 'kind' | 'url'>>,
+): Promise<void> {
+  await db.updateTable('remote_sources').set(patch).where('id', '=', id).execute();
+}
