@@ -37,6 +37,8 @@ import { SearchIndex } from '@agent-registry/search-index';
 import { SearchIndexFollower } from './modules/discovery/search-follower.js';
 import { FederatedIndex } from './modules/federation/federated-index.js';
 import { FederationService } from './modules/federation/federation.js';
+import { A2aCardImporter } from './modules/federation/a2a-import.js';
+import { startFederationJobs } from './modules/federation/federation-jobs.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
@@ -174,7 +176,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
     const federatedIndex = new FederatedIndex(db);
-    const federation = new FederationService({ db, clock, index: federatedIndex });
+    const a2aImports = new A2aCardImporter({ db, clock, policy: webhookPolicy, config: config.federation });
+    const sources = config.federation.a2aCards.length > 0 ? [a2aImports] : [];
+    const federation = new FederationService({ db, clock, index: federatedIndex, sources });
     const invocation = new InvocationService({
       db,
       remote: federation,
@@ -243,6 +247,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     metrics.watchAvailability(() => availability.counts());
     // Presence noted by polls is written in batches; stop() writes the last batch.
     const presenceJobs = availability.start();
+    // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
+    const federationJobs = startFederationJobs(sources, config.federation.refreshMs, (error) =>
+      log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
+    );
     const registrationWrites = transactionRunner(db, database.dialect);
     return {
       registrationWrites,
@@ -332,6 +340,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         await presenceJobs.stop();
         await discoveryJobs.stop();
         await taskMaintenance.stop();
+        await federationJobs.stop();
         await validators.close();
         await events.close();
         await database.close();

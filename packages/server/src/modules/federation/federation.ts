@@ -11,6 +11,7 @@ import {
   type RemoteEntryRow,
 } from './remote-entries-store.js';
 import type { FederatedIndex } from './federated-index.js';
+import type { SourceRefresher } from './federation-jobs.js';
 import type { FederationStatus, RemoteEntriesPage, RemoteEntriesQuery, RemoteEntry } from './schemas.js';
 import { FEDERATION_RULES } from './schemas.js';
 
@@ -18,11 +19,18 @@ export interface FederationDeps {
   db: Db;
   clock: Clock;
   index: FederatedIndex;
+  /** The configured importers and peer followers. */
+  sources: readonly SourceRefresher[];
 }
 
 /** The read side of federation: remote entries, referrals for invocations, and the sources' status. */
 export class FederationService {
   constructor(private readonly deps: FederationDeps) {}
+
+  /** Every configured source now, as the schedule would (tests and the operator's refresh). */
+  async refresh(signal?: AbortSignal): Promise<void> {
+    for (const source of this.deps.sources) await source.refreshAll(signal);
+  }
 
   async entry(id: string): Promise<RemoteEntry> {
     const row = await readRemoteEntry(this.deps.db, id);

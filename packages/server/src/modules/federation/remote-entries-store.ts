@@ -1,5 +1,6 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import { sqlDialect } from '../../db/dialect.js';
 import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
 
 export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
@@ -9,9 +10,10 @@ export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
 export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
 
 /**
- * Adds or replaces an entry, numbering the change after every other remote change. Sources write
- * through one queue per process (FederationService), so max + 1 is not raced; the unique index on seq
- * refuses a second writer rather than letting the index follower miss a change.
+ * Adds or replaces an entry, numbering the change after every other remote change. Every node runs the
+ * importers: on PostgreSQL the write takes a transaction-scoped advisory lock first, so numbers are
+ * handed out and committed in one order (a follower reading `seq > position` never skips a change
+ * committed late); SQLite has one writer at a time already. The unique index on seq is the backstop.
  * Returns false when the stored entry already says the same (nothing renumbered).
  */
 export async function putRemoteEntry(db: Db, entry: RemoteEntryWrite, now: number): Promise<boolean> {
@@ -83,7 +85,12 @@ export async function restampSource(
   });
 }
 
+/** A number no other key of the registry's advisory locks uses: remote-entry writes, one at a time. */
+const REMOTE_WRITES_LOCK = 0x72656d6f;
+
 async function nextSeq(trx: Db): Promise<number> {
+  if (sqlDialect(trx) === 'postgres')
+    await sql`select pg_advisory_xact_lock(${REMOTE_WRITES_LOCK})`.execute(trx);
   const row = await trx
     .selectFrom('remote_entries')
     .select((eb) => eb.fn.max('seq').as('seq'))
@@ -204,12 +211,6 @@ export async function ensureSource(
   db: Db,
   source: Pick<RemoteSourceRow, 'id' | 'kind' | 'url'>,
 ): Promise<void> {
-  const existing = await db
-    .selectFrom('remote_sources')
-    .select('id')
-    .where('id', '=', source.id)
-    .executeTakeFirst();
-  if (existing !== undefined) return;
   await db
     .insertInto('remote_sources')
     .values({
@@ -220,6 +221,7 @@ export async function ensureSource(
       last_success_at: null,
       cursor: null,
     })
+    .onConflict((conflict) => conflict.column('id').doNothing())
     .execute();
 }
 
