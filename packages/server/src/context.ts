@@ -39,6 +39,7 @@ import { FederatedIndex } from './modules/federation/federated-index.js';
 import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
 import { startFederationJobs } from './modules/federation/federation-jobs.js';
+import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
@@ -177,7 +178,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
     const federatedIndex = new FederatedIndex(db);
     const a2aImports = new A2aCardImporter({ db, clock, policy: webhookPolicy, config: config.federation });
-    const sources = config.federation.a2aCards.length > 0 ? [a2aImports] : [];
+    const mcpImports = new McpRegistryImporter({
+      db,
+      clock,
+      policy: webhookPolicy,
+      config: config.federation,
+    });
+    const sources = [
+      ...(config.federation.a2aCards.length > 0 ? [a2aImports] : []),
+      ...(config.federation.mcpRegistries.length > 0 ? [mcpImports] : []),
+    ];
     const federation = new FederationService({ db, clock, index: federatedIndex, sources });
     const invocation = new InvocationService({
       db,

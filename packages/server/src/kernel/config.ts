@@ -23,6 +23,8 @@ export type DatabaseConfig =
 export interface FederationConfig {
   /** A2A agent card URLs to import (a bare domain became its /.well-known/agent-card.json). */
   a2aCards: string[];
+  /** MCP Registry API bases to import (servers paged from <base>/v0.1/servers). */
+  mcpRegistries: string[];
   /** How often each source is fetched again. */
   refreshMs: number;
   /** Each fetch's deadline, whole answer included (a slow drip ends here). */
@@ -236,6 +238,23 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     else if (!a2aCards.includes(card)) a2aCards.push(card);
   }
 
+  const mcpRegistries: string[] = [];
+  for (const entry of (read('FEDERATION_MCP_REGISTRIES') ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    try {
+      const url = new URL(given);
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
+        throw new Error('not a base URL');
+      const base = url.href.replace(/\/+$/, '');
+      if (!mcpRegistries.includes(base)) mcpRegistries.push(base);
+    } catch {
+      problems.push(
+        `FEDERATION_MCP_REGISTRIES must be comma-separated http(s) API base URLs such as https://registry.modelcontextprotocol.io, got "${given}"`,
+      );
+    }
+  }
+
   const logLevelRaw = (read('LOG_LEVEL') ?? 'info').toLowerCase();
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
   if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
@@ -249,6 +268,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     federation: {
       a2aCards,
+      mcpRegistries,
       refreshMs: integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60) * 1000,
       fetchTimeoutMs: integer('FEDERATION_FETCH_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
