@@ -443,6 +443,13 @@ export async function extendLog(
     }
   }
   if (!sameBytes(merkleRoot(leafHashes), checkpoint.root)) {
+    const changed =
+      previous.size > 0 ? await firstChangedEntry(source, previous, checkpoint.size) : undefined;
+    if (changed !== undefined) {
+      throw new LogVerificationError(
+        `forked log: entry ${changed}, verified before, is another one now, so the tree of size ${previous.size} has two roots; the log was rewritten or rewound (a restore from an older backup) and grew again; this mirror stops here`,
+      );
+    }
     throw new LogVerificationError(
       `the entries do not hash to the checkpoint's root for size ${checkpoint.size}: an entry was changed, dropped or reordered`,
     );
@@ -456,4 +463,22 @@ export async function extendLog(
     checkpoint: note,
     origin: checkpoint.origin,
   };
+}
+
+/** The first entry below previous.size that the log now serves differently, read only to name a fork. */
+async function firstChangedEntry(
+  source: LogSource,
+  previous: LogFollowState,
+  size: number,
+): Promise<number | undefined> {
+  for (let bundle = 0; bundle * TILE_WIDTH < previous.size; bundle += 1) {
+    const width = Math.min(TILE_WIDTH, size - bundle * TILE_WIDTH);
+    const data = splitEntryBundle(await source.entryBundle(bundle, width));
+    for (const [offset, entry] of data.entries()) {
+      const index = bundle * TILE_WIDTH + offset;
+      const known = previous.leafHashes[index];
+      if (index < previous.size && known !== undefined && !sameBytes(known, hashLeaf(entry))) return index;
+    }
+  }
+  return undefined;
 }

@@ -189,6 +189,14 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
     const kept: LogFollowState = first.state;
     data = data.map((entry, i) => (i === 199 ? leafData(1000) : entry));
     await assert.rejects(extendLog(source(300), verifierKey, kept), /entry 199 was rewritten/);
+    // A rewound log that grew again past a full bundle: the old bundle is read again to name the fork.
+    data = Array.from({ length: 300 }, (_, i) => leafData(i));
+    const full = await extendLog(source(256), verifierKey);
+    data = data.map((entry, i) => (i === 10 ? leafData(2000) : entry));
+    await assert.rejects(
+      extendLog(source(300), verifierKey, full.state),
+      /forked log: entry 10, verified before/,
+    );
     // A server whose entries do not hash to the root it signs is caught before any entry is returned.
     await assert.rejects(
       extendLog(
