@@ -427,7 +427,9 @@ export async function extendLog(
     const width = Math.min(TILE_WIDTH, checkpoint.size - bundle * TILE_WIDTH);
     const data = splitEntryBundle(await source.entryBundle(bundle, width));
     if (data.length !== width) {
-      throw new LogVerificationError(`entry bundle ${bundle} holds ${data.length} entries, not ${width}`);
+      throw new LogVerificationError(
+        `entry bundle ${bundle} holds ${data.length} entries, not ${width}: an entry was dropped or added`,
+      );
     }
     for (const [offset, entry] of data.entries()) {
       const index = bundle * TILE_WIDTH + offset;
