@@ -40,6 +40,7 @@ import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
 import { startFederationJobs } from './modules/federation/federation-jobs.js';
 import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
+import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
@@ -184,7 +185,21 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       policy: webhookPolicy,
       config: config.federation,
     });
+    const peers = new PeerFollower({
+      db,
+      clock,
+      policy: webhookPolicy,
+      config: config.federation,
+      onPeerStopped: (peer, reason) => {
+        metrics.federationPeerStopped(peer);
+        log.error(
+          { peer, reason },
+          'federation: peer registry no longer followed; its entries are marked unverified',
+        );
+      },
+    });
     const sources = [
+      ...(config.federation.peers.length > 0 ? [peers] : []),
       ...(config.federation.a2aCards.length > 0 ? [a2aImports] : []),
       ...(config.federation.mcpRegistries.length > 0 ? [mcpImports] : []),
     ];

@@ -23,6 +23,8 @@ export type DatabaseConfig =
 export interface FederationConfig {
   /** A2A agent card URLs to import (a bare domain became its /.well-known/agent-card.json). */
   a2aCards: string[];
+  /** Peer registries of this kind to follow, each with its pinned note verifier key if given. */
+  peers: { url: string; key?: string }[];
   /** MCP Registry API bases to import (servers paged from <base>/v0.1/servers). */
   mcpRegistries: string[];
   /** How often each source is fetched again. */
@@ -238,6 +240,33 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     else if (!a2aCards.includes(card)) a2aCards.push(card);
   }
 
+  const peers: FederationConfig['peers'] = [];
+  for (const entry of (read('FEDERATION_PEERS') ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    // URL, or URL=<note verifier key> to pin the key instead of taking it on first contact.
+    const split = given.indexOf('=');
+    const rawUrl = split === -1 ? given : given.slice(0, split);
+    const key = split === -1 ? undefined : given.slice(split + 1).trim();
+    try {
+      const url = new URL(rawUrl);
+      if (
+        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+        url.pathname !== '/' ||
+        url.search !== ''
+      )
+        throw new Error('not an origin');
+      if (key !== undefined && !/^[^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(key))
+        throw new Error('not a note verifier key');
+      if (!peers.some((peer) => peer.url === url.origin))
+        peers.push({ url: url.origin, ...(key === undefined ? {} : { key }) });
+    } catch {
+      problems.push(
+        `FEDERATION_PEERS must be comma-separated registry origins, each optionally =<its /log/verifier-key> (https://peer.example=peer.example/log+1a2b3c4d+AQ...), got "${given}"`,
+      );
+    }
+  }
+
   const mcpRegistries: string[] = [];
   for (const entry of (read('FEDERATION_MCP_REGISTRIES') ?? '').split(',')) {
     const given = entry.trim();
@@ -269,6 +298,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     federation: {
       a2aCards,
       mcpRegistries,
+      peers,
       refreshMs: integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60) * 1000,
       fetchTimeoutMs: integer('FEDERATION_FETCH_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
