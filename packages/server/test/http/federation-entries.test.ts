@@ -229,6 +229,45 @@ describe('remote entries: provenance, federated search, referrals', () => {
     );
   });
 
+  test('a verification filter reads a bounded number of rows per request and pages on from there', async () => {
+    const db = registry.ctx.database.db;
+    const rows = Array.from({ length: 5200 }, (_, index) => ({
+      ...importedCard(`a2a:bulk#${String(index).padStart(5, '0')}`, `Bulk ${index}`, 'unsigned'),
+      source_id: 'a2a:bulk',
+      status: 'active' as const,
+      created_at: 1,
+      updated_at: 1,
+      seq: 1_000_000 + index,
+    }));
+    for (let start = 0; start < rows.length; start += 200)
+      await db
+        .insertInto('remote_entries')
+        .values(rows.slice(start, start + 200))
+        .execute();
+    await putRemoteEntry(
+      db,
+      { ...importedCard('a2a:bulk#zzzz', 'Bulk Invalid', 'invalid'), source_id: 'a2a:bulk' },
+      9,
+    );
+    const first = (
+      await getJson(registry, '/api/federation/entries?source=a2a:bulk&verification=invalid')
+    ).json();
+    assert.deepEqual(first.entries, [], 'the first request stopped at its scan bound');
+    assert.equal(typeof first.next_after, 'string');
+    const second = (
+      await getJson(
+        registry,
+        `/api/federation/entries?source=a2a:bulk&verification=invalid&after=${encodeURIComponent(first.next_after)}`,
+      )
+    ).json();
+    assert.deepEqual(
+      second.entries.map((entry: { name: string }) => entry.name),
+      ['Bulk Invalid'],
+    );
+    assert.equal(second.next_after, null);
+    await db.deleteFrom('remote_entries').where('source_id', '=', 'a2a:bulk').execute();
+  });
+
   test('invoking a remote agent is a 404 referral naming its home registry, never a forward', async () => {
     const response = await registry.app.inject({
       method: 'POST',

@@ -45,7 +45,7 @@ export class FederationService {
 
   async entries(query: RemoteEntriesQuery): Promise<RemoteEntriesPage> {
     const limit = query.limit ?? FEDERATION_RULES.listLimitDefault;
-    const rows = await listRemoteEntries(this.deps.db, {
+    const { rows, resumeAfter } = await listRemoteEntries(this.deps.db, {
       sourceId: query.source,
       kind: query.kind,
       verification: query.verification,
@@ -55,7 +55,7 @@ export class FederationService {
     const page = rows.slice(0, limit);
     return {
       entries: page.map(entryView),
-      next_after: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+      next_after: rows.length > limit ? (page.at(-1)?.id ?? null) : (resumeAfter ?? null),
     };
   }
 

@@ -166,42 +166,41 @@ export interface RemoteEntryFilter {
   limit: number;
 }
 
+/** Rows one listing reads at most while filtering by verification: a bounded cost per request. */
+const VERIFICATION_SCAN_MAX = 5000;
+const SCAN_BATCH = 500;
+
 /**
- * Active entries by id, for the operator's listing. The verification filter reads the JSON text in
- * the process: the listing is an operator's page over one source, not a hot path.
+ * Active entries by id, for the listing. The verification filter reads the provenance JSON in the
+ * process, at most VERIFICATION_SCAN_MAX rows per request: when it stops there, `resumeAfter` is the
+ * last id read, where the next page continues (a page may then hold fewer than `limit` entries).
  */
-export async function listRemoteEntries(db: Db, filter: RemoteEntryFilter): Promise<RemoteEntryRow[]> {
+export async function listRemoteEntries(
+  db: Db,
+  filter: RemoteEntryFilter,
+): Promise<{ rows: RemoteEntryRow[]; resumeAfter?: string }> {
   let query = db.selectFrom('remote_entries').selectAll().where('status', '=', 'active').orderBy('id');
   if (filter.sourceId !== undefined) query = query.where('source_id', '=', filter.sourceId);
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
-  if (filter.after !== undefined) query = query.where('id', '>', filter.after);
-  if (filter.verification === undefined) return query.limit(filter.limit).execute();
+  if (filter.verification === undefined) {
+    if (filter.after !== undefined) query = query.where('id', '>', filter.after);
+    return { rows: await query.limit(filter.limit).execute() };
+  }
   const wanted = filter.verification;
   const kept: RemoteEntryRow[] = [];
   let after = filter.after;
-  for (;;) {
-    let batch = query;
-    if (after !== undefined) batch = batch.where('id', '>', after);
-    const rows = await batch.limit(500).execute();
+  for (let scanned = 0; scanned < VERIFICATION_SCAN_MAX; scanned += SCAN_BATCH) {
+    const batch = after === undefined ? query : query.where('id', '>', after);
+    const rows = await batch.limit(SCAN_BATCH).execute();
     for (const row of rows) {
       const provenance = JSON.parse(row.provenance) as { verification?: string; state?: string };
       if ((provenance.verification ?? provenance.state) === wanted) kept.push(row);
-      if (kept.length === filter.limit) return kept;
+      if (kept.length === filter.limit) return { rows: kept };
     }
-    if (rows.length < 500) return kept;
+    if (rows.length < SCAN_BATCH) return { rows: kept };
     after = rows.at(-1)?.id;
   }
-}
-
-/** Ids of a source's active entries (to remove those its latest listing no longer has). */
-export async function activeEntryIdsOfSource(db: Db, sourceId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('remote_entries')
-    .select('id')
-    .where('source_id', '=', sourceId)
-    .where('status', '=', 'active')
-    .execute();
-  return rows.map((row) => row.id);
+  return after === undefined ? { rows: kept } : { rows: kept, resumeAfter: after };
 }
 
 // --- sources --------------------------------------------------------------------------------------
