@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { agentPath, bearer } from '@agent-registry/testkit';
+import { agentPath, bearer, createTestDatabase, freePort } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
@@ -135,5 +136,66 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     // Stopped stays stopped: nothing is silently replaced by a later catch-up.
     await follower.ctx.federation.refresh();
     assert.equal((await status()).state, 'stopped');
+  });
+});
+
+describe('a peer whose log forks', () => {
+  test('is no longer followed: the reason on the status, its entries unverified and kept', async () => {
+    // The peer on an SQLite file of its own, so that it can be restored from an older copy (a fork:
+    // the same key signs another history), whatever database the follower runs on.
+    const database = await createTestDatabase('sqlite');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const open = async (): Promise<TestRegistry> => {
+      const registry = await startRegistry({ PUBLIC_URL: url }, { database });
+      await registry.app.listen({ port, host: '127.0.0.1' });
+      return registry;
+    };
+    const file = database.file as string;
+    const copy = `${file}.backup`;
+    let peer = await open();
+    const follower = await startRegistry({ FEDERATION_PEERS: url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    try {
+      await registerNamed(peer, 'Before Backup One');
+      await registerNamed(peer, 'Before Backup Two');
+      await peer.close();
+      fs.copyFileSync(file, copy);
+      peer = await open();
+      await registerNamed(peer, 'After Backup One');
+      await registerNamed(peer, 'After Backup Two');
+      await follower.ctx.federation.refresh();
+      const status = async (): Promise<SourceStatus> =>
+        (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
+          sources: SourceStatus[];
+        }>().sources[0] as SourceStatus;
+      assert.equal((await status()).state, 'ok');
+      await peer.close();
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      fs.copyFileSync(copy, file);
+      peer = await open();
+      for (const name of ['Other History One', 'Other History Two', 'Other History Three'])
+        await registerNamed(peer, name);
+      await follower.ctx.federation.refresh();
+      const stopped = await status();
+      assert.equal(stopped.state, 'stopped');
+      assert.match(
+        stopped.last_error ?? '',
+        /no longer followed: (forked log|entry 2 was rewritten since it was verified)/,
+      );
+      const entries = (
+        await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })
+      ).json<{ entries: Entry[] }>().entries;
+      assert.deepEqual(entries.map((entry) => entry.name).sort(), [
+        'After Backup One',
+        'After Backup Two',
+        'Before Backup One',
+        'Before Backup Two',
+      ]);
+      for (const entry of entries) assert.equal(entry.provenance.state, 'unverified');
+    } finally {
+      await follower.close();
+      await peer.close();
+      await database.drop();
+    }
   });
 });
