@@ -13,6 +13,9 @@ export const EXIT = {
   network: 3,
   /** Credentials are missing or no longer accepted: run `agent-registry register` or `login`. */
   auth: 4,
+  /** The registry's transparency log does not back what it served (`verify`, `mirror`): a bad checkpoint
+   *  signature, a rewound, forked or rewritten log, a dropped entry, or a profile other than the logged one. */
+  logMismatch: 5,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

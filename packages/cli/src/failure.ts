@@ -68,7 +68,7 @@ export function describeFailure(error: unknown): Failure {
   if (error instanceof LogVerificationError) {
     return {
       message: `the transparency log does not back what the registry served: ${error.message}`,
-      exitCode: EXIT.failed,
+      exitCode: EXIT.logMismatch,
       body: { code: 'LOG_VERIFICATION_FAILED', message: error.message },
     };
   }

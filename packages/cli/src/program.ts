@@ -5,6 +5,7 @@ import { registerLogin, registerRegister, registerToken, registerWhoami } from '
 import { registerInit } from './commands/init.js';
 import { registerInvoke } from './commands/invoke.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMirror } from './commands/mirror.js';
 import { registerDeactivate, registerShow, registerUpdate } from './commands/profile.js';
 import { registerReview, registerReviews } from './commands/reviews.js';
 import { registerTasks } from './commands/tasks.js';
@@ -52,6 +53,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerReviews(program);
   registerReputation(program);
   registerVerify(program);
+  registerMirror(program);
   registerKeys(program);
   registerConfig(program);
 
@@ -63,7 +65,8 @@ config.json (both mode 0600).
 
 Exit codes: 0 ok; 1 refused or failed (registry error, invocation failed or timed out, invalid
 profile); 2 usage error (bad option, bad JSON, missing file); 3 registry unreachable; 4 not
-registered or not logged in.`,
+registered or not logged in; 5 the transparency log does not back what the registry served (verify,
+mirror).`,
   );
   withExamples(
     program,

@@ -350,7 +350,7 @@ describe('every command against a real registry (SQLite)', () => {
     assert.match(text.stdout, /logged: +at position \d+ of \d+, verified/);
     const otherKey = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
     const refused = await run(caller, 'verify', agentDid, '--verifier-key', otherKey, '--json');
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 5);
     assert.equal(parseJson<ErrorOutput>(refused).error.code, 'LOG_VERIFICATION_FAILED');
   });
 

@@ -37,7 +37,7 @@ import * as invocation from './client/invocation.js';
 import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
-import type { LogCatchUp, LogFollowState, VerifiedAgent } from './client/transparency.js';
+import type { FollowLogOptions, LogCatchUp, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
   MessageClock,
@@ -179,14 +179,14 @@ export class RegistryClient {
 
   /**
    * One catch-up of a verifying mirror of the transparency log: pass the state the previous call
-   * returned (none to start). Throws LogVerificationError on a rewound, forked or rewritten log.
+   * returned (none to start). Checks each named agent's served profile against its latest leaf.
+   * Throws LogVerificationError on a rewound, forked or rewritten log or a profile that is not the logged one.
    */
-  followLog(options: { verifierKey: string; state?: LogFollowState }): Promise<LogCatchUp> {
+  followLog(options: FollowLogOptions): Promise<LogCatchUp> {
     return transparency.followLog(
       this,
       (path) => this.request<Uint8Array>('GET', path, { bytes: true }),
-      options.verifierKey,
-      options.state,
+      options,
     );
   }
 

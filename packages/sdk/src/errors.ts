@@ -79,13 +79,5 @@ export class ClientConfigError extends Error {
   }
 }
 
-/**
- * The transparency log does not back what the registry served: a bad checkpoint signature, a proof
- * that does not lead to the signed root, or a served profile that is not the logged one.
- */
-export class LogVerificationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LogVerificationError';
-  }
-}
+/** The transparency log does not back what the registry served (one class with the protocol package's verifier). */
+export { LogVerificationError } from '@agent-registry/protocol';

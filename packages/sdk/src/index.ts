@@ -37,4 +37,12 @@ export {
 } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';
-export type { LogCatchUp, LogFollowState, LogLeaf, LogProof, VerifiedAgent } from './client/transparency.js';
+export type {
+  FollowedProfile,
+  FollowLogOptions,
+  LogCatchUp,
+  LogFollowState,
+  LogLeaf,
+  LogProof,
+  VerifiedAgent,
+} from './client/transparency.js';

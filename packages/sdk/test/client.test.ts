@@ -156,6 +156,29 @@ describe('RegistryClient against a real registry (SQLite)', () => {
       tampering.followLog({ verifierKey, state: first.state }),
       /do not hash to the checkpoint's root/,
     );
+    assert.equal(second.profiles.length, 1);
+    assert.equal(second.profiles[0]?.did, did);
+    assert.equal(second.profiles[0]?.profile?.name, 'Mirrored Translator');
+    // A registry that serves a profile other than the one its log holds for the agent.
+    const lying = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith(`/api/agents/${encodeURIComponent(did)}`)) return response;
+        const body = (await response.json()) as Record<string, unknown>;
+        return Response.json({ ...body, description: 'Not what was logged' });
+      },
+    });
+    await assert.rejects(lying.followLog({ verifierKey, state: first.state }), (error: Error) => {
+      assert.ok(error instanceof LogVerificationError);
+      assert.match(
+        error.message,
+        new RegExp(
+          `the profile served for ${did} .* is not the one logged at position ${first.state.size}, sequence \\d+`,
+        ),
+      );
+      return true;
+    });
   });
 
   test('a registration signed for another registry is refused by this one', async () => {

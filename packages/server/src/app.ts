@@ -26,6 +26,7 @@ import { searchRoutes } from './modules/discovery/search-routes.js';
 import { changeFeedRoutes } from './modules/discovery/change-feed-routes.js';
 import { statsRoutes } from './modules/discovery/stats-routes.js';
 import { transparencyLogRoutes } from './modules/transparency-log/routes.js';
+import { federationRoutes } from './modules/federation/routes.js';
 import { swaggerUiBranding } from './faces/rest/branding.js';
 import { openapiOptions } from './faces/rest/openapi/document.js';
 import { operationsRoutes } from './modules/operations/operations-routes.js';
@@ -198,6 +199,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   reviewRoutes(app, ctx);
   statsRoutes(app, ctx);
   transparencyLogRoutes(app, ctx);
+  federationRoutes(app, ctx);
   // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
   webRoutes(app, ctx);
   mcpRoutes(app, ctx);

@@ -35,6 +35,12 @@ import { SearchService } from './modules/discovery/search.js';
 import { ChangeFeedService } from './modules/discovery/change-feed.js';
 import { SearchIndex } from '@agent-registry/search-index';
 import { SearchIndexFollower } from './modules/discovery/search-follower.js';
+import { FederatedIndex } from './modules/federation/federated-index.js';
+import { FederationService } from './modules/federation/federation.js';
+import { A2aCardImporter } from './modules/federation/a2a-import.js';
+import { startFederationJobs } from './modules/federation/federation-jobs.js';
+import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
+import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
@@ -73,6 +79,8 @@ export interface AppContext {
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
   transparencyLog: TransparencyLogService;
+  /** Remote entries, referrals and the federation sources' status (modules/federation/). */
+  federation: FederationService;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
@@ -168,8 +176,37 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
     });
+    // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
+    const federatedIndex = new FederatedIndex(db);
+    const a2aImports = new A2aCardImporter({ db, clock, policy: webhookPolicy, config: config.federation });
+    const mcpImports = new McpRegistryImporter({
+      db,
+      clock,
+      policy: webhookPolicy,
+      config: config.federation,
+    });
+    const peers = new PeerFollower({
+      db,
+      clock,
+      policy: webhookPolicy,
+      config: config.federation,
+      onPeerStopped: (peer, reason) => {
+        metrics.federationPeerStopped(peer);
+        log.error(
+          { peer, reason },
+          'federation: peer registry no longer followed; its entries are marked unverified',
+        );
+      },
+    });
+    const sources = [
+      ...(config.federation.peers.length > 0 ? [peers] : []),
+      ...(config.federation.a2aCards.length > 0 ? [a2aImports] : []),
+      ...(config.federation.mcpRegistries.length > 0 ? [mcpImports] : []),
+    ];
+    const federation = new FederationService({ db, clock, index: federatedIndex, sources });
     const invocation = new InvocationService({
       db,
+      remote: federation,
       telemetry,
       clock,
       events,
@@ -235,6 +272,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     metrics.watchAvailability(() => availability.counts());
     // Presence noted by polls is written in batches; stop() writes the last batch.
     const presenceJobs = availability.start();
+    // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
+    const federationJobs = startFederationJobs(sources, config.federation.refreshMs, (error) =>
+      log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
+    );
     const registrationWrites = transactionRunner(db, database.dialect);
     return {
       registrationWrites,
@@ -288,7 +329,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       serviceRecord,
       availability,
-      search: new SearchService({ db, clock, searches: stats, index: searchIndex, availability }),
+      search: new SearchService({
+        db,
+        clock,
+        searches: stats,
+        index: searchIndex,
+        availability,
+        publicUrl,
+        federated: federatedIndex,
+      }),
+      federation,
       changeFeed: new ChangeFeedService({ db, publicUrl }),
       transparencyLog: new TransparencyLogService({
         db,
@@ -315,6 +365,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         await presenceJobs.stop();
         await discoveryJobs.stop();
         await taskMaintenance.stop();
+        await federationJobs.stop();
         await validators.close();
         await events.close();
         await database.close();

@@ -644,7 +644,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`).
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -931,6 +931,85 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/federation/entries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read-only entries of agents that live elsewhere, by id
+     * @description Extension (docs/federation.md): the entries mirrored from peer registries and imported from A2A agent cards and MCP Registries, filterable by source, kind and verification state.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listRemoteEntries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/federation/entries/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One remote entry, with its provenance
+     * @description Extension: a remote entry as this registry holds it. The agent is invoked at its home (endpoints), never through this registry.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `404`: No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getRemoteEntry'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/federation/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each peer's and import's state and last error (for operators)
+     * @description Extension: public unless the registry sets METRICS_TOKEN; then send it as a bearer token (401 otherwise).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getFederationStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1131,6 +1210,8 @@ export interface components {
         | 'INVALID_PROOF_OF_WORK'
         | 'INVALID_METRICS_TOKEN'
         | 'AGENT_NOT_FOUND'
+        | 'AGENT_IS_REMOTE'
+        | 'REMOTE_ENTRY_NOT_FOUND'
         | 'NOT_OWNER'
         | 'INVALID_URL'
         | 'INVALID_TAGS'
@@ -1172,6 +1253,12 @@ export interface components {
         | 'TILE_NOT_FOUND';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
+      /** @description AGENT_IS_REMOTE: the registry the agent lives at (docs/federation.md) */
+      home_registry?: string;
+      /** @description AGENT_IS_REMOTE: where to invoke it there */
+      invoke_url?: string;
+      /** @description AGENT_IS_REMOTE: the id of its entry here (GET /api/federation/entries/{id}) */
+      remote_entry?: string;
     };
     Capability: {
       /** @example translation */
@@ -1440,7 +1527,7 @@ export interface components {
       /** @description task_id of a completed invocation in which you were the caller and target_did the target; makes the review verified */
       call_record_id?: string | null;
     };
-    /** @description An agent in search results */
+    /** @description An agent in search results. For a remote entry (scope=federated), did is the DID its source names or, without one, the entry id */
     SearchHit: {
       did: string;
       name: string;
@@ -1453,6 +1540,9 @@ export interface components {
       created_at: number;
       /** @enum {string} */
       status: 'active';
+      /** @description Extension: public URL of the registry the agent lives at (this registry's for its own agents) */
+      home_registry: string;
+      provenance: components['schemas']['Provenance'];
     };
     BuildInfo: {
       /** @example agent-registry */
@@ -1657,6 +1747,7 @@ export interface components {
       deactivated_at: number | null;
       /** @description The profile while the agent is active; null for a deactivated agent (a tombstone) */
       profile: components['schemas']['PublishedProfile'] | null;
+      provenance: components['schemas']['Provenance'];
     };
     LogProof: {
       /** @description The position of the agent's latest record in the log. */
@@ -1669,6 +1760,71 @@ export interface components {
       entry: string;
       /** @description The signed checkpoint (C2SP tlog-checkpoint) for tree_size. */
       checkpoint: string;
+    };
+    Provenance: {
+      /**
+       * @description registered: registered here, its key proven to this registry; mirrored: copied from a peer registry whose transparency log this registry verified; imported: read from an A2A agent card or an MCP Registry
+       * @enum {string}
+       */
+      kind: 'registered' | 'mirrored' | 'imported';
+      /** @description Public URL of the registry the agent lives at (for an imported card, the card origin) */
+      home_registry: string;
+      /** @description mirrored: the peer's signed log checkpoint the entry was verified against */
+      checkpoint?: {
+        origin: string;
+        size: number;
+        /** @description base64, as in the signed checkpoint */
+        root_hash: string;
+      };
+      /**
+       * @description mirrored: unverified once the peer forked its log or served a record that did not match it
+       * @enum {string}
+       */
+      state?: 'verified' | 'unverified';
+      /** @description mirrored: when the checkpoint was verified (epoch ms) */
+      verified_at?: number;
+      /** @description imported: the URL the entry was read from */
+      source_url?: string;
+      /** @enum {string} */
+      format?: 'a2a-agent-card' | 'mcp-registry';
+      /**
+       * @description imported: verified (a signature checked against the trust root: did and kid say whose), signed-untrusted (signed, but no key of the trust root verifies it), unsigned, invalid (a signature that does not verify)
+       * @enum {string}
+       */
+      verification?: 'verified' | 'signed-untrusted' | 'unsigned' | 'invalid';
+      /** @description imported and verified: the DID whose key verified the card */
+      did?: string;
+      /** @description imported and verified: the key (a DID URL or JWKS kid) */
+      kid?: string;
+      /** @description Why the entry is not verified, when it is not */
+      reason?: string;
+      /** @description imported: when it was last read (epoch ms) */
+      fetched_at?: number;
+    };
+    /** @description A read-only entry of an agent that lives elsewhere */
+    RemoteEntry: {
+      /** @description The entry id here: never a DID (begins with peer:, a2a: or mcp:) */
+      id: string;
+      /** @description The DID its source names, if any */
+      did: string | null;
+      name: string;
+      description: string | null;
+      capabilities: components['schemas']['Capability'][];
+      tags: string[];
+      /** @description Where the agent is reached at its home */
+      endpoints: {
+        /** @description e.g. a2a, mcp, invoke, profile */
+        type: string;
+        url: string;
+      }[];
+      /** @enum {string} */
+      status: 'active';
+      /** @description First seen by this registry (epoch ms) */
+      created_at: number;
+      /** @description Last changed here (epoch ms) */
+      updated_at: number;
+      home_registry: string;
+      provenance: components['schemas']['Provenance'];
     };
   };
   responses: never;
@@ -3640,6 +3796,8 @@ export interface operations {
          * @example true
          */
         available?: 'true' | 'false';
+        /** @description Extension: local (the default) searches the agents registered here; federated also the read-only entries mirrored from peer registries and imported from A2A agent cards and MCP Registries (docs/federation.md). Remote entries have no reviews or service record here: they rank as unreviewed and never match min_reputation above 0, min_success_rate, active_within_days or available=true */
+        scope?: 'local' | 'federated';
         limit?: number;
         offset?: number;
         /** @description Extension: next_cursor of the previous page of the same search (same filters, sort and order), instead of offset. Pages follow on from the last agent seen: agents registered meanwhile neither repeat nor push others out, and there is no offset cap */
@@ -3673,7 +3831,7 @@ export interface operations {
           };
         };
       };
-      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`). */
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4501,6 +4659,203 @@ export interface operations {
       };
       /** @description No agent has this DID (`AGENT_NOT_FOUND`), or its latest change predates the log (`AGENT_NOT_LOGGED`). */
       404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listRemoteEntries: {
+    parameters: {
+      query?: {
+        source?: string;
+        kind?: 'mirrored' | 'imported';
+        /** @description An imported entry's verification, or a mirrored entry's state (verified, unverified) */
+        verification?: 'verified' | 'signed-untrusted' | 'unsigned' | 'invalid' | 'unverified';
+        /** @description next_after of the previous page */
+        after?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            entries: components['schemas']['RemoteEntry'][];
+            /** @description Pass as after for the next page; null after the last */
+            next_after: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getRemoteEntry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A read-only entry of an agent that lives elsewhere */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RemoteEntry'];
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getFederationStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            sources: {
+              id: string;
+              /** @enum {string} */
+              kind: 'peer' | 'a2a' | 'mcp';
+              url: string;
+              /**
+               * @description ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)
+               * @enum {string}
+               */
+              state: 'ok' | 'error' | 'stopped';
+              last_error: string | null;
+              last_attempt_at: number | null;
+              last_success_at: number | null;
+              /** @description Active entries from this source */
+              entries: number;
+            }[];
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;

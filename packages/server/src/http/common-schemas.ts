@@ -15,6 +15,15 @@ export const ErrorResponse = Type.Object(
       description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE',
     }),
     task_id: Type.Optional(Type.String({ description: 'The task, when an invocation failed or timed out' })),
+    home_registry: Type.Optional(
+      Type.String({ description: 'AGENT_IS_REMOTE: the registry the agent lives at (docs/federation.md)' }),
+    ),
+    invoke_url: Type.Optional(Type.String({ description: 'AGENT_IS_REMOTE: where to invoke it there' })),
+    remote_entry: Type.Optional(
+      Type.String({
+        description: 'AGENT_IS_REMOTE: the id of its entry here (GET /api/federation/entries/{id})',
+      }),
+    ),
   },
   { $id: 'ErrorResponse', description: 'Every error of every endpoint has this shape' },
 );

@@ -53,6 +53,8 @@ export const ERROR_CODES = [
   'INVALID_METRICS_TOKEN',
   // Profiles and invocation configuration
   'AGENT_NOT_FOUND',
+  'AGENT_IS_REMOTE',
+  'REMOTE_ENTRY_NOT_FOUND',
   'NOT_OWNER',
   'INVALID_URL',
   'INVALID_TAGS',

@@ -23,6 +23,8 @@ export interface RegistryMetrics {
   watchProfileCache(cache: ProfileCacheReadings): void;
   /** Active agents by availability status (modules/availability/), counted at each scrape. */
   watchAvailability(count: () => Promise<Record<'online' | 'offline' | 'unknown', number>>): void;
+  /** A peer registry stopped being followed (forked log or mismatching records): the alert's metric. */
+  federationPeerStopped(peer: string): void;
   render(): Promise<string>;
 }
 
@@ -140,6 +142,12 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
   const observeRequest: RequestObserver = (method, route, status, seconds) =>
     requestStats.observe(METHODS.has(method) ? method : 'OTHER', route, status, seconds);
 
+  const peerStops = new client.Counter({
+    name: 'registry_federation_peer_stops_total',
+    help: 'Times a peer registry stopped being followed: its log forked or it served records that did not match (docs/federation.md)',
+    labelNames: ['peer'],
+    registers: [registry],
+  });
   return {
     registry,
     observeRequest,
@@ -223,6 +231,7 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
         },
       });
     },
+    federationPeerStopped: (peer) => peerStops.inc({ peer }),
     render: () => registry.metrics(),
   };
 }

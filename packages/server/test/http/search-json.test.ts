@@ -103,7 +103,25 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       status: 'active' as const,
       change_seq: 42,
     };
-    const page = { rows: [row], total: 21.5, limit: 20, offset: 0, next_cursor: 'abc"def' };
+    const remote = {
+      ...row,
+      did: 'a2a:https://agents.example/.well-known/agent-card.json',
+      remote: {
+        home_registry: 'https://agents.example',
+        provenance:
+          '{"kind":"imported","home_registry":"https://agents.example","source_url":"https://agents.example/.well-known/agent-card.json","format":"a2a-agent-card","verification":"unsigned","fetched_at":1764000000000}',
+      },
+    };
+    const home = 'https://registry.example';
+    const page = {
+      rows: [row, remote],
+      total: 21.5,
+      limit: 20,
+      offset: 0,
+      next_cursor: 'abc"def',
+      home_registry: home,
+    };
+    const { remote: origin, ...remoteRow } = remote;
     const expected = await reference.serialize({
       agents: [
         {
@@ -111,6 +129,16 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           capabilities: [{ type: 'x' }],
           tags: [],
           status: 'active',
+          home_registry: home,
+          provenance: { kind: 'registered', home_registry: home },
+        },
+        {
+          ...remoteRow,
+          capabilities: [{ type: 'x' }],
+          tags: [],
+          status: 'active',
+          home_registry: origin.home_registry,
+          provenance: JSON.parse(origin.provenance) as { kind: 'imported'; home_registry: string },
         },
       ],
       total: page.total,

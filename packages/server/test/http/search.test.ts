@@ -15,6 +15,8 @@ interface Summary {
   total_reviews: number;
   created_at: number;
   status: string;
+  home_registry?: string;
+  provenance?: { kind: string; home_registry: string };
 }
 
 interface SearchBody {
@@ -115,6 +117,9 @@ describe('GET /api/agents/search', () => {
       total_reviews: 1,
       created_at: coder!.created_at,
       status: 'active',
+      // Extensions: every result says where it lives; the agents of this registry are registered here.
+      home_registry: registry.config.publicUrl,
+      provenance: { kind: 'registered', home_registry: registry.config.publicUrl },
     });
     const profile = (await getJson(registry, agentPath(agents.coder!.did))).json();
     assert.equal(coder!.created_at, profile.created_at);

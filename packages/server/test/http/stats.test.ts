@@ -196,6 +196,7 @@ describe('OpenAPI', () => {
       'offset',
       'order',
       'q',
+      'scope',
       'sort',
       'tags',
     ]);

@@ -25,6 +25,7 @@ const MODULES = [
   'reviews',
   'discovery',
   'transparency-log',
+  'federation',
   'operations',
 ] as const;
 
@@ -39,6 +40,7 @@ const MODULE_IMPORTS: Record<(typeof MODULES)[number], readonly string[]> = {
   reviews: ['agents', 'identity'],
   discovery: ['identity', 'capabilities', 'service-record', 'availability', 'agents', 'tasks', 'reviews'],
   'transparency-log': ['identity', 'agents'],
+  federation: ['agents', 'discovery'],
   operations: [],
 };
 

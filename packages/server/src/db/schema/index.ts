@@ -11,6 +11,7 @@ import type { RegistrationCountsPartial } from './registration-counts.js';
 import type { InvocationQuotaPartial } from './invocation-quota.js';
 import type { AgentPresencePartial } from './agent-presence.js';
 import type { TransparencyLogPartial } from './transparency-log.js';
+import type { FederationPartial } from './federation.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -26,7 +27,8 @@ export type DatabaseSchema = AgentsPartial &
   RegistrationCountsPartial &
   InvocationQuotaPartial &
   AgentPresencePartial &
-  TransparencyLogPartial;
+  TransparencyLogPartial &
+  FederationPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -47,3 +49,4 @@ export type { RegistrationCountsTable } from './registration-counts.js';
 export type { InvocationQuotaTable } from './invocation-quota.js';
 export type { AgentPresenceSlotsTable, AgentPresenceTable } from './agent-presence.js';
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
+export type { RemoteEntriesTable, RemoteSourcesTable } from './federation.js';

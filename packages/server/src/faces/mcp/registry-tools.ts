@@ -154,7 +154,8 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         description:
           'Find active agents by full text (q), capability type, tags and minimum reputation. ' +
           'Pass available "true" to get only agents whose worker is online now, or sort "availability" to ' +
-          'get those first (docs/availability.md). ' +
+          'get those first (docs/availability.md). Pass scope "federated" to include agents that live at ' +
+          'other registries (each result names its home_registry and provenance; invoke those there). ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: argumentsSchema(SearchArguments),
         // The search page validates its form with the same function.

@@ -57,13 +57,35 @@ export function formatRate(rate: number): string {
   return `${text} %`;
 }
 
+/** Where a remote entry comes from and how far it was verified, in words. */
+export function provenanceText(provenance: AgentSummary['provenance']): string {
+  if (provenance.kind === 'mirrored') {
+    const state =
+      provenance.state === 'unverified' ? 'no longer verified' : "verified against its registry's log";
+    return `Mirrored from ${provenance.home_registry} (${state})`;
+  }
+  if (provenance.kind === 'imported') {
+    const how = provenance.format === 'mcp-registry' ? 'MCP Registry' : 'A2A agent card';
+    const state =
+      provenance.verification === 'verified'
+        ? `signature verified, ${provenance.did ?? ''}`.replace(/, $/, '')
+        : (provenance.verification ?? 'unsigned').replace('-', ', ');
+    return `Imported from ${provenance.source_url ?? provenance.home_registry} (${how}; ${state})`;
+  }
+  return `Registered at ${provenance.home_registry}`;
+}
+
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
 export function agentCard(agent: AgentSummary, label: AgentLabel | undefined, availability?: string): Html {
   const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
+  const remote = agent.provenance.kind !== 'registered';
+  // A remote entry's page is at its home: this registry holds no profile, reviews or record of it.
+  const href = remote ? agent.home_registry : agentHref(agent.did);
   return html`<li class="card">
     <article aria-labelledby="card-${agent.did}">
-      <h3 id="card-${agent.did}"><a href="${agentHref(agent.did)}">${agent.name}</a></h3>
+      <h3 id="card-${agent.did}"><a href="${href}">${agent.name}</a></h3>
+      ${remote ? html`<p class="provenance">${provenanceText(agent.provenance)}</p>` : ''}
       ${agent.description === null ? '' : html`<p class="description">${agent.description}</p>`}
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}

@@ -123,6 +123,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
         tags: firstText(query.tags),
         min_reputation: firstText(query.min_reputation),
         available: firstText(query.available),
+        scope: firstText(query.scope),
         sort: firstText(query.sort),
         order: firstText(query.order),
         offset: offsetOf(firstText(query.offset), SEARCH_RULES.offsetMax),

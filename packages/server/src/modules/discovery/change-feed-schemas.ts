@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AgentStatus } from '../../db/schema/index.js';
 import { PublishedProfile } from '../agents/schemas.js';
+import { Provenance } from '../agents/provenance-schemas.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
 
 /** GET /api/agents/changes: limits of one page. */
@@ -36,6 +37,7 @@ export const AgentChange = Type.Object(
     profile: Type.Union([ref(PublishedProfile), Type.Null()], {
       description: 'The profile while the agent is active; null for a deactivated agent (a tombstone)',
     }),
+    provenance: ref(Provenance),
   },
   { $id: 'AgentChange' },
 );

@@ -2,6 +2,7 @@ import type { Db } from '../../db/connect.js';
 import { agentsChangedAfter, readChangeHead } from '../agents/change-feed-store.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { toPublishedProfile } from '../agents/agent-view.js';
+import { registeredProvenance } from '../agents/provenance-schemas.js';
 import { CHANGE_FEED_RULES, type ChangeFeedQuery, type ChangePage } from './change-feed-schemas.js';
 
 export interface ChangeFeedDeps {
@@ -30,6 +31,8 @@ export class ChangeFeedService {
         updated_at: Number(row.updated_at),
         deactivated_at: row.deactivated_at === null ? null : Number(row.deactivated_at),
         profile: row.status === 'active' ? toPublishedProfile(row, this.deps.publicUrl) : null,
+        // The feed holds this registry's own changes only: remote entries are never re-published.
+        provenance: registeredProvenance(this.deps.publicUrl),
       })),
       next_cursor: encodeFeedCursor(last === undefined ? after : Number(last.change_seq)),
       has_more: rows.length > limit,

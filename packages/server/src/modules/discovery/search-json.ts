@@ -1,5 +1,5 @@
-import type { AgentSearchRow } from './agent-search-store.js';
-import type { SearchPage } from './search.js';
+import type { SearchPage, SearchRow } from './search.js';
+import { provenanceJson, registeredProvenance } from '../agents/provenance-schemas.js';
 
 /**
  * GET /api/agents/search's body (the SearchResponse schema), written from the page's rows: an agent's
@@ -12,9 +12,10 @@ import type { SearchPage } from './search.js';
  */
 export function searchResponseJson(page: SearchPage): string {
   let agents = '';
+  const home = `"home_registry":${JSON.stringify(page.home_registry)},"provenance":${registeredJson(page.home_registry)}`;
   for (const row of page.rows) {
     if (agents !== '') agents += ',';
-    agents += agentJson(row);
+    agents += agentJson(row, home);
   }
   return (
     `{"agents":[${agents}],"total":${integer(page.total)},"limit":${integer(page.limit)},` +
@@ -22,14 +23,26 @@ export function searchResponseJson(page: SearchPage): string {
   );
 }
 
-function agentJson(row: AgentSearchRow): string {
+/** The registered provenance as JSON, written once per registry (its public URL does not change). */
+let registered: { home: string; json: string } | undefined;
+function registeredJson(home: string): string {
+  if (registered?.home !== home) registered = { home, json: provenanceJson(registeredProvenance(home)) };
+  return registered.json;
+}
+
+/** `home` is the home_registry and provenance members of the registry's own agents. */
+function agentJson(row: SearchRow, home: string): string {
+  const origin =
+    row.remote === undefined
+      ? home
+      : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}`;
   return (
     `{"did":${JSON.stringify(row.did)},"name":${JSON.stringify(row.name)},` +
     `"description":${row.description === null ? 'null' : JSON.stringify(row.description)},` +
     `"capabilities":${row.capabilities},"tags":${row.tags},` +
     `"reputation_score":${number(row.reputation_score)},"average_rating":${number(row.average_rating)},` +
     `"total_reviews":${integer(row.total_reviews)},"created_at":${integer(Number(row.created_at))},` +
-    `"status":"active"}`
+    `"status":"active",${origin}}`
   );
 }
 

@@ -4,6 +4,7 @@ import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
+import { Provenance } from '../agents/provenance-schemas.js';
 
 export const SearchQuery = Type.Object(
   {
@@ -64,6 +65,16 @@ export const SearchQuery = Type.Object(
         }),
       ),
     ),
+    scope: Type.Optional(
+      Type.Unsafe<'local' | 'federated'>(
+        Type.String({
+          enum: ['local', 'federated'],
+          default: 'local',
+          description:
+            'Extension: local (the default) searches the agents registered here; federated also the read-only entries mirrored from peer registries and imported from A2A agent cards and MCP Registries (docs/federation.md). Remote entries have no reviews or service record here: they rank as unreviewed and never match min_reputation above 0, min_success_rate, active_within_days or available=true',
+        }),
+      ),
+    ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
     ),
@@ -109,8 +120,17 @@ export const AgentSummary = Type.Object(
     total_reviews: Type.Integer(),
     created_at: Type.Integer(),
     status: Type.Unsafe<'active'>(Type.String({ enum: ['active'] })),
+    home_registry: Type.String({
+      description:
+        "Extension: public URL of the registry the agent lives at (this registry's for its own agents)",
+    }),
+    provenance: ref(Provenance),
   },
-  { $id: 'SearchHit', description: 'An agent in search results' },
+  {
+    $id: 'SearchHit',
+    description:
+      'An agent in search results. For a remote entry (scope=federated), did is the DID its source names or, without one, the entry id',
+  },
 );
 export type AgentSummary = Static<typeof AgentSummary>;
 

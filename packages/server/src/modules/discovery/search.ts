@@ -7,7 +7,7 @@ import {
   type SearchSort,
 } from './agent-search-store.js';
 import { fullTextTerms, searchKey } from '@agent-registry/search-index';
-import type { SearchIndexFollower } from './search-follower.js';
+import type { SearchIndex } from '@agent-registry/search-index';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
@@ -21,6 +21,7 @@ import { LIMITS } from '../../kernel/limits.js';
 import { DAY_MS } from '../service-record/service-record-model.js';
 import { searchServiceRecord } from './service-record-search.js';
 import type { AgentSummary, SearchRequest, SearchResponse } from './search-schemas.js';
+import { registeredProvenance } from '../agents/provenance-schemas.js';
 
 /** A search as the service runs it: query words parsed, keys normalised, defaults applied. */
 interface SearchFilter {
@@ -44,7 +45,21 @@ interface SearchFilter {
  * registry wrote, so the REST face can put them into its response as they are (modules/discovery/search-json.ts).
  */
 export interface SearchPage extends Omit<SearchResponse, 'agents'> {
-  rows: AgentSearchRow[];
+  rows: SearchRow[];
+  /** This registry's public URL: the home of every row without `remote`. */
+  home_registry: string;
+}
+
+/**
+ * A row of a search page. A remote entry (modules/federation/) carries where it lives and its provenance
+ * as JSON text; the registry's own agents carry neither (their provenance is `registered`, here).
+ */
+export type SearchRow = AgentSearchRow & { remote?: { home_registry: string; provenance: string } };
+
+/** An index kept equal to its rows, and those rows by index key: what a search runs over. */
+export interface SearchSource {
+  follower: { readonly index: SearchIndex; catchUp(): Promise<void> };
+  readRows(keys: readonly string[]): Promise<SearchRow[]>;
 }
 
 /** Where served searches are counted (the statistics service), without a database write per search. */
@@ -62,16 +77,47 @@ export interface SearchServiceDeps {
   clock: Clock;
   searches: SearchCounter;
   /** The node's in-memory search index: every search starts there. */
-  index: SearchIndexFollower;
+  index: { readonly index: SearchIndex; catchUp(): Promise<void> };
   availability: OnlineAgents;
+  /** The registry's public URL (home_registry of its own agents). */
+  publicUrl: string;
+  /**
+   * The registry's agents and the remote entries together (modules/federation/), for scope=federated;
+   * absent, scope=federated searches the registry's own agents (there is nothing else).
+   */
+  federated?: SearchSource;
 }
 
 export class SearchService {
-  constructor(private readonly deps: SearchServiceDeps) {}
+  private readonly local: SearchSource;
+  private readonly registeredHere: AgentSummary['provenance'];
+
+  constructor(private readonly deps: SearchServiceDeps) {
+    const db = deps.db;
+    this.local = { follower: deps.index, readRows: (dids) => readSearchRows(db, dids) };
+    this.registeredHere = registeredProvenance(deps.publicUrl);
+  }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    const { rows, ...page } = await this.searchPage(request);
-    return { agents: rows.map(toSummary), ...page };
+    const { rows, home_registry: _home, ...page } = await this.searchPage(request);
+    return { agents: rows.map((row) => this.toSummary(row)), ...page };
+  }
+
+  private toSummary(row: SearchRow): AgentSummary {
+    return {
+      ...toSummary(row),
+      home_registry: row.remote?.home_registry ?? this.deps.publicUrl,
+      provenance:
+        row.remote === undefined
+          ? this.registeredHere
+          : (JSON.parse(row.remote.provenance) as AgentSummary['provenance']),
+    };
+  }
+
+  private source(request: SearchRequest): SearchSource {
+    return request.scope === 'federated' && this.deps.federated !== undefined
+      ? this.deps.federated
+      : this.local;
   }
 
   /**
@@ -121,6 +167,8 @@ export class SearchService {
       min_success_rate: request.min_success_rate,
       active_within_days: request.active_within_days,
       ...(filter.available ? { available: true } : {}),
+      // Only a federated search says its scope: cursors of local searches stay what they were.
+      ...(request.scope === 'federated' ? { scope: 'federated' } : {}),
       sort,
       order: filter.order,
     });
@@ -142,11 +190,12 @@ export class SearchService {
         'available=true and sort=availability cannot be combined with min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
       );
     }
+    const source = this.source(request);
     const result = byAvailability
-      ? await this.searchAvailability(filter, position, digest)
+      ? await this.searchAvailability(source, filter, position, digest)
       : servedByIndex(filter)
-        ? await this.searchIndex(filter, position, digest)
-        : await this.searchServiceRecord(filter, position, digest);
+        ? await this.searchIndex(source, filter, position, digest)
+        : await this.searchServiceRecord(source, filter, position, digest);
     this.deps.searches.recordSearch();
     return {
       rows: result.rows,
@@ -154,15 +203,17 @@ export class SearchService {
       limit,
       offset: result.offset,
       next_cursor: result.next_cursor,
+      home_registry: this.deps.publicUrl,
     };
   }
 
   private async searchIndex(
+    source: SearchSource,
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit'>> {
-    const follower = this.deps.index;
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
+    const follower = source.follower;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
     const page = follower.index.search({
@@ -176,7 +227,7 @@ export class SearchService {
       offset: position === undefined ? offset : 0,
       after: position?.kind === 'key' ? position.key : undefined,
     });
-    const rows = await readSearchRows(this.deps.db, page.dids);
+    const rows = await source.readRows(page.dids);
     return {
       rows,
       total: page.total,
@@ -194,17 +245,18 @@ export class SearchService {
    * database who is online. Paged by position, as the service-record searches are.
    */
   private async searchAvailability(
+    source: SearchSource,
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',
         'cursor belongs to a different search: start again without cursor',
       );
     }
-    const follower = this.deps.index;
+    const follower = source.follower;
     const [online] = await Promise.all([this.deps.availability.onlineAgents(), follower.catchUp()]);
     const index = follower.index;
     const offset = position?.offset ?? filter.offset;
@@ -233,7 +285,7 @@ export class SearchService {
         dids = first.concat(others).slice(offset, end);
       }
     }
-    const rows = await readSearchRows(this.deps.db, dids);
+    const rows = await source.readRows(dids);
     const next = offset + filter.limit;
     return {
       rows,
@@ -245,17 +297,18 @@ export class SearchService {
 
   /** Service-record sorts and filters: the index and the database together, paged by position. */
   private async searchServiceRecord(
+    source: SearchSource,
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',
         'cursor belongs to a different search: start again without cursor',
       );
     }
-    const follower = this.deps.index;
+    const follower = source.follower;
     await follower.catchUp();
     const offset = position?.offset ?? filter.offset;
     const { dids, total } = await searchServiceRecord(this.deps.db, follower.index, {
@@ -272,7 +325,7 @@ export class SearchService {
       limit: filter.limit,
       offset,
     });
-    const rows = await readSearchRows(this.deps.db, dids);
+    const rows = await source.readRows(dids);
     const next = offset + filter.limit;
     return {
       rows,
@@ -337,7 +390,7 @@ function parseTags(raw: string): string[] {
   return tags;
 }
 
-function toSummary(row: AgentSearchRow): AgentSummary {
+function toSummary(row: AgentSearchRow): Omit<AgentSummary, 'home_registry' | 'provenance'> {
   return {
     did: row.did,
     name: row.name,

@@ -1,21 +1,13 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../kernel/config.js';
 import type { RegistryMetrics } from '../../telemetry/prometheus.js';
 import type { BuildInfo as RunningBuild } from '../../kernel/version.js';
-import { UnauthorizedError } from '../../kernel/errors.js';
+import { operatorTokenCheck } from '../../http/operator-token.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { BuildInfo } from './schemas.js';
 import type { App } from '../../http/types.js';
 
 const tags = ['Operations'];
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** What the operations routes use of the context. */
 export interface OperationsRouteDeps {
@@ -26,16 +18,7 @@ export interface OperationsRouteDeps {
 
 export function operationsRoutes(app: App, ctx: OperationsRouteDeps): void {
   const token = ctx.config.metricsToken;
-  const requireMetricsToken = async (request: FastifyRequest): Promise<void> => {
-    if (token === undefined) return;
-    const header = request.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
-    if (!sameSecret(given, token))
-      throw new UnauthorizedError(
-        'INVALID_METRICS_TOKEN',
-        'GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (the token set in the registry configuration)',
-      );
-  };
+  const requireMetricsToken = operatorTokenCheck(token, 'GET /metrics');
 
   app.get(
     '/metrics',

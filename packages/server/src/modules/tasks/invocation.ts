@@ -53,6 +53,13 @@ export interface InvocationDeps {
   didWebDomain: string;
   bounds: TaskBoundsConfig;
   presence: TargetPresence;
+  /** Agents listed here that live at another registry (modules/federation/): invoked there, not here. */
+  remote?: RemoteReferrals;
+}
+
+/** The referral for a DID with no agent here but a remote entry: a 404 naming its home registry. */
+export interface RemoteReferrals {
+  referral(did: string): Promise<ApiError | undefined>;
 }
 
 /** What an invocation asks of availability (modules/availability/) about its target's worker. */
@@ -400,7 +407,7 @@ export class InvocationService {
   private async requireInvocableTarget(rawDid: string): Promise<AgentRow> {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     const target = await findActiveAgent(this.deps.db, did);
-    if (target === undefined) throw agentNotFound(did);
+    if (target === undefined) throw (await this.deps.remote?.referral(did)) ?? agentNotFound(did);
     if (target.invocation_enabled !== 1) {
       throw new BadRequestError('INVOCATION_DISABLED', `${did} does not accept invocations`);
     }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@agent-registry/protocol';
+import { canonicalJson, loggedProfile } from '@agent-registry/protocol';
 import type { AgentProfileRow } from '../agents/agents-store.js';
 import { toPublishedProfile } from '../agents/agent-view.js';
 import type { LoggedOperation } from '../agents/change-feed-store.js';
@@ -42,12 +42,12 @@ export function leafData(seq: number, operation: string, recordJson: string, pub
   return Buffer.from(canonicalJson(leaf), 'utf8');
 }
 
-/** The profile's digest as a leaf names it: the served profile minus the live service_record and availability, canonicalised. */
+/**
+ * The profile's digest as a leaf names it (the protocol package's profileSha256, which states the rule);
+ * hashed here with node:crypto, the faster of the two on the write path.
+ */
 export function profileSha256(profile: object): string {
-  const {
-    service_record: _measured,
-    availability: _observed,
-    ...logged
-  } = profile as Record<string, unknown>;
-  return createHash('sha256').update(canonicalJson(logged), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(loggedProfile(profile)), 'utf8')
+    .digest('hex');
 }

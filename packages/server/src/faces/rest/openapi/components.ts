@@ -17,6 +17,8 @@ import { ServiceRecord } from '../../../modules/service-record/schemas.js';
 import { Availability } from '../../../modules/availability/schemas.js';
 import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
 import { LogProof } from '../../../modules/transparency-log/schemas.js';
+import { Provenance } from '../../../modules/agents/provenance-schemas.js';
+import { RemoteEntry } from '../../../modules/federation/schemas.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -44,4 +46,6 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   PublishedProfile,
   AgentChange,
   LogProof,
+  Provenance,
+  RemoteEntry,
 ];

@@ -26,6 +26,11 @@ export const TAGS: OpenAPIV3_1.TagObject[] = [
     description: 'The worker side of queue mode: poll, accept, report results or failures',
   },
   { name: 'Reviews', description: 'Reviews and reputation' },
+  {
+    name: 'Federation',
+    description:
+      'Agents that live at other registries: read-only entries with their provenance, and the sources status',
+  },
   { name: 'Operations', description: 'Health, readiness, version and Prometheus metrics' },
 ];
 

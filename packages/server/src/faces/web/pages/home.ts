@@ -16,6 +16,8 @@ export interface SearchForm {
   min_reputation: string;
   /** "true" when "Only online now" is ticked. */
   available: string;
+  /** "federated" when "Include other registries" is ticked. */
+  scope: string;
   sort: string;
   order: string;
   offset: number;
@@ -35,7 +37,16 @@ export interface HomeView {
 
 export function searchHref(form: SearchForm, offset: number): string {
   const params = new URLSearchParams();
-  for (const key of ['q', 'capability', 'tags', 'min_reputation', 'available', 'sort', 'order'] as const) {
+  for (const key of [
+    'q',
+    'capability',
+    'tags',
+    'min_reputation',
+    'available',
+    'scope',
+    'sort',
+    'order',
+  ] as const) {
     if (form[key] !== '') params.set(key, form[key]);
   }
   if (offset > 0) params.set('offset', String(offset));
@@ -59,6 +70,7 @@ export function searchArgumentsOf(form: SearchForm): Record<string, unknown> {
   }
   // Passed as sent, so a value other than the checkbox's reads as the validator says.
   if (form.available !== '') args.available = form.available;
+  if (form.scope !== '') args.scope = form.scope;
   // The form's "Relevance" is the service's default order, not a sort of its own.
   if (form.sort !== '' && form.sort !== 'relevance') args.sort = form.sort;
   if (form.order !== '') args.order = form.order;
@@ -78,7 +90,7 @@ function option(value: string, label: string, selected: string): Html {
 
 export function renderHome(view: HomeView): Html {
   const { form, result, error, stats, labels } = view;
-  const filtered = ['capability', 'tags', 'min_reputation', 'available', 'sort', 'order'].some(
+  const filtered = ['capability', 'tags', 'min_reputation', 'available', 'scope', 'sort', 'order'].some(
     (key) => form[key as keyof SearchForm] !== '',
   );
   const searching = ['q', 'capability', 'tags', 'min_reputation'].some(
@@ -160,6 +172,12 @@ export function renderHome(view: HomeView): Html {
           <label for="available">
             <input id="available" name="available" type="checkbox" value="true" ${form.available === 'true' ? html` checked` : ''} />
             Only online now
+          </label>
+        </div>
+        <div class="field">
+          <label for="scope">
+            <input id="scope" name="scope" type="checkbox" value="federated" ${form.scope === 'federated' ? html` checked` : ''} />
+            Include other registries
           </label>
         </div>
         <div class="field">

@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import {
+  LogVerificationError,
+  canonicalJson,
+  decodeLeaf,
+  entryBundlePath,
+  extendLog,
+  hashChildren,
+  hashLeaf,
+  hashTilePath,
+  merkleRoot,
+  profileSha256,
+  splitEntryBundle,
+  toBase64,
+  verifyCheckpoint,
+  verifyConsistency,
+  verifyInclusion,
+  type LogFollowState,
+} from '../src/index.js';
+
+// The inputs and roots of the RFC 6962 reference implementation's Merkle tests (certificate-transparency).
+const VECTOR_LEAVES = [
+  '',
+  '00',
+  '10',
+  '2021',
+  '3031',
+  '40414243',
+  '5051525354555657',
+  '606162636465666768696a6b6c6d6e6f',
+].map((hex) => Uint8Array.from(Buffer.from(hex, 'hex')));
+const VECTOR_ROOTS = [
+  '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+  'fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125',
+  'aeb6bcfe274b70a14fb067a5e5578264db0fa9b51af5e0ba159158f329e06e77',
+  'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+  '4e3bbb1f7b478dcfe71fb631631519a3bca12c9aefca1612bfce4c13a86264d4',
+  '76e67dadbcdf1e10e1b74ddc608abd2f98dfb16fbce75277b5232a127f2087ef',
+  'ddb89be403809e325750d3d263cd78929c2942b7942a34b77e122c9594a74c8c',
+  '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328',
+];
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+// RFC 6962 section 2.1.1 and 2.1.2 (PATH and SUBPROOF) written out from the text, to produce proofs.
+const split = (n: number): number => {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+};
+function path(m: number, leaves: Uint8Array[]): Uint8Array[] {
+  if (leaves.length <= 1) return [];
+  const k = split(leaves.length);
+  return m < k
+    ? [...path(m, leaves.slice(0, k)), merkleRoot(leaves.slice(k))]
+    : [...path(m - k, leaves.slice(k)), merkleRoot(leaves.slice(0, k))];
+}
+function subproof(m: number, leaves: Uint8Array[], complete: boolean): Uint8Array[] {
+  const n = leaves.length;
+  if (m === n) return complete ? [] : [merkleRoot(leaves)];
+  const k = split(n);
+  return m <= k
+    ? [...subproof(m, leaves.slice(0, k), complete), merkleRoot(leaves.slice(k))]
+    : [...subproof(m - k, leaves.slice(k), false), merkleRoot(leaves.slice(0, k))];
+}
+
+const name = 'registry.example/log';
+const secret = sha256(new TextEncoder().encode('a fixed test key'));
+const keyBytes = Uint8Array.of(1, ...ed25519.getPublicKey(secret));
+const keyId = sha256(Uint8Array.of(...new TextEncoder().encode(`${name}\n`), ...keyBytes)).subarray(0, 4);
+const verifierKey = `${name}+${hex(keyId)}+${toBase64(keyBytes)}`;
+function sign(size: number, root: Uint8Array, origin = name): string {
+  const text = `${origin}\n${size}\n${toBase64(root)}\n`;
+  const signature = ed25519.sign(new TextEncoder().encode(text), secret);
+  return `${text}\n\u2014 ${name} ${toBase64(Uint8Array.of(...keyId, ...signature))}\n`;
+}
+const bundle = (entries: Uint8Array[]): Uint8Array =>
+  Uint8Array.from(entries.flatMap((entry) => [entry.length >> 8, entry.length & 0xff, ...entry]));
+const leafData = (i: number): Uint8Array =>
+  new TextEncoder().encode(
+    canonicalJson({
+      v: 1,
+      seq: i + 1,
+      did: `did:key:z${i}`,
+      op: 'register',
+      time: 1,
+      profile_sha256: '0'.repeat(64),
+    }),
+  );
+
+describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-tiles)', () => {
+  test('reproduces the RFC 6962 reference roots', () => {
+    assert.equal(hex(merkleRoot([])), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    VECTOR_LEAVES.forEach((_, i) => {
+      assert.equal(hex(merkleRoot(VECTOR_LEAVES.slice(0, i + 1).map(hashLeaf))), VECTOR_ROOTS[i]);
+    });
+  });
+
+  test('every inclusion and consistency proof up to 40 leaves verifies, and a tampered one does not', () => {
+    const hashes = Array.from({ length: 40 }, (_, i) => hashLeaf(new TextEncoder().encode(`leaf ${i}`)));
+    for (let size = 1; size <= hashes.length; size += 1) {
+      const tree = hashes.slice(0, size);
+      const root = merkleRoot(tree);
+      for (let m = 0; m < size; m += 1) {
+        const proof = path(m, tree);
+        assert.ok(verifyInclusion(m, size, tree[m]!, proof, root), `inclusion ${m} in ${size}`);
+        assert.ok(!verifyInclusion(m, size, hashLeaf(Uint8Array.of(9)), proof, root));
+        if (proof.length > 0) {
+          assert.ok(
+            !verifyInclusion(
+              m,
+              size,
+              tree[m]!,
+              [hashChildren(proof[0]!, proof[0]!), ...proof.slice(1)],
+              root,
+            ),
+          );
+        }
+      }
+      for (let first = 1; first <= size; first += 1) {
+        const proof = first === size ? [] : subproof(first, tree, true);
+        const firstRoot = merkleRoot(hashes.slice(0, first));
+        assert.ok(verifyConsistency(first, size, proof, firstRoot, root), `consistency ${first} to ${size}`);
+        if (first < size) {
+          assert.ok(!verifyConsistency(first, size, proof, hashLeaf(Uint8Array.of(1)), root));
+          assert.ok(!verifyConsistency(first, size, proof, firstRoot, hashLeaf(Uint8Array.of(1))));
+        }
+      }
+    }
+  });
+
+  test('a checkpoint verifies with its key only, and a changed note or key is refused by name', () => {
+    const root = merkleRoot(VECTOR_LEAVES.map(hashLeaf));
+    const note = sign(8, root);
+    assert.deepEqual(verifyCheckpoint(note, verifierKey), { origin: name, size: 8, root });
+    assert.throws(() => verifyCheckpoint(note.replace('\n8\n', '\n9\n'), verifierKey), /does not verify/);
+    assert.throws(
+      () => verifyCheckpoint(note, verifierKey.replace(/\+[0-9a-f]{8}\+/, '+00000000+')),
+      /key ID/,
+    );
+    assert.throws(() => verifyCheckpoint(note, 'someone.else+00000000+AQ=='), LogVerificationError);
+    assert.throws(() => verifyCheckpoint(`${name}\n8\n`, verifierKey), /no signature/);
+  });
+
+  test('tile paths, bundles and leaves decode as tlog-tiles and the leaf format say', () => {
+    assert.equal(entryBundlePath(1234067, 256), 'tile/entries/x001/x234/067');
+    assert.equal(entryBundlePath(0, 3), 'tile/entries/000.p/3');
+    assert.equal(hashTilePath(1, 5, 17), 'tile/1/005.p/17');
+    const entries = [leafData(0), leafData(1)];
+    assert.deepEqual(splitEntryBundle(bundle(entries)), entries);
+    assert.throws(() => splitEntryBundle(bundle(entries).subarray(0, 10)), /ends inside an entry/);
+    assert.equal(decodeLeaf(leafData(4)).did, 'did:key:z4');
+    assert.throws(() => decodeLeaf(new TextEncoder().encode('{"v":1}'), 7), /log entry 7 is not a leaf/);
+    const profile = {
+      did: 'did:key:z1',
+      name: 'A',
+      service_record: { up: true },
+      availability: { status: 'online' },
+    };
+    assert.equal(
+      profileSha256(profile),
+      hex(sha256(new TextEncoder().encode('{"did":"did:key:z1","name":"A"}'))),
+    );
+  });
+
+  test('extendLog follows a growing log and names a fork, a shrink and a rewritten entry', async () => {
+    let data = Array.from({ length: 300 }, (_, i) => leafData(i));
+    const source = (size: number, note?: string) => ({
+      checkpoint: async () => note ?? sign(size, merkleRoot(data.slice(0, size).map(hashLeaf))),
+      entryBundle: async (index: number, width: number) =>
+        bundle(data.slice(index * 256, index * 256 + width)),
+    });
+    const first = await extendLog(source(200), verifierKey);
+    assert.equal(first.entries.length, 200);
+    assert.equal(first.entries[199]?.seq, 200);
+    const second = await extendLog(source(300), verifierKey, first.state);
+    assert.deepEqual(
+      second.entries.map((leaf) => leaf.seq),
+      Array.from({ length: 100 }, (_, i) => 201 + i),
+    );
+    const forked = sign(300, hashLeaf(Uint8Array.of(1)));
+    await assert.rejects(
+      extendLog(source(300, forked), verifierKey, second.state),
+      /forked checkpoint.*size 300/,
+    );
+    await assert.rejects(extendLog(source(250), verifierKey, second.state), /shrank from 300 entries/);
+    const kept: LogFollowState = first.state;
+    data = data.map((entry, i) => (i === 199 ? leafData(1000) : entry));
+    await assert.rejects(extendLog(source(300), verifierKey, kept), /entry 199 was rewritten/);
+    // A rewound log that grew again past a full bundle: the old bundle is read again to name the fork.
+    data = Array.from({ length: 300 }, (_, i) => leafData(i));
+    const full = await extendLog(source(256), verifierKey);
+    data = data.map((entry, i) => (i === 10 ? leafData(2000) : entry));
+    await assert.rejects(
+      extendLog(source(300), verifierKey, full.state),
+      /forked log: entry 10, verified before/,
+    );
+    // A server whose entries do not hash to the root it signs is caught before any entry is returned.
+    await assert.rejects(
+      extendLog(
+        { ...source(300), checkpoint: async () => sign(300, second.state.leafHashes[0]!) },
+        verifierKey,
+      ),
+      /do not hash to the checkpoint's root/,
+    );
+  });
+});

@@ -1,0 +1,168 @@
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import type { FederationConfig } from '../../kernel/config.js';
+import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
+import { readAgentCard, InvalidCardError } from './a2a-card.js';
+import { verifyCardSignatures, type DidDocumentSource } from './card-signatures.js';
+import { fetchRemote, maxAgeSeconds, RemoteFetchError } from './remote-fetch.js';
+import {
+  ensureSource,
+  putRemoteEntry,
+  readSource,
+  removeRemoteEntries,
+  updateSource,
+} from './remote-entries-store.js';
+
+export interface A2aImportDeps {
+  db: Db;
+  clock: Clock;
+  policy: WebhookNetworkPolicy;
+  config: FederationConfig;
+}
+
+/** What a card's source keeps between fetches. */
+interface CardCursor {
+  etag?: string;
+  /** Epoch ms before which Cache-Control says the card is fresh. */
+  fresh_until?: number;
+}
+
+export const cardSourceId = (url: string): string => `a2a:${url}`;
+
+/**
+ * Imports the A2A agent cards the operator lists (FEDERATION_A2A_CARDS): each is fetched through the
+ * webhook network policy with If-None-Match and kept fresh as its Cache-Control allows, validated,
+ * its signatures verified against the card domain's did:web document, and stored as one remote entry
+ * (id `a2a:<card URL>`). A card that answers 404 or 410 has its entry removed; any other failure keeps
+ * the entry and records the reason on the source (GET /api/federation/status).
+ */
+export class A2aCardImporter {
+  /** Rounds run one after another: the schedule's and an explicit refresh never write at once. */
+  private rounds: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: A2aImportDeps) {}
+
+  refreshAll(signal?: AbortSignal): Promise<void> {
+    const round = this.rounds.then(async () => {
+      for (const url of this.deps.config.a2aCards) {
+        if (signal?.aborted === true) return;
+        await this.refresh(url, signal);
+      }
+    });
+    this.rounds = round.catch(() => undefined);
+    return round;
+  }
+
+  /** One card; never throws for what the remote side did (that goes on the source's status). */
+  async refresh(cardUrl: string, signal?: AbortSignal, options: { force?: boolean } = {}): Promise<void> {
+    const { db, clock } = this.deps;
+    const id = cardSourceId(cardUrl);
+    await ensureSource(db, { id, kind: 'a2a', url: cardUrl });
+    const source = await readSource(db, id);
+    const cursor = (
+      source?.cursor === null || source?.cursor === undefined ? {} : JSON.parse(source.cursor)
+    ) as CardCursor;
+    const now = clock.now();
+    if (options.force !== true && cursor.fresh_until !== undefined && now < cursor.fresh_until) return;
+    await updateSource(db, id, { last_attempt_at: now });
+    try {
+      const state = await this.fetchCard(new URL(cardUrl), cursor, signal);
+      if (state.kind === 'gone') {
+        await removeRemoteEntries(db, [id], clock.now());
+        await updateSource(db, id, {
+          state: 'error',
+          last_error: `the card answered ${state.status}: its entry was removed`,
+          cursor: null,
+        });
+        return;
+      }
+      if (state.kind === 'stored') {
+        await putRemoteEntry(db, state.entry, clock.now());
+      }
+      await updateSource(db, id, {
+        state: 'ok',
+        last_error: state.kind === 'stored' ? (state.note ?? null) : (source?.last_error ?? null),
+        last_success_at: clock.now(),
+        cursor: JSON.stringify(state.cursor),
+      });
+    } catch (error) {
+      if (!(error instanceof RemoteFetchError || error instanceof InvalidCardError)) throw error;
+      await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
+    }
+  }
+
+  private async fetchCard(
+    url: URL,
+    cursor: CardCursor,
+    signal: AbortSignal | undefined,
+  ): Promise<
+    | { kind: 'gone'; status: number }
+    | { kind: 'unchanged'; cursor: CardCursor }
+    | {
+        kind: 'stored';
+        cursor: CardCursor;
+        entry: Parameters<typeof putRemoteEntry>[1];
+        note?: string;
+      }
+  > {
+    const { config, policy, clock } = this.deps;
+    const limits = { timeoutMs: config.fetchTimeoutMs, maxResponseBytes: config.maxResponseBytes };
+    const headers: Record<string, string> = cursor.etag === undefined ? {} : { 'if-none-match': cursor.etag };
+    const response = await fetchRemote(policy, url, headers, limits, signal);
+    if (response.status === 404 || response.status === 410) return { kind: 'gone', status: response.status };
+    const age = maxAgeSeconds(response.headers);
+    const fresh = age === undefined || age === 0 ? {} : { fresh_until: clock.now() + age * 1000 };
+    if (response.status === 304) return { kind: 'unchanged', cursor: { ...cursor, ...fresh } };
+    if (response.status !== 200)
+      throw new RemoteFetchError(`${url.href} answered ${response.status}; the entry is kept as last read`);
+    let card: unknown;
+    try {
+      card = JSON.parse(response.body.toString('utf8'));
+    } catch {
+      throw new InvalidCardError(`${url.href} did not answer JSON; the entry is kept as last read`);
+    }
+    const listing = readAgentCard(card);
+    const didDocument: DidDocumentSource = async () => {
+      const didUrl = new URL('/.well-known/did.json', url);
+      try {
+        const answer = await fetchRemote(policy, didUrl, {}, limits, signal);
+        if (answer.status !== 200) return { error: `${didUrl.href} answered ${answer.status}` };
+        return { document: JSON.parse(answer.body.toString('utf8')) as unknown };
+      } catch (error) {
+        return { error: `${didUrl.href}: ${(error as Error).message}` };
+      }
+    };
+    const checked = await verifyCardSignatures(card as Record<string, unknown>, url, didDocument);
+    const provenance: Provenance = {
+      kind: 'imported',
+      home_registry: url.origin,
+      source_url: url.href,
+      format: 'a2a-agent-card',
+      verification: checked.verification,
+      ...(checked.did === undefined ? {} : { did: checked.did }),
+      ...(checked.kid === undefined ? {} : { kid: checked.kid }),
+      ...(checked.reason === undefined ? {} : { reason: checked.reason }),
+      fetched_at: clock.now(),
+    };
+    const etag = response.headers.etag;
+    return {
+      kind: 'stored',
+      cursor: { ...(etag === undefined ? {} : { etag }), ...fresh },
+      note: checked.reason === undefined ? undefined : `${checked.verification}: ${checked.reason}`,
+      entry: {
+        id: cardSourceId(url.href),
+        source_id: cardSourceId(url.href),
+        kind: 'imported',
+        did: checked.did ?? null,
+        name: listing.name,
+        description: listing.description,
+        capabilities: JSON.stringify(listing.capabilities),
+        tags: JSON.stringify(listing.tags),
+        endpoints: JSON.stringify(listing.endpoints),
+        home_registry: url.origin,
+        provenance: provenanceJson(provenance),
+      },
+    };
+  }
+}

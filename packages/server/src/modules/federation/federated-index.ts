@@ -1,0 +1,116 @@
+import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
+import type { Db } from '../../db/connect.js';
+import { SearchIndexFollower } from '../discovery/search-follower.js';
+import { readSearchRows } from '../discovery/agent-search-store.js';
+import type { SearchRow, SearchSource } from '../discovery/search.js';
+import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
+
+/** Remote changes read per query while catching up. */
+const BATCH = 2000;
+
+/**
+ * The search source of scope=federated: one SearchIndex holding the registry's agents and the remote
+ * entries together, so a federated search is the same search (filters, ranking, cursors) over more
+ * rows. The registry's agents are followed by a SearchIndexFollower of its own, exactly as the local
+ * index is; remote entries by their own change number (remote_entries.seq). Entry ids never begin with
+ * `did:`, so they cannot collide with an agent's DID in the index.
+ *
+ * Loaded on first use: a registry that never answers a federated search keeps one index only.
+ */
+export class FederatedIndex implements SearchSource {
+  private readonly agents: SearchIndexFollower;
+  private position = 0;
+  private loading: Promise<void> | undefined;
+  private catchingUp: Promise<void> | undefined;
+
+  constructor(private readonly db: Db) {
+    // A restore reloads the registry's agents into a fresh index: the remote entries go in again.
+    this.agents = new SearchIndexFollower(db, new SearchIndex(), () => {
+      this.position = 0;
+    });
+  }
+
+  get follower(): SearchSource['follower'] {
+    return this;
+  }
+
+  get index(): SearchIndex {
+    return this.agents.index;
+  }
+
+  /** Remote entries (active or not) the index has applied: for the operator status. */
+  get remotePosition(): number {
+    return this.position;
+  }
+
+  async catchUp(): Promise<void> {
+    this.loading ??= this.agents.load();
+    await this.loading;
+    await this.agents.catchUp();
+    while (this.catchingUp !== undefined) await this.catchingUp;
+    this.catchingUp = this.applyRemote().finally(() => {
+      this.catchingUp = undefined;
+    });
+    await this.catchingUp;
+  }
+
+  private async applyRemote(): Promise<void> {
+    for (;;) {
+      const rows = await remoteEntriesChangedAfter(this.db, this.position, BATCH);
+      const index = this.agents.index;
+      for (const row of rows) index.apply(indexed(row));
+      const last = rows.at(-1);
+      if (last !== undefined) this.position = Number(last.seq);
+      if (rows.length < BATCH) return;
+    }
+  }
+
+  async readRows(keys: readonly string[]): Promise<SearchRow[]> {
+    const dids = keys.filter((key) => key.startsWith('did:'));
+    const remoteIds = keys.filter((key) => !key.startsWith('did:'));
+    const [local, remote] = await Promise.all([
+      readSearchRows(this.db, dids),
+      readRemoteEntries(this.db, remoteIds),
+    ]);
+    const byKey = new Map<string, SearchRow>();
+    for (const row of local) byKey.set(row.did, row);
+    for (const row of remote) if (row.status === 'active') byKey.set(row.id, searchRow(row));
+    return keys.flatMap((key) => byKey.get(key) ?? []);
+  }
+}
+
+/**
+ * A remote entry as the index holds it: no reputation, reviews or service record here (reputation
+ * stays with the registry that holds the reviews; docs/decisions.md), so it ranks as an unreviewed agent.
+ */
+function indexed(row: RemoteEntryRow): IndexedAgent {
+  return {
+    did: row.id,
+    name: row.name,
+    description: row.description,
+    capabilities: row.capabilities,
+    tags: row.tags,
+    status: row.status,
+    reputation_score: 0,
+    average_rating: 0,
+    total_reviews: 0,
+    created_at: Number(row.created_at),
+  };
+}
+
+function searchRow(row: RemoteEntryRow): SearchRow {
+  return {
+    did: row.did ?? row.id,
+    name: row.name,
+    description: row.description,
+    capabilities: row.capabilities,
+    tags: row.tags,
+    reputation_score: 0,
+    average_rating: 0,
+    total_reviews: 0,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+    status: 'active',
+    remote: { home_registry: row.home_registry, provenance: row.provenance },
+  };
+}

@@ -1,0 +1,238 @@
+import { PROFILE_LIMITS } from '@agent-registry/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import type { FederationConfig } from '../../kernel/config.js';
+import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+import { provenanceJson } from '../agents/provenance-schemas.js';
+import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
+import {
+  ensureSource,
+  putRemoteEntry,
+  readSource,
+  removeRemoteEntries,
+  updateSource,
+  type RemoteEntryWrite,
+} from './remote-entries-store.js';
+
+export interface McpImportDeps {
+  db: Db;
+  clock: Clock;
+  policy: WebhookNetworkPolicy;
+  config: FederationConfig;
+}
+
+/** Servers asked per page, and the most pages one round reads (a registry that never ends is refused). */
+const PAGE_SIZE = 100;
+const MAX_PAGES = 2000;
+const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+
+/** What a registry's source keeps between rounds: the newest updatedAt fully read. */
+interface RegistryCursor {
+  updated_since?: string;
+}
+
+class InvalidPageError extends Error {}
+
+export const mcpSourceId = (base: string): string => `mcp:${base}`;
+const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
+
+/**
+ * Imports servers from the MCP Registries the operator lists (FEDERATION_MCP_REGISTRIES), as the
+ * registry's published OpenAPI describes `GET /v0.1/servers`: pages followed by `metadata.nextCursor`,
+ * and after the first full read only what changed (`updated_since`, which also returns tombstones).
+ * Each server's latest version is one entry (id `mcp:<base>#<name>`): its remotes are the entry's
+ * endpoints; a `deleted` latest version removes the entry at once. Capabilities stay empty: server.json
+ * does not list tools, and the registry claims none it does not know.
+ *
+ * A page that is not JSON or not the documented shape, an answer over the size limit or past the
+ * deadline, a cursor returned twice, or more than MAX_PAGES pages ends the round with the reason on
+ * the source's status. What earlier pages said stays applied; the high-water mark moves only after a
+ * whole round, so the next round reads the failed part again (writes of unchanged servers are no-ops).
+ */
+export class McpRegistryImporter {
+  private rounds: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: McpImportDeps) {}
+
+  refreshAll(signal?: AbortSignal): Promise<void> {
+    const round = this.rounds.then(async () => {
+      for (const base of this.deps.config.mcpRegistries) {
+        if (signal?.aborted === true) return;
+        await this.refresh(base, signal);
+      }
+    });
+    this.rounds = round.catch(() => undefined);
+    return round;
+  }
+
+  async refresh(base: string, signal?: AbortSignal): Promise<void> {
+    const { db, clock } = this.deps;
+    const id = mcpSourceId(base);
+    await ensureSource(db, { id, kind: 'mcp', url: base });
+    const source = await readSource(db, id);
+    const cursor = (source?.cursor == null ? {} : JSON.parse(source.cursor)) as RegistryCursor;
+    await updateSource(db, id, { last_attempt_at: clock.now() });
+    try {
+      const newest = await this.readChanges(base, cursor.updated_since, signal);
+      await updateSource(db, id, {
+        state: 'ok',
+        last_error: null,
+        last_success_at: clock.now(),
+        cursor: JSON.stringify({ updated_since: newest ?? cursor.updated_since }),
+      });
+    } catch (error) {
+      if (!(error instanceof RemoteFetchError || error instanceof InvalidPageError)) throw error;
+      await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
+    }
+  }
+
+  /** Reads every page of changes; returns the newest updatedAt seen. */
+  private async readChanges(
+    base: string,
+    updatedSince: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
+    const { config, policy } = this.deps;
+    const limits = { timeoutMs: config.fetchTimeoutMs, maxResponseBytes: config.maxResponseBytes };
+    const seen = new Set<string>();
+    let newest = updatedSince;
+    let next: string | undefined;
+    for (let page = 0; ; page += 1) {
+      if (page >= MAX_PAGES)
+        throw new InvalidPageError(`${base} kept returning pages past ${MAX_PAGES} in one round: refused`);
+      const url = new URL(`${base}/v0.1/servers`);
+      url.searchParams.set('limit', String(PAGE_SIZE));
+      if (updatedSince !== undefined) url.searchParams.set('updated_since', updatedSince);
+      if (next !== undefined) url.searchParams.set('cursor', next);
+      const response = await fetchRemote(policy, url, {}, limits, signal);
+      if (response.status !== 200)
+        throw new RemoteFetchError(`${url.href} answered ${response.status}; entries are kept as last read`);
+      const body = parsePage(url, response.body);
+      const { upserts, removals, newestHere } = this.mapPage(base, body.servers);
+      const now = this.deps.clock.now();
+      for (const entry of upserts) await putRemoteEntry(this.deps.db, entry, now);
+      await removeRemoteEntries(this.deps.db, removals, now);
+      if (newestHere !== undefined && (newest === undefined || newestHere > newest)) newest = newestHere;
+      const cursor = body.nextCursor;
+      if (cursor === undefined || cursor === '') return newest;
+      if (seen.has(cursor))
+        throw new InvalidPageError(
+          `${base} returned the cursor ${JSON.stringify(cursor.slice(0, 100))} twice (a cursor loop): refused`,
+        );
+      seen.add(cursor);
+      next = cursor;
+    }
+  }
+
+  private mapPage(
+    base: string,
+    servers: PageServer[],
+  ): { upserts: RemoteEntryWrite[]; removals: string[]; newestHere: string | undefined } {
+    const upserts: RemoteEntryWrite[] = [];
+    const removals: string[] = [];
+    let newestHere: string | undefined;
+    for (const item of servers) {
+      const official = item.official;
+      if (official?.updatedAt !== undefined && (newestHere === undefined || official.updatedAt > newestHere))
+        newestHere = official.updatedAt;
+      // Older versions come and go as the latest changes; only the latest speaks for the server.
+      if (official?.isLatest === false) continue;
+      const id = entryId(base, item.server.name);
+      if (official?.status === 'deleted') {
+        removals.push(id);
+        continue;
+      }
+      const name = item.server.name;
+      const endpoints = item.server.remotes.flatMap((remote) =>
+        /^https?:\/\/[^\s{}]+$/.test(remote.url) ? [{ type: 'mcp', url: remote.url }] : [],
+      );
+      upserts.push({
+        id,
+        source_id: mcpSourceId(base),
+        kind: 'imported',
+        did: null,
+        name: (item.server.title ?? name).slice(0, PROFILE_LIMITS.nameMaxLength),
+        description: item.server.description.slice(0, PROFILE_LIMITS.descriptionMaxLength),
+        capabilities: '[]',
+        tags: JSON.stringify(official?.status === 'deprecated' ? ['mcp', 'deprecated'] : ['mcp']),
+        endpoints: JSON.stringify(endpoints.slice(0, 10)),
+        home_registry: base,
+        provenance: provenanceJson({
+          kind: 'imported',
+          home_registry: base,
+          source_url: `${base}/v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(item.server.version)}`,
+          format: 'mcp-registry',
+          verification: 'unsigned',
+          fetched_at: this.deps.clock.now(),
+        }),
+      });
+    }
+    return { upserts, removals, newestHere };
+  }
+}
+
+interface PageServer {
+  server: { name: string; title?: string; description: string; version: string; remotes: { url: string }[] };
+  official?: { status?: string; updatedAt?: string; isLatest?: boolean };
+}
+
+/** A ServerList page, checked against the documented shape; refused with the first thing wrong. */
+function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor?: string } {
+  let body: unknown;
+  try {
+    body = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new InvalidPageError(`${url.href} did not answer JSON: refused`);
+  }
+  const list = body as { servers?: unknown; metadata?: { nextCursor?: unknown } };
+  if (typeof body !== 'object' || body === null || !Array.isArray(list.servers))
+    throw new InvalidPageError(
+      `${url.href} did not answer a ServerList (an object with a servers array): refused`,
+    );
+  const nextCursor = list.metadata?.nextCursor;
+  if (nextCursor !== undefined && nextCursor !== null && typeof nextCursor !== 'string')
+    throw new InvalidPageError(`${url.href}: metadata.nextCursor is not a string: refused`);
+  const servers = list.servers.map((raw, index): PageServer => {
+    const item = raw as { server?: Record<string, unknown>; _meta?: Record<string, unknown> };
+    const server = item?.server;
+    if (
+      typeof server !== 'object' ||
+      server === null ||
+      typeof server.name !== 'string' ||
+      server.name.length > 200 ||
+      typeof server.description !== 'string' ||
+      typeof server.version !== 'string'
+    )
+      throw new InvalidPageError(
+        `${url.href}: servers[${index}] lacks server.name, description or version: refused`,
+      );
+    const remotes = Array.isArray(server.remotes)
+      ? server.remotes.flatMap((remote: unknown) => {
+          const target = (remote as { url?: unknown } | null)?.url;
+          return typeof target === 'string' && target.length <= PROFILE_LIMITS.urlMaxLength
+            ? [{ url: target }]
+            : [];
+        })
+      : [];
+    const official = item._meta?.[OFFICIAL] as PageServer['official'] | undefined;
+    return {
+      server: {
+        name: server.name,
+        ...(typeof server.title === 'string' ? { title: server.title } : {}),
+        description: server.description,
+        version: server.version,
+        remotes,
+      },
+      ...(typeof official === 'object' && official !== null
+        ? {
+            official: {
+              ...(typeof official.status === 'string' ? { status: official.status } : {}),
+              ...(typeof official.updatedAt === 'string' ? { updatedAt: official.updatedAt } : {}),
+              ...(typeof official.isLatest === 'boolean' ? { isLatest: official.isLatest } : {}),
+            },
+          }
+        : {}),
+    };
+  });
+  return { servers, ...(typeof nextCursor === 'string' ? { nextCursor } : {}) };
+}

@@ -1,0 +1,276 @@
+import {
+  checkProfileAgainstLeaf,
+  entryBundlePath,
+  extendLog,
+  fromBase64,
+  LogVerificationError,
+  toBase64,
+  verifyLogProof,
+  EMPTY_FOLLOW_STATE,
+  type LogFollowState,
+  type LogLeaf,
+  type LogProof,
+} from '@agent-registry/protocol';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import type { FederationConfig } from '../../kernel/config.js';
+import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
+import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
+import {
+  ensureSource,
+  putRemoteEntry,
+  readSource,
+  removeRemoteEntries,
+  restampSource,
+  updateSource,
+} from './remote-entries-store.js';
+
+export interface PeerFollowDeps {
+  db: Db;
+  clock: Clock;
+  policy: WebhookNetworkPolicy;
+  config: FederationConfig;
+  /** A peer stopped being followed (forked log or mismatching records): log line and metric. */
+  onPeerStopped(peer: string, reason: string): void;
+}
+
+/** What a peer's source keeps between catch-ups: its key and the verified tree. */
+interface PeerCursor {
+  /** The note verifier key: pinned in FEDERATION_PEERS, or taken on first contact. */
+  key: string;
+  size: number;
+  root: string;
+  leaf_hashes: string[];
+  origin?: string;
+}
+
+export const peerSourceId = (peer: string): string => `peer:${peer}`;
+const entryId = (peer: string, did: string): string => `peer:${peer}#${did}`;
+
+/**
+ * Follows peer registries of this kind (FEDERATION_PEERS) as the verifying mirror does, with the
+ * protocol package's follower (extendLog): each catch-up verifies the signed checkpoint, refuses a
+ * shrunk or forked log, checks every entry against the signed root, then reads the profile of each
+ * agent the new entries name and checks it against its leaf. The peer's active agents are kept as
+ * mirrored entries stamped with the checkpoint they were verified against.
+ *
+ * A log that forks, or a profile that matches neither its leaf nor a later signed one, stops the
+ * follow (state `stopped`), alerts, and marks every entry of the peer `unverified`: kept, never replaced.
+ */
+export class PeerFollower {
+  private rounds: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: PeerFollowDeps) {}
+
+  refreshAll(signal?: AbortSignal): Promise<void> {
+    const round = this.rounds.then(async () => {
+      for (const peer of this.deps.config.peers) {
+        if (signal?.aborted === true) return;
+        await this.refresh(peer.url, peer.key, signal);
+      }
+    });
+    this.rounds = round.catch(() => undefined);
+    return round;
+  }
+
+  async refresh(peer: string, pinnedKey: string | undefined, signal?: AbortSignal): Promise<void> {
+    const { db, clock } = this.deps;
+    const id = peerSourceId(peer);
+    await ensureSource(db, { id, kind: 'peer', url: peer });
+    const source = await readSource(db, id);
+    if (source?.state === 'stopped') return;
+    await updateSource(db, id, { last_attempt_at: clock.now() });
+    const limits = {
+      timeoutMs: this.deps.config.fetchTimeoutMs,
+      maxResponseBytes: this.deps.config.maxResponseBytes,
+    };
+    try {
+      const cursor =
+        source?.cursor == null ? undefined : (JSON.parse(source.cursor) as PeerCursor | undefined);
+      const key =
+        pinnedKey ??
+        cursor?.key ??
+        (await this.text(new URL(`${peer}/log/verifier-key`), limits, signal)).trim();
+      if (cursor !== undefined && cursor.key !== key)
+        throw new LogVerificationError(`the peer's verifier key is not the one followed so far`);
+      const previous: LogFollowState =
+        cursor === undefined
+          ? EMPTY_FOLLOW_STATE
+          : { size: cursor.size, root: cursor.root, leafHashes: cursor.leaf_hashes.map(fromBase64) };
+      const extension = await extendLog(
+        {
+          checkpoint: () => this.text(new URL(`${peer}/log/checkpoint`), limits, signal),
+          entryBundle: async (index, width) =>
+            new Uint8Array(
+              await this.bytes(new URL(`${peer}/log/${entryBundlePath(index, width)}`), limits, signal),
+            ),
+        },
+        key,
+        previous,
+      );
+      const checkpoint = {
+        origin: extension.origin,
+        size: extension.state.size,
+        root_hash: extension.state.root,
+      };
+      // Each agent once, at its latest entry of this catch-up.
+      const latest = new Map<string, { leaf: LogLeaf; index: number }>();
+      extension.entries.forEach((leaf, offset) =>
+        latest.set(leaf.did, { leaf, index: previous.size + offset }),
+      );
+      const removed: string[] = [];
+      for (const [did, { leaf, index }] of latest) {
+        if (leaf.op === 'deactivate') {
+          removed.push(entryId(peer, did));
+          continue;
+        }
+        const profile = await this.profile(peer, did, leaf, index, key, extension.state.size, limits, signal);
+        if (profile === undefined) continue;
+        await putRemoteEntry(db, this.entry(peer, did, profile, checkpoint), clock.now());
+      }
+      await removeRemoteEntries(db, removed, clock.now());
+      await updateSource(db, id, {
+        state: 'ok',
+        last_error: null,
+        last_success_at: clock.now(),
+        cursor: JSON.stringify({
+          key,
+          size: extension.state.size,
+          root: extension.state.root,
+          leaf_hashes: extension.state.leafHashes.map(toBase64),
+          origin: extension.origin,
+        } satisfies PeerCursor),
+      });
+    } catch (error) {
+      if (error instanceof LogVerificationError) {
+        await this.stop(peer, error.message);
+        return;
+      }
+      if (!(error instanceof RemoteFetchError)) throw error;
+      await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
+    }
+  }
+
+  /**
+   * The agent's profile, checked against its leaf; undefined when it changed again after the
+   * checkpoint (its own signed proof names a later entry: the next catch-up reads it). Anything else
+   * that does not match throws.
+   */
+  private async profile(
+    peer: string,
+    did: string,
+    leaf: LogLeaf,
+    index: number,
+    key: string,
+    size: number,
+    limits: FetchLimits,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown> | undefined> {
+    const answer = await fetchRemote(
+      this.deps.policy,
+      new URL(`${peer}/api/agents/${encodeURIComponent(did)}`),
+      {},
+      limits,
+      signal,
+    );
+    if (answer.status !== 200)
+      throw new LogVerificationError(
+        `${peer} logged ${did} as active at entry ${index} but its profile answers ${answer.status}`,
+      );
+    const profile = parseObject(answer.body, `${peer}'s profile of ${did}`);
+    try {
+      checkProfileAgainstLeaf(profile, leaf, index);
+      return profile;
+    } catch (mismatch) {
+      const proofAnswer = await fetchRemote(
+        this.deps.policy,
+        new URL(`${peer}/api/agents/${encodeURIComponent(did)}/log-proof`),
+        {},
+        limits,
+        signal,
+      );
+      if (proofAnswer.status === 200) {
+        const proof = parseObject(proofAnswer.body, `${peer}'s log proof of ${did}`) as unknown as LogProof;
+        const { leaf: later } = verifyLogProof(proof, key, did);
+        if (proof.leaf_index >= size && later.profile_sha256 !== leaf.profile_sha256) return undefined;
+      }
+      throw mismatch;
+    }
+  }
+
+  private entry(
+    peer: string,
+    did: string,
+    profile: Record<string, unknown>,
+    checkpoint: NonNullable<Provenance['checkpoint']>,
+  ): Parameters<typeof putRemoteEntry>[1] {
+    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+    const endpoints = Array.isArray(profile.endpoints)
+      ? (profile.endpoints as { type?: unknown; url?: unknown }[]).flatMap((endpoint) =>
+          typeof endpoint.type === 'string' && typeof endpoint.url === 'string'
+            ? [{ type: endpoint.type === 'a2a_agent_card' ? 'a2a' : endpoint.type, url: endpoint.url }]
+            : [],
+        )
+      : [];
+    return {
+      id: entryId(peer, did),
+      source_id: peerSourceId(peer),
+      kind: 'mirrored',
+      did,
+      name: text(profile.name) ?? did,
+      description: text(profile.description),
+      capabilities: JSON.stringify(Array.isArray(profile.capabilities) ? profile.capabilities : []),
+      tags: JSON.stringify(Array.isArray(profile.tags) ? profile.tags : []),
+      endpoints: JSON.stringify(endpoints),
+      home_registry: peer,
+      provenance: provenanceJson({
+        kind: 'mirrored',
+        home_registry: peer,
+        checkpoint,
+        state: 'verified',
+        verified_at: this.deps.clock.now(),
+      }),
+    };
+  }
+
+  /** Stops following: the reason on the status, the alert, and every entry of the peer unverified. */
+  private async stop(peer: string, reason: string): Promise<void> {
+    const { db, clock } = this.deps;
+    await updateSource(db, peerSourceId(peer), {
+      state: 'stopped',
+      last_error: `no longer followed: ${reason}`.slice(0, 1000),
+    });
+    await restampSource(
+      db,
+      peerSourceId(peer),
+      (old) => {
+        const provenance = JSON.parse(old) as Provenance;
+        return provenanceJson({ ...provenance, state: 'unverified', reason: reason.slice(0, 500) });
+      },
+      clock.now(),
+    );
+    this.deps.onPeerStopped(peer, reason);
+  }
+
+  private async text(url: URL, limits: FetchLimits, signal: AbortSignal | undefined): Promise<string> {
+    return (await this.bytes(url, limits, signal)).toString('utf8');
+  }
+
+  private async bytes(url: URL, limits: FetchLimits, signal: AbortSignal | undefined): Promise<Buffer> {
+    const answer = await fetchRemote(this.deps.policy, url, {}, limits, signal);
+    if (answer.status !== 200) throw new RemoteFetchError(`${url.href} answered ${answer.status}`);
+    return answer.body;
+  }
+}
+
+function parseObject(body: Buffer, what: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw new RemoteFetchError(`${what} is not a JSON object`);
+}

@@ -1,0 +1,241 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import { sqlDialect } from '../../db/dialect.js';
+import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
+
+export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
+export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
+
+/** What a source writes of an entry; the store numbers it and keeps its first-seen time. */
+export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
+
+/**
+ * Adds or replaces an entry, numbering the change after every other remote change. Every node runs the
+ * importers: on PostgreSQL the write takes a transaction-scoped advisory lock first, so numbers are
+ * handed out and committed in one order (a follower reading `seq > position` never skips a change
+ * committed late); SQLite has one writer at a time already. The unique index on seq is the backstop.
+ * Returns false when the stored entry already says the same (nothing renumbered).
+ */
+export async function putRemoteEntry(db: Db, entry: RemoteEntryWrite, now: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const old = await trx
+      .selectFrom('remote_entries')
+      .selectAll()
+      .where('id', '=', entry.id)
+      .executeTakeFirst();
+    if (old !== undefined && old.status === 'active' && sameContent(old, entry)) return false;
+    const seq = await nextSeq(trx);
+    if (old === undefined) {
+      await trx
+        .insertInto('remote_entries')
+        .values({ ...entry, status: 'active', created_at: now, updated_at: now, seq })
+        .execute();
+    } else {
+      await trx
+        .updateTable('remote_entries')
+        .set({ ...entry, status: 'active', updated_at: now, seq })
+        .where('id', '=', entry.id)
+        .execute();
+    }
+    return true;
+  });
+}
+
+/** Marks entries removed (their source no longer lists them); the index drops them at its next catch-up. */
+export async function removeRemoteEntries(db: Db, ids: readonly string[], now: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    let removed = 0;
+    for (const id of ids) {
+      const seq = await nextSeq(trx);
+      const result = await trx
+        .updateTable('remote_entries')
+        .set({ status: 'removed', updated_at: now, seq })
+        .where('id', '=', id)
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      removed += Number(result.numUpdatedRows);
+    }
+    return removed;
+  });
+}
+
+/** Rewrites the provenance of every active entry of a source (a peer found forked: unverified). */
+export async function restampSource(
+  db: Db,
+  sourceId: string,
+  provenance: (old: string) => string,
+  now: number,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('remote_entries')
+      .select(['id', 'provenance'])
+      .where('source_id', '=', sourceId)
+      .where('status', '=', 'active')
+      .execute();
+    for (const row of rows) {
+      const seq = await nextSeq(trx);
+      await trx
+        .updateTable('remote_entries')
+        .set({ provenance: provenance(row.provenance), updated_at: now, seq })
+        .where('id', '=', row.id)
+        .execute();
+    }
+  });
+}
+
+/** A number no other key of the registry's advisory locks uses: remote-entry writes, one at a time. */
+const REMOTE_WRITES_LOCK = 0x72656d6f;
+
+async function nextSeq(trx: Db): Promise<number> {
+  if (sqlDialect(trx) === 'postgres')
+    await sql`select pg_advisory_xact_lock(${REMOTE_WRITES_LOCK})`.execute(trx);
+  const row = await trx
+    .selectFrom('remote_entries')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
+  return Number(row?.seq ?? 0) + 1;
+}
+
+function sameContent(old: RemoteEntryRow, entry: RemoteEntryWrite): boolean {
+  return (
+    old.source_id === entry.source_id &&
+    old.kind === entry.kind &&
+    old.did === entry.did &&
+    old.name === entry.name &&
+    old.description === entry.description &&
+    old.capabilities === entry.capabilities &&
+    old.tags === entry.tags &&
+    old.endpoints === entry.endpoints &&
+    old.home_registry === entry.home_registry &&
+    withoutFetchTime(old.provenance) === withoutFetchTime(entry.provenance)
+  );
+}
+
+/** A re-fetch of the same card changes only fetched_at: not worth a new change number. */
+function withoutFetchTime(provenance: string): string {
+  const parsed = JSON.parse(provenance) as Record<string, unknown>;
+  delete parsed.fetched_at;
+  delete parsed.verified_at;
+  return JSON.stringify(parsed);
+}
+
+/** Entries changed after `seq`, in change order (the federated index follows them). */
+export async function remoteEntriesChangedAfter(
+  db: Db,
+  seq: number,
+  limit: number,
+): Promise<RemoteEntryRow[]> {
+  return db
+    .selectFrom('remote_entries')
+    .selectAll()
+    .where('seq', '>', seq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
+export async function readRemoteEntries(db: Db, ids: readonly string[]): Promise<RemoteEntryRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('remote_entries').selectAll().where('id', 'in', ids).execute();
+}
+
+export async function readRemoteEntry(db: Db, id: string): Promise<RemoteEntryRow | undefined> {
+  return db.selectFrom('remote_entries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Active entries naming this DID (an agent may be listed by several sources). */
+export async function activeRemoteEntriesByDid(db: Db, did: string): Promise<RemoteEntryRow[]> {
+  return db
+    .selectFrom('remote_entries')
+    .selectAll()
+    .where('did', '=', did)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .limit(10)
+    .execute();
+}
+
+export interface RemoteEntryFilter {
+  sourceId?: string;
+  kind?: RemoteEntryRow['kind'];
+  /** Matched against the provenance's verification (imported) or state (mirrored). */
+  verification?: string;
+  after?: string;
+  limit: number;
+}
+
+/** Rows one listing reads at most while filtering by verification: a bounded cost per request. */
+const VERIFICATION_SCAN_MAX = 5000;
+const SCAN_BATCH = 500;
+
+/**
+ * Active entries by id, for the listing. The verification filter reads the provenance JSON in the
+ * process, at most VERIFICATION_SCAN_MAX rows per request: when it stops there, `resumeAfter` is the
+ * last id read, where the next page continues (a page may then hold fewer than `limit` entries).
+ */
+export async function listRemoteEntries(
+  db: Db,
+  filter: RemoteEntryFilter,
+): Promise<{ rows: RemoteEntryRow[]; resumeAfter?: string }> {
+  let query = db.selectFrom('remote_entries').selectAll().where('status', '=', 'active').orderBy('id');
+  if (filter.sourceId !== undefined) query = query.where('source_id', '=', filter.sourceId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.verification === undefined) {
+    if (filter.after !== undefined) query = query.where('id', '>', filter.after);
+    return { rows: await query.limit(filter.limit).execute() };
+  }
+  const wanted = filter.verification;
+  const kept: RemoteEntryRow[] = [];
+  let after = filter.after;
+  for (let scanned = 0; scanned < VERIFICATION_SCAN_MAX; scanned += SCAN_BATCH) {
+    const batch = after === undefined ? query : query.where('id', '>', after);
+    const rows = await batch.limit(SCAN_BATCH).execute();
+    for (const row of rows) {
+      const provenance = JSON.parse(row.provenance) as { verification?: string; state?: string };
+      if ((provenance.verification ?? provenance.state) === wanted) kept.push(row);
+      if (kept.length === filter.limit) return { rows: kept };
+    }
+    if (rows.length < SCAN_BATCH) return { rows: kept };
+    after = rows.at(-1)?.id;
+  }
+  return after === undefined ? { rows: kept } : { rows: kept, resumeAfter: after };
+}
+
+// --- sources --------------------------------------------------------------------------------------
+
+/** Records a configured source once; an existing row (and its cursor) is kept. */
+export async function ensureSource(
+  db: Db,
+  source: Pick<RemoteSourceRow, 'id' | 'kind' | 'url'>,
+): Promise<void> {
+  await db
+    .insertInto('remote_sources')
+    .values({
+      ...source,
+      state: 'ok',
+      last_error: null,
+      last_attempt_at: null,
+      last_success_at: null,
+      cursor: null,
+    })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
+}
+
+export async function readSources(db: Db): Promise<RemoteSourceRow[]> {
+  return db.selectFrom('remote_sources').selectAll().orderBy('id').execute();
+}
+
+export async function readSource(db: Db, id: string): Promise<RemoteSourceRow | undefined> {
+  return db.selectFrom('remote_sources').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateSource(
+  db: Db,
+  id: string,
+  patch: Partial<Omit<RemoteSourceRow, 'id' | 'kind' | 'url'>>,
+): Promise<void> {
+  await db.updateTable('remote_sources').set(patch).where('id', '=', id).execute();
+}

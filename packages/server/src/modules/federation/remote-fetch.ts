@@ -1,0 +1,134 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+
+export interface FetchLimits {
+  /** The whole answer's deadline: a slow drip of bytes ends here, whatever its pace. */
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+export interface RemoteResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  /** The URL that answered (after same-policy redirects). */
+  url: string;
+}
+
+/** Why a fetch was refused or failed, in words an operator can act on (shown on the source status). */
+export class RemoteFetchError extends Error {}
+
+const MAX_REDIRECTS = 3;
+
+/**
+ * GET through the webhook network policy: connects only to addresses the policy allows (public ones
+ * unless the operator allows private networks), checked after DNS resolution; follows at most three
+ * redirects, each checked again (a redirect to a private address is refused like a direct request);
+ * stops at the size limit and at the deadline.
+ */
+export async function fetchRemote(
+  policy: WebhookNetworkPolicy,
+  url: URL,
+  headers: Record<string, string>,
+  limits: FetchLimits,
+  signal?: AbortSignal,
+): Promise<RemoteResponse> {
+  const deadline = AbortSignal.timeout(limits.timeoutMs);
+  const combined = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
+  let current = url;
+  for (let hop = 0; ; hop += 1) {
+    if (current.protocol !== 'http:' && current.protocol !== 'https:')
+      throw new RemoteFetchError(`${current.href} is not an http(s) URL`);
+    try {
+      policy.assertDeliverableLiteral(current);
+    } catch (error) {
+      throw new RemoteFetchError(`refused ${current.href}: ${(error as Error).message}`);
+    }
+    const response = await getOnce(policy, current, headers, limits.maxResponseBytes, combined).catch(
+      (error: unknown) => {
+        if (error instanceof RemoteFetchError) throw error;
+        if (deadline.aborted)
+          throw new RemoteFetchError(
+            `${current.href} did not answer in full within ${limits.timeoutMs} ms (FEDERATION_FETCH_TIMEOUT_SECONDS)`,
+          );
+        throw new RemoteFetchError(`fetching ${current.href} failed: ${(error as Error).message}`);
+      },
+    );
+    const location = response.headers.location;
+    if (
+      response.status >= 300 &&
+      response.status < 400 &&
+      response.status !== 304 &&
+      location !== undefined
+    ) {
+      if (hop >= MAX_REDIRECTS)
+        throw new RemoteFetchError(`${url.href} redirected more than ${MAX_REDIRECTS} times`);
+      current = new URL(location, current);
+      continue;
+    }
+    return { ...response, url: current.href };
+  }
+}
+
+function getOnce(
+  policy: WebhookNetworkPolicy,
+  url: URL,
+  headers: Record<string, string>,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<Omit<RemoteResponse, 'url'>> {
+  return new Promise((resolve, reject) => {
+    const transport = url.protocol === 'https:' ? https : http;
+    const request = transport.request(
+      url,
+      { method: 'GET', lookup: policy.lookup, signal, headers: { accept: 'application/json', ...headers } },
+      (response) => {
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          response.destroy();
+          reject(tooLarge(url, maxBytes));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            response.destroy();
+            reject(tooLarge(url, maxBytes));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      },
+    );
+    request.on('error', (error) => {
+      const cause = (error as { cause?: unknown }).cause;
+      reject(cause instanceof Error && cause.name === 'ForbiddenWebhookTargetError' ? cause : error);
+    });
+    request.end();
+  });
+}
+
+const tooLarge = (url: URL, maxBytes: number): RemoteFetchError =>
+  new RemoteFetchError(
+    `${url.href} answered more than ${Math.round(maxBytes / 1024)} KB (FEDERATION_MAX_RESPONSE_KB)`,
+  );
+
+/** Seconds of a Cache-Control max-age, if the answer gives one (no-store and no-cache give 0). */
+export function maxAgeSeconds(headers: http.IncomingHttpHeaders): number | undefined {
+  const value = headers['cache-control'];
+  if (value === undefined) return undefined;
+  if (/\bno-(store|cache)\b/i.test(value)) return 0;
+  const match = /\bmax-age=(\d+)/i.exec(value);
+  return match === null ? undefined : Number(match[1]);
+}

@@ -1,0 +1,96 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, ref } from '../../http/common-schemas.js';
+import { Capability } from '../agents/schemas.js';
+import { Provenance } from '../agents/provenance-schemas.js';
+
+export const FEDERATION_RULES = { listLimitDefault: 50, listLimitMax: 200, idMaxLength: 2048 } as const;
+
+export const RemoteEndpoint = Type.Object({
+  type: Type.String({ description: 'e.g. a2a, mcp, invoke, profile' }),
+  url: Type.String(),
+});
+
+export const RemoteEntry = Type.Object(
+  {
+    id: Type.String({ description: 'The entry id here: never a DID (begins with peer:, a2a: or mcp:)' }),
+    did: Nullable(Type.String({ description: 'The DID its source names, if any' })),
+    name: Type.String(),
+    description: Nullable(Type.String()),
+    capabilities: Type.Array(ref(Capability)),
+    tags: Type.Array(Type.String()),
+    endpoints: Type.Array(RemoteEndpoint, { description: 'Where the agent is reached at its home' }),
+    status: Type.Unsafe<'active'>(Type.String({ enum: ['active'] })),
+    created_at: Type.Integer({ description: 'First seen by this registry (epoch ms)' }),
+    updated_at: Type.Integer({ description: 'Last changed here (epoch ms)' }),
+    home_registry: Type.String(),
+    provenance: ref(Provenance),
+  },
+  { $id: 'RemoteEntry', description: 'A read-only entry of an agent that lives elsewhere' },
+);
+export type RemoteEntry = Static<typeof RemoteEntry>;
+
+export const RemoteEntryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: FEDERATION_RULES.idMaxLength }),
+});
+
+export const RemoteEntriesQuery = Type.Object(
+  {
+    source: Type.Optional(Type.String({ minLength: 1, maxLength: FEDERATION_RULES.idMaxLength })),
+    kind: Type.Optional(
+      Type.Unsafe<'mirrored' | 'imported'>(Type.String({ enum: ['mirrored', 'imported'] })),
+    ),
+    verification: Type.Optional(
+      Type.Unsafe<'verified' | 'signed-untrusted' | 'unsigned' | 'invalid' | 'unverified'>(
+        Type.String({
+          enum: ['verified', 'signed-untrusted', 'unsigned', 'invalid', 'unverified'],
+          description: "An imported entry's verification, or a mirrored entry's state (verified, unverified)",
+        }),
+      ),
+    ),
+    after: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: FEDERATION_RULES.idMaxLength,
+        description: 'next_after of the previous page',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: FEDERATION_RULES.listLimitMax,
+        default: FEDERATION_RULES.listLimitDefault,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RemoteEntriesQuery = Static<typeof RemoteEntriesQuery>;
+
+export const RemoteEntriesPage = Type.Object({
+  entries: Type.Array(ref(RemoteEntry)),
+  next_after: Nullable(Type.String({ description: 'Pass as after for the next page; null after the last' })),
+});
+export type RemoteEntriesPage = Static<typeof RemoteEntriesPage>;
+
+export const SourceStatus = Type.Object({
+  id: Type.String(),
+  kind: Type.Unsafe<'peer' | 'a2a' | 'mcp'>(Type.String({ enum: ['peer', 'a2a', 'mcp'] })),
+  url: Type.String(),
+  state: Type.Unsafe<'ok' | 'error' | 'stopped'>(
+    Type.String({
+      enum: ['ok', 'error', 'stopped'],
+      description:
+        'ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)',
+    }),
+  ),
+  last_error: Nullable(Type.String()),
+  last_attempt_at: Nullable(Type.Integer()),
+  last_success_at: Nullable(Type.Integer()),
+  entries: Type.Integer({ description: 'Active entries from this source' }),
+});
+export type SourceStatus = Static<typeof SourceStatus>;
+
+export const FederationStatus = Type.Object({
+  sources: Type.Array(SourceStatus),
+});
+export type FederationStatus = Static<typeof FederationStatus>;

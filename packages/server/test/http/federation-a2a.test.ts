@@ -1,0 +1,328 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import canonicalizeModule from 'canonicalize';
+import { FlattenedSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
+import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
+
+// canonicalize is CommonJS; its default export is the function under either module loader.
+const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
+
+interface Served {
+  status?: number;
+  body: string;
+  etag?: string;
+}
+
+/** A web host for cards and its did.json, answering what the test puts in `files`. */
+class CardHost {
+  readonly files = new Map<string, Served>();
+  readonly requests: { path: string; ifNoneMatch?: string }[] = [];
+  private server = http.createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    const ifNoneMatch = request.headers['if-none-match'];
+    this.requests.push({ path, ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }) });
+    const file = this.files.get(path);
+    if (file === undefined) {
+      response.writeHead(404).end();
+      return;
+    }
+    if (file.etag !== undefined && ifNoneMatch === file.etag) {
+      response.writeHead(304, { etag: file.etag }).end();
+      return;
+    }
+    response
+      .writeHead(file.status ?? 200, {
+        'content-type': 'application/json',
+        ...(file.etag === undefined ? {} : { etag: file.etag }),
+      })
+      .end(file.body);
+  });
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  get did(): string {
+    return `did:web:127.0.0.1%3A${(this.server.address() as AddressInfo).port}`;
+  }
+  url(path: string): string {
+    return `${this.origin}${path}`;
+  }
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+interface KeyPair {
+  privateKey: CryptoKey;
+  jwk: JWK;
+}
+async function keyPair(): Promise<KeyPair> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  return { privateKey, jwk: await exportJWK(publicKey) };
+}
+
+function card(name: string, description: string): Record<string, unknown> {
+  return {
+    name,
+    description,
+    version: '1.0.0',
+    supportedInterfaces: [
+      { url: `https://agents.example/${name}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
+    capabilities: { streaming: false },
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      { id: 'route_planning', name: 'Route planning', description: 'Plans routes', tags: ['maps', 'Travel'] },
+    ],
+  };
+}
+
+/** A2A 8.4.2: a flattened JWS over the RFC 8785 canonical card without signatures. */
+async function sign(
+  body: Record<string, unknown>,
+  key: KeyPair,
+  header: Record<string, string>,
+): Promise<{ protected: string; signature: string }> {
+  const { signatures: _ignored, ...unsigned } = body;
+  const jws = await new FlattenedSign(new TextEncoder().encode(canonicalize(unsigned)))
+    .setProtectedHeader({ alg: 'ES256', typ: 'JOSE', ...header })
+    .sign(key.privateKey);
+  return { protected: jws.protected as string, signature: jws.signature };
+}
+
+interface Entry {
+  id: string;
+  did: string | null;
+  name: string;
+  capabilities: { type: string; tags?: string[] }[];
+  tags: string[];
+  endpoints: { type: string; url: string }[];
+  provenance: Provenance;
+}
+interface SourceStatus {
+  id: string;
+  state: string;
+  last_error: string | null;
+  entries: number;
+}
+
+describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web trust root)', () => {
+  const host = new CardHost();
+  let registry: TestRegistry;
+  let trusted: KeyPair;
+  let notAsserted: KeyPair;
+  let attacker: KeyPair;
+  const paths = [
+    '/verified.json',
+    '/unsigned.json',
+    '/jku-attacker.json',
+    '/jku-with-trusted-kid.json',
+    '/tampered.json',
+    '/not-asserted.json',
+    '/garbage.json',
+    '/gone.json',
+    '/huge.json',
+  ];
+
+  const entry = async (path: string): Promise<Entry | undefined> => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: `/api/federation/entries/${encodeURIComponent(`a2a:${host.url(path)}`)}`,
+    });
+    return response.statusCode === 200 ? response.json<Entry>() : undefined;
+  };
+  const source = async (path: string): Promise<SourceStatus | undefined> => {
+    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const sources = response.json<{ sources: SourceStatus[] }>().sources;
+    return sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
+  };
+
+  before(async () => {
+    await host.start();
+    [trusted, notAsserted, attacker] = await Promise.all([keyPair(), keyPair(), keyPair()]);
+    const did = host.did;
+    host.files.set('/.well-known/did.json', {
+      body: JSON.stringify({
+        '@context': ['https://www.w3.org/ns/did/v1'],
+        id: did,
+        verificationMethod: [
+          { id: `${did}#key-1`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: trusted.jwk },
+          { id: `${did}#key-2`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: notAsserted.jwk },
+        ],
+        assertionMethod: [`${did}#key-1`],
+      }),
+    });
+    host.files.set('/attacker-jwks.json', {
+      body: JSON.stringify({ keys: [{ ...attacker.jwk, kid: 'evil' }] }),
+    });
+
+    const verified = card('Route Planner', 'Plans routes across cities');
+    verified.signatures = [await sign(verified, trusted, { kid: `${did}#key-1` })];
+    host.files.set('/verified.json', { body: JSON.stringify(verified), etag: '"v1"' });
+
+    host.files.set('/unsigned.json', { body: JSON.stringify(card('Plain Planner', 'No signatures')) });
+
+    const jku = card('Jku Planner', 'Names its own key source');
+    jku.signatures = [await sign(jku, attacker, { kid: 'evil', jku: host.url('/attacker-jwks.json') })];
+    host.files.set('/jku-attacker.json', { body: JSON.stringify(jku) });
+
+    // The attacker's signature under the trusted key's name, with a jku to its own key: the key named
+    // by the trust root does not verify it.
+    const borrowed = card('Borrowed Planner', 'Claims the trusted key');
+    borrowed.signatures = [
+      await sign(borrowed, attacker, { kid: `${did}#key-1`, jku: host.url('/attacker-jwks.json') }),
+    ];
+    host.files.set('/jku-with-trusted-kid.json', { body: JSON.stringify(borrowed) });
+
+    const tampered = card('Tampered Planner', 'Signed text');
+    tampered.signatures = [await sign(tampered, trusted, { kid: `${did}#key-1` })];
+    tampered.description = 'Changed after signing';
+    host.files.set('/tampered.json', { body: JSON.stringify(tampered) });
+
+    const second = card('Second Key Planner', 'Signed by a key that may not assert');
+    second.signatures = [await sign(second, notAsserted, { kid: `${did}#key-2` })];
+    host.files.set('/not-asserted.json', { body: JSON.stringify(second) });
+
+    host.files.set('/garbage.json', { body: '<html>not a card' });
+    host.files.set('/gone.json', { body: JSON.stringify(card('Soon Gone', 'Here for one fetch')) });
+    host.files.set('/huge.json', {
+      body: JSON.stringify({ ...card('Huge', 'x'), pad: 'x'.repeat(40 * 1024) }),
+    });
+
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: paths.map((path) => host.url(path)).join(','),
+      FEDERATION_MAX_RESPONSE_KB: '32',
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await host.close();
+  });
+
+  test('a card signed with a key of its domain did:web assertionMethod is verified, with DID and kid', async () => {
+    const found = await entry('/verified.json');
+    assert.ok(found, 'the verified card is listed');
+    assert.equal(found.name, 'Route Planner');
+    assert.equal(found.provenance.kind, 'imported');
+    assert.equal(found.provenance.format, 'a2a-agent-card');
+    assert.equal(found.provenance.verification, 'verified');
+    assert.equal(found.provenance.did, host.did);
+    assert.equal(found.provenance.kid, `${host.did}#key-1`);
+    assert.equal(found.provenance.source_url, host.url('/verified.json'));
+    assert.equal(found.did, host.did);
+    assert.deepEqual(found.capabilities, [
+      { type: 'route_planning', description: 'Plans routes', tags: ['maps', 'Travel'] },
+    ]);
+    assert.deepEqual(found.tags, ['maps', 'travel']);
+    assert.deepEqual(found.endpoints, [{ type: 'a2a', url: 'https://agents.example/Route%20Planner' }]);
+  });
+
+  test('an unsigned card is listed as unsigned', async () => {
+    assert.equal((await entry('/unsigned.json'))?.provenance.verification, 'unsigned');
+  });
+
+  test('a jku pointing at an attacker key never verifies', async () => {
+    const own = await entry('/jku-attacker.json');
+    assert.equal(own?.provenance.verification, 'signed-untrusted');
+    assert.match(own?.provenance.reason ?? '', /jku .* is not a trust root/);
+    const borrowed = await entry('/jku-with-trusted-kid.json');
+    assert.equal(borrowed?.provenance.verification, 'invalid');
+    assert.match(borrowed?.provenance.reason ?? '', /does not verify/);
+    assert.ok(
+      !host.requests.some((request) => request.path === '/attacker-jwks.json'),
+      'the registry never fetched the jku',
+    );
+  });
+
+  test('a signature over different bytes is invalid', async () => {
+    const found = await entry('/tampered.json');
+    assert.equal(found?.provenance.verification, 'invalid');
+    assert.match(found?.provenance.reason ?? '', /does not verify over the card's RFC 8785 canonical JSON/);
+  });
+
+  test('a key in did.json but not in assertionMethod is refused, with the reason recorded', async () => {
+    const found = await entry('/not-asserted.json');
+    assert.equal(found?.provenance.verification, 'signed-untrusted');
+    assert.match(found?.provenance.reason ?? '', /not in its assertionMethod/);
+    assert.match((await source('/not-asserted.json'))?.last_error ?? '', /not in its assertionMethod/);
+  });
+
+  test('verification states are filterable and shown in federated search', async () => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/entries?verification=verified',
+    });
+    assert.deepEqual(
+      response.json<{ entries: Entry[] }>().entries.map((found) => found.name),
+      ['Route Planner'],
+    );
+    const search = await registry.app.inject({
+      method: 'GET',
+      url: '/api/agents/search?scope=federated&q=planner',
+    });
+    const hits = search.json<{ agents: { name: string; provenance: Provenance; home_registry: string }[] }>()
+      .agents;
+    assert.equal(hits.length, 6);
+    assert.ok(hits.every((hit) => hit.home_registry === host.origin && hit.provenance.kind === 'imported'));
+  });
+
+  test('garbage and oversized answers are refused with a reason on the status, and no entry', async () => {
+    const garbage = await source('/garbage.json');
+    assert.equal(garbage?.state, 'error');
+    assert.match(garbage?.last_error ?? '', /did not answer JSON/);
+    assert.equal(await entry('/garbage.json'), undefined);
+    const huge = await source('/huge.json');
+    assert.equal(huge?.state, 'error');
+    assert.match(huge?.last_error ?? '', /more than 32 KB/);
+  });
+
+  test('a refresh asks with the ETag; a card that disappears has its entry removed', async () => {
+    assert.ok(await entry('/gone.json'));
+    host.files.delete('/gone.json');
+    host.requests.length = 0;
+    await registry.ctx.federation.refresh();
+    assert.ok(
+      host.requests.some((request) => request.path === '/verified.json' && request.ifNoneMatch === '"v1"'),
+      'the card was asked for with If-None-Match',
+    );
+    assert.equal(
+      (await entry('/verified.json'))?.provenance.verification,
+      'verified',
+      'a 304 keeps the entry',
+    );
+    assert.equal(await entry('/gone.json'), undefined);
+    const gone = await source('/gone.json');
+    assert.equal(gone?.entries, 0);
+    assert.match(gone?.last_error ?? '', /answered 404: its entry was removed/);
+  });
+});
+
+describe('card imports use the webhook network policy', () => {
+  test('a card on a private address is refused unless the operator allows private networks', async () => {
+    const host = new CardHost();
+    await host.start();
+    host.files.set('/card.json', { body: JSON.stringify(card('Private', 'On loopback')) });
+    const registry = await startRegistry({ FEDERATION_A2A_CARDS: host.url('/card.json') });
+    try {
+      await registry.ctx.federation.refresh();
+      const status = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+      const [only] = status.json<{ sources: SourceStatus[] }>().sources;
+      assert.equal(only?.state, 'error');
+      assert.match(only?.last_error ?? '', /non-public address/);
+      assert.equal(only?.entries, 0);
+      assert.equal(host.requests.length, 0, 'nothing was sent to the private address');
+    } finally {
+      await registry.close();
+      await host.close();
+    }
+  });
+});

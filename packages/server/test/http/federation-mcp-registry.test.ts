@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
+import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
+
+const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+
+interface Version {
+  name: string;
+  version: string;
+  description: string;
+  title?: string;
+  remotes?: { type: string; url: string }[];
+  status: 'active' | 'deprecated' | 'deleted';
+  updatedAt: string;
+  isLatest: boolean;
+}
+
+type Mode = 'normal' | 'garbage' | 'wrong-shape' | 'loop' | 'huge' | 'drip';
+
+/**
+ * An MCP Registry built from the shapes of its published OpenAPI (GET /v0.1/servers: ServerList of
+ * ServerResponse, metadata.nextCursor, updated_since returning deleted versions too), with modes that
+ * misbehave on purpose.
+ */
+class FakeMcpRegistry {
+  versions: Version[] = [];
+  mode: Mode = 'normal';
+  readonly requests: URL[] = [];
+  private server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://x');
+    this.requests.push(url);
+    if (url.pathname !== '/v0.1/servers') {
+      response.writeHead(404).end('{"error":"not found"}');
+      return;
+    }
+    if (this.mode === 'garbage') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"servers": [tru');
+      return;
+    }
+    if (this.mode === 'wrong-shape') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"servers": [{"name": 7}]}');
+      return;
+    }
+    if (this.mode === 'huge') {
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ servers: [], pad: 'x'.repeat(64 * 1024) }));
+      return;
+    }
+    if (this.mode === 'drip') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"servers":[');
+      const timer = setInterval(() => response.write(' '), 200);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    const since = url.searchParams.get('updated_since');
+    const limit = Number(url.searchParams.get('limit') ?? '30');
+    const start = Number(url.searchParams.get('cursor') ?? '0');
+    const matching = this.versions.filter((version) =>
+      since === null ? version.status !== 'deleted' : version.updatedAt > since,
+    );
+    const page = matching.slice(start, start + limit);
+    const nextCursor =
+      this.mode === 'loop' ? '0' : start + limit < matching.length ? String(start + limit) : undefined;
+    response.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        servers: page.map((version) => ({
+          server: {
+            $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+            name: version.name,
+            description: version.description,
+            ...(version.title === undefined ? {} : { title: version.title }),
+            version: version.version,
+            ...(version.remotes === undefined ? {} : { remotes: version.remotes }),
+          },
+          _meta: {
+            [OFFICIAL]: {
+              status: version.status,
+              publishedAt: '2025-10-01T00:00:00Z',
+              updatedAt: version.updatedAt,
+              isLatest: version.isLatest,
+            },
+          },
+        })),
+        metadata: { count: page.length, ...(nextCursor === undefined ? {} : { nextCursor }) },
+      }),
+    );
+  });
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+  }
+  get base(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const stamp = (minute: number): string => new Date(Date.UTC(2025, 10, 1, 0, minute)).toISOString();
+
+function servers(count: number): Version[] {
+  return Array.from({ length: count }, (_, index) => ({
+    name: `io.example/server-${String(index).padStart(3, '0')}`,
+    version: '1.0.0',
+    description: `Weather tools number ${index}`,
+    remotes: [{ type: 'streamable-http', url: `https://mcp.example/s${index}` }],
+    status: 'active' as const,
+    updatedAt: stamp(index),
+    isLatest: true,
+  }));
+}
+
+interface Entry {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  endpoints: { type: string; url: string }[];
+  provenance: Provenance;
+}
+interface SourceStatus {
+  id: string;
+  state: string;
+  last_error: string | null;
+  entries: number;
+}
+
+describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () => {
+  const upstream = new FakeMcpRegistry();
+  let registry: TestRegistry;
+
+  const entries = async (): Promise<Entry[]> => {
+    const all: Entry[] = [];
+    let after: string | null = null;
+    do {
+      const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
+      const response = await registry.app.inject({
+        method: 'GET',
+        url: `/api/federation/entries?limit=200${query}`,
+      });
+      const page = response.json<{ entries: Entry[]; next_after: string | null }>();
+      all.push(...page.entries);
+      after = page.next_after;
+    } while (after !== null);
+    return all;
+  };
+  const status = async (): Promise<SourceStatus> => {
+    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    return response.json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
+  };
+
+  before(async () => {
+    await upstream.start();
+    upstream.versions = servers(250);
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_MCP_REGISTRIES: upstream.base,
+      FEDERATION_MAX_RESPONSE_KB: '48',
+      FEDERATION_FETCH_TIMEOUT_SECONDS: '1',
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await upstream.close();
+  });
+
+  test('the first read pages through every server; remotes become endpoints, capabilities stay unknown', async () => {
+    const all = await entries();
+    assert.equal(all.length, 250);
+    const first = all.find((entry) => entry.id === `mcp:${upstream.base}#io.example/server-000`);
+    assert.ok(first);
+    assert.equal(first.description, 'Weather tools number 0');
+    assert.deepEqual(first.endpoints, [{ type: 'mcp', url: 'https://mcp.example/s0' }]);
+    assert.equal(first.provenance.format, 'mcp-registry');
+    assert.equal(first.provenance.verification, 'unsigned');
+    assert.equal(first.provenance.home_registry, upstream.base);
+    const current = await status();
+    assert.deepEqual([current.state, current.entries], ['ok', 250]);
+    const search = await registry.app.inject({
+      method: 'GET',
+      url: '/api/agents/search?scope=federated&q=weather&limit=1',
+    });
+    assert.equal(search.json().total, 250);
+  });
+
+  test('later reads ask only for changes: a new latest version replaces, a deleted one is purged', async () => {
+    upstream.requests.length = 0;
+    upstream.versions[0] = { ...upstream.versions[0]!, isLatest: false, updatedAt: stamp(300) };
+    upstream.versions.push({
+      ...upstream.versions[0]!,
+      version: '2.0.0',
+      title: 'Weather Two',
+      description: 'Weather tools, second edition',
+      isLatest: true,
+      updatedAt: stamp(301),
+    });
+    upstream.versions[1] = { ...upstream.versions[1]!, status: 'deleted', updatedAt: stamp(302) };
+    await registry.ctx.federation.refresh();
+    assert.ok(upstream.requests.length > 0);
+    for (const request of upstream.requests)
+      assert.equal(request.searchParams.get('updated_since'), stamp(249));
+    const all = await entries();
+    assert.equal(all.length, 249);
+    const replaced = all.find((entry) => entry.id === `mcp:${upstream.base}#io.example/server-000`);
+    assert.equal(replaced?.name, 'Weather Two');
+    assert.ok(!all.some((entry) => entry.id === `mcp:${upstream.base}#io.example/server-001`));
+    upstream.requests.length = 0;
+    await registry.ctx.federation.refresh();
+    assert.equal(upstream.requests[0]?.searchParams.get('updated_since'), stamp(302));
+  });
+
+  for (const [mode, reason] of [
+    ['garbage', /did not answer JSON: refused/],
+    ['wrong-shape', /servers\[0\] lacks server.name/],
+    ['loop', /cursor loop/],
+    ['huge', /more than 48 KB/],
+    ['drip', /did not answer in full within 1000 ms/],
+  ] as const) {
+    test(`a registry answering ${mode} is refused with the reason on the status; callers are unaffected`, async () => {
+      const before = (await entries()).length;
+      upstream.mode = mode;
+      if (mode === 'loop')
+        upstream.versions.push(...servers(3).map((version) => ({ ...version, updatedAt: stamp(400) })));
+      try {
+        await registry.ctx.federation.refresh();
+      } finally {
+        upstream.mode = 'normal';
+      }
+      const current = await status();
+      assert.equal(current.state, 'error');
+      assert.match(current.last_error ?? '', reason);
+      assert.equal((await entries()).length >= before, true, 'entries are kept as last read');
+      const search = await registry.app.inject({
+        method: 'GET',
+        url: '/api/agents/search?scope=federated&q=weather',
+      });
+      assert.equal(search.statusCode, 200);
+      // The next good round recovers.
+      await registry.ctx.federation.refresh();
+      assert.equal((await status()).state, 'ok');
+    });
+  }
+});

@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { agentPath, bearer, createTestDatabase, freePort } from '@agent-registry/testkit';
+import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { registerNamed } from '../support/discovery-helpers.js';
+import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
+import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
+
+interface Entry {
+  id: string;
+  did: string | null;
+  name: string;
+  description: string | null;
+  provenance: Provenance;
+}
+interface SourceStatus {
+  id: string;
+  state: string;
+  last_error: string | null;
+  entries: number;
+}
+
+describe('following a peer registry through its transparency log (FEDERATION_PEERS)', () => {
+  let peer: ListeningRegistry;
+  let follower: TestRegistry;
+  const agents: Registered[] = [];
+
+  const entries = async (): Promise<Entry[]> =>
+    (
+      await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored&limit=200' })
+    ).json<{ entries: Entry[] }>().entries;
+  const status = async (): Promise<SourceStatus> =>
+    (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
+      sources: SourceStatus[];
+    }>().sources[0] as SourceStatus;
+
+  before(async () => {
+    peer = await startListeningRegistry();
+    for (const name of ['Peer Cartographer', 'Peer Surveyor', 'Peer Navigator'])
+      agents.push(
+        await registerNamed(peer, name, {
+          description: `${name} draws maps`,
+          capabilities: [{ type: 'mapping' }],
+          tags: ['maps'],
+        }),
+      );
+    follower = await startRegistry({ FEDERATION_PEERS: peer.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    await follower.ctx.federation.refresh();
+  });
+  after(async () => {
+    await follower.close();
+    await peer.close();
+  });
+
+  test("the peer's active agents become mirrored entries, verified against its signed checkpoint", async () => {
+    const found = await entries();
+    assert.deepEqual(found.map((entry) => entry.name).sort(), [
+      'Peer Cartographer',
+      'Peer Navigator',
+      'Peer Surveyor',
+    ]);
+    for (const entry of found) {
+      assert.equal(entry.provenance.kind, 'mirrored');
+      assert.equal(entry.provenance.home_registry, peer.url);
+      assert.equal(entry.provenance.state, 'verified');
+      assert.ok((entry.provenance.checkpoint?.size ?? 0) >= 3);
+      assert.match(entry.provenance.checkpoint?.origin ?? '', /127\.0\.0\.1:\d+\/log$/);
+    }
+    const search = await follower.app.inject({
+      method: 'GET',
+      url: '/api/agents/search?scope=federated&capability=mapping',
+    });
+    assert.equal(search.json().total, 3);
+    assert.equal((await status()).state, 'ok');
+  });
+
+  test('updates and deactivations at the peer follow; invoking a mirrored agent refers to the peer', async () => {
+    const [first, second] = agents;
+    const updated = await peer.app.inject({
+      method: 'PUT',
+      url: agentPath(first!.did),
+      headers: bearer(first!.token),
+      payload: { description: 'Draws maps of the sea floor' },
+    });
+    assert.equal(updated.statusCode, 200, updated.body);
+    const deactivated = await peer.app.inject({
+      method: 'DELETE',
+      url: agentPath(second!.did),
+      headers: bearer(second!.token),
+    });
+    assert.equal(deactivated.statusCode, 200, deactivated.body);
+    await follower.ctx.federation.refresh();
+    const found = await entries();
+    assert.equal(found.find((entry) => entry.did === first!.did)?.description, 'Draws maps of the sea floor');
+    assert.ok(!found.some((entry) => entry.did === second!.did), 'the deactivated agent left');
+
+    const caller = await registerNamed(follower, 'Local Caller');
+    const invoke = await follower.app.inject({
+      method: 'POST',
+      url: '/api/invoke',
+      headers: bearer(caller.token),
+      payload: { target_did: first!.did, capability: 'mapping', input: {} },
+    });
+    assert.equal(invoke.statusCode, 404, invoke.body);
+    assert.equal(invoke.json().code, 'AGENT_IS_REMOTE');
+    assert.equal(invoke.json().home_registry, peer.url);
+    // Its invocation is not enabled at the peer, so the referral names its A2A card there.
+    assert.ok(String(invoke.json().invoke_url).startsWith(`${peer.url}/a2a/`), invoke.body);
+  });
+
+  test('a profile that does not match its leaf stops the follow, alerts, and marks the entries unverified', async () => {
+    const liar = await registerNamed(peer, 'Peer Liar', { capabilities: [{ type: 'mapping' }] });
+    // Behind the log's back: the served profile is no longer the one logged.
+    await peer.ctx.database.db
+      .updateTable('agents')
+      .set({ description: 'Not what was logged' })
+      .where('did', '=', liar.did)
+      .execute();
+    await follower.ctx.federation.refresh();
+    const current = await status();
+    assert.equal(current.state, 'stopped');
+    assert.match(
+      current.last_error ?? '',
+      /no longer followed: the profile served for .* is not the one logged/,
+    );
+    const found = await entries();
+    assert.ok(found.length >= 2);
+    for (const entry of found) {
+      assert.equal(entry.provenance.state, 'unverified', entry.name);
+      assert.match(entry.provenance.reason ?? '', /is not the one logged/);
+    }
+    assert.ok(!found.some((entry) => entry.did === liar.did), 'the mismatching record was never listed');
+    const metrics = await follower.app.inject({ method: 'GET', url: '/metrics' });
+    assert.match(metrics.body, /registry_federation_peer_stops_total\{peer="http:\/\/127\.0\.0\.1:\d+"\} 1/);
+    // Stopped stays stopped: nothing is silently replaced by a later catch-up.
+    await follower.ctx.federation.refresh();
+    assert.equal((await status()).state, 'stopped');
+  });
+});
+
+describe('a peer whose log forks', () => {
+  test('is no longer followed: the reason on the status, its entries unverified and kept', async () => {
+    // The peer on an SQLite file of its own, so that it can be restored from an older copy (a fork:
+    // the same key signs another history), whatever database the follower runs on.
+    const database = await createTestDatabase('sqlite');
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const open = async (): Promise<TestRegistry> => {
+      const registry = await startRegistry({ PUBLIC_URL: url }, { database });
+      await registry.app.listen({ port, host: '127.0.0.1' });
+      return registry;
+    };
+    const file = database.file as string;
+    const copy = `${file}.backup`;
+    let peer = await open();
+    const follower = await startRegistry({ FEDERATION_PEERS: url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    try {
+      await registerNamed(peer, 'Before Backup One');
+      await registerNamed(peer, 'Before Backup Two');
+      await peer.close();
+      fs.copyFileSync(file, copy);
+      peer = await open();
+      await registerNamed(peer, 'After Backup One');
+      await registerNamed(peer, 'After Backup Two');
+      await follower.ctx.federation.refresh();
+      const status = async (): Promise<SourceStatus> =>
+        (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
+          sources: SourceStatus[];
+        }>().sources[0] as SourceStatus;
+      assert.equal((await status()).state, 'ok');
+      await peer.close();
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      fs.copyFileSync(copy, file);
+      peer = await open();
+      for (const name of ['Other History One', 'Other History Two', 'Other History Three'])
+        await registerNamed(peer, name);
+      await follower.ctx.federation.refresh();
+      const stopped = await status();
+      assert.equal(stopped.state, 'stopped');
+      assert.match(
+        stopped.last_error ?? '',
+        /no longer followed: (forked log|entry 2 was rewritten since it was verified)/,
+      );
+      const entries = (
+        await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })
+      ).json<{ entries: Entry[] }>().entries;
+      assert.deepEqual(entries.map((entry) => entry.name).sort(), [
+        'After Backup One',
+        'After Backup Two',
+        'Before Backup One',
+        'Before Backup Two',
+      ]);
+      for (const entry of entries) assert.equal(entry.provenance.state, 'unverified');
+    } finally {
+      await follower.close();
+      await peer.close();
+      await database.drop();
+    }
+  });
+});
