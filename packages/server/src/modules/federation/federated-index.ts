@@ -111,6 +111,8 @@ function searchRow(row: RemoteEntryRow): SearchRow {
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
     status: 'active',
+    // A remote entry has no place in this registry's change feed; renderings keyed by it (ARD) serve local agents only.
+    change_seq: null,
     remote: { home_registry: row.home_registry, provenance: row.provenance },
   };
 }
