@@ -344,7 +344,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         db,
         publicUrl,
         didWebDomain,
-        signer: new NoteSigner(logOrigin(publicUrl), await loadLogSigningKey(db, clock)),
+        signer: new NoteSigner(
+          logOrigin(publicUrl),
+          await loadLogSigningKey(db, clock, config.logSigningKey),
+        ),
       }),
       stats,
       activity: new ActivityService({ db, clock }),

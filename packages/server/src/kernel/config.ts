@@ -51,6 +51,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
   tokenSigningKey: string | undefined;
+  /** Ed25519 private key for the transparency log's checkpoints (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
+  logSigningKey: string | undefined;
   tokenTtlSeconds: number;
   /** Largest accepted request body in bytes, for every route except invoke. */
   bodyLimitBytes: number;
@@ -309,6 +311,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
     logLevel: logLevel ?? 'info',
     tokenSigningKey: read('TOKEN_SIGNING_KEY'),
+    logSigningKey: read('LOG_SIGNING_KEY'),
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     trustProxy: boolean('TRUST_PROXY', false),

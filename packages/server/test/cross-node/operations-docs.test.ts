@@ -441,6 +441,8 @@ const SHELL_BLOCKS: Record<string, string> = {
   "docs/search.md: curl -s 'http://localhost:8080/api/agents/search?q=translate&limit=20'":
     'the cursor is elided (eyJ2IjoxLCJzIjoi...)',
   'docs/testing.md: cd packages/server': 'run here',
+  'docs/transparency-log.md: agent-registry mirror ./registry-mirror --registry https://registry.example \\':
+    'example registry and verifier key: test/cross-node/transparency-log-mirror.test.ts runs the command against a real registry',
   'docs/webhooks.md: curl -X PUT "$REGISTRY/api/agents/$(node -p \'encodeURIComponent(process.argv[1])\' "$DID")/invocation" \\':
     'run here',
 };

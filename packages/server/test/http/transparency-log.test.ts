@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { canonicalJson } from '@agent-registry/protocol';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { loadLogSigningKey } from '../../src/modules/identity/signing-key.js';
 import { registerNamed, startSecondNode } from '../support/discovery-helpers.js';
 import {
   hashLeaf,
@@ -225,6 +226,51 @@ describe('transparency log (/log/, log-proof)', () => {
       const response = await get(registry, url);
       assert.equal(response.statusCode, status, `${url}: ${response.body}`);
       assert.equal(response.json<{ code: string }>().code, code, url);
+    }
+  });
+});
+
+describe('an operator-supplied log signing key (LOG_SIGNING_KEY)', () => {
+  test('two registries on separate databases given one key publish the same verifier key and sign with it', async () => {
+    const key = generateKeyPairSync('ed25519').privateKey;
+    const pem = key.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const raw = key.export({ format: 'jwk' }).x as string;
+    const nodes = [
+      await startRegistry({ LOG_SIGNING_KEY: pem }),
+      await startRegistry({ LOG_SIGNING_KEY: pem }),
+    ];
+    const unset = await startRegistry();
+    try {
+      const keys = await Promise.all(
+        nodes.map(async (node) => (await get(node, '/log/verifier-key')).body.trim()),
+      );
+      assert.equal(keys[0], keys[1]);
+      // The key material is 0x01 then the configured public key.
+      const material = b64(keys[0]!.split('+').slice(2).join('+'));
+      assert.deepEqual([...material.subarray(1)], [...Buffer.from(raw, 'base64url')]);
+      for (const node of nodes) verifyCheckpoint((await get(node, '/log/checkpoint')).body, keys[0]!);
+      assert.notEqual((await get(unset, '/log/verifier-key')).body.trim(), keys[0]);
+    } finally {
+      for (const node of [...nodes, unset]) await node.close();
+    }
+  });
+
+  test('a key that is not Ed25519 is refused with the setting named', async () => {
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+    const node = await startRegistry();
+    try {
+      await assert.rejects(
+        loadLogSigningKey(node.ctx.database.db, node.clock, pem),
+        /LOG_SIGNING_KEY must be an Ed25519 key/,
+      );
+      await assert.rejects(
+        loadLogSigningKey(node.ctx.database.db, node.clock, 'not a key'),
+        /LOG_SIGNING_KEY is neither/,
+      );
+    } finally {
+      await node.close();
     }
   });
 });

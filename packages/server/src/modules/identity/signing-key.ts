@@ -14,15 +14,17 @@ export async function loadSigningKey(
   clock: Clock,
   configured: string | undefined,
 ): Promise<KeyObject> {
-  if (configured !== undefined) return parseConfiguredKey(configured);
+  if (configured !== undefined) return parseConfiguredKey(configured, 'TOKEN_SIGNING_KEY');
   return storedKey(db, clock, SETTING_KEY);
 }
 
 /**
- * The Ed25519 key that signs the transparency log's checkpoints: generated once and kept in the
- * database beside the token key, so every node signs the same checkpoint bytes for one tree size.
+ * The Ed25519 key that signs the transparency log's checkpoints. Given by LOG_SIGNING_KEY (PKCS#8 PEM
+ * or private JWK), else generated once and kept in the database beside the token key, so every node
+ * signs the same checkpoint bytes for one tree size.
  */
-export async function loadLogSigningKey(db: Db, clock: Clock): Promise<KeyObject> {
+export async function loadLogSigningKey(db: Db, clock: Clock, configured?: string): Promise<KeyObject> {
+  if (configured !== undefined) return parseConfiguredKey(configured, 'LOG_SIGNING_KEY');
   return storedKey(db, clock, 'transparency_log_signing_key');
 }
 
@@ -34,17 +36,17 @@ async function storedKey(db: Db, clock: Clock, settingKey: string): Promise<KeyO
   return crypto.createPrivateKey(await writeSettingOnce(db, settingKey, pem, clock.now()));
 }
 
-function parseConfiguredKey(value: string): KeyObject {
+function parseConfiguredKey(value: string, setting: string): KeyObject {
   let key: KeyObject;
   try {
     key = value.startsWith('{')
       ? crypto.createPrivateKey({ key: JSON.parse(value) as crypto.JsonWebKey, format: 'jwk' })
       : crypto.createPrivateKey(value.replace(/\\n/g, '\n'));
   } catch (error) {
-    throw new Error('TOKEN_SIGNING_KEY is neither a PKCS#8 PEM nor a private JWK', { cause: error });
+    throw new Error(`${setting} is neither a PKCS#8 PEM nor a private JWK`, { cause: error });
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new Error(`TOKEN_SIGNING_KEY must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'unknown'}`);
+    throw new Error(`${setting} must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'unknown'}`);
   }
   return key;
 }
