@@ -20,6 +20,17 @@ export type DatabaseConfig =
       startupWaitSeconds?: number;
     };
 
+export interface ProbeConfig {
+  /** Each probed webhook agent is probed about once per interval; 0 turns probing off. */
+  intervalMs: number;
+  /** Probes a node claims per tick (every few seconds): the bound on work per interval. */
+  maxPerTick: number;
+  /** Probes in flight at once on one node. */
+  maxConcurrent: number;
+  /** A probe not answered within this is a failure. */
+  timeoutMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -31,6 +42,8 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /** Webhook deliveries in flight per target agent; more wait in that agent's queue (within their deadline). */
   webhookMaxConcurrencyPerAgent: number;
+  /** Availability probes of webhook agents (docs/availability.md, "Probes of webhook agents"). */
+  probes: ProbeConfig;
   logLevel: LogLevel;
   /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
   tokenSigningKey: string | undefined;
@@ -224,6 +237,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     didWebDomain,
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
+    probes: {
+      intervalMs: integer('PROBE_INTERVAL_SECONDS', 300, 0, 24 * 60 * 60) * 1000,
+      maxPerTick: integer('PROBE_MAX_PER_TICK', 2000, 1, 1_000_000),
+      maxConcurrent: integer('PROBE_MAX_CONCURRENT', 64, 1, 10_000),
+      timeoutMs: integer('PROBE_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
+    },
     logLevel: logLevel ?? 'info',
     tokenSigningKey: read('TOKEN_SIGNING_KEY'),
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),

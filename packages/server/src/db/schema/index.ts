@@ -45,5 +45,5 @@ export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
 export type { InvocationQuotaTable } from './invocation-quota.js';
-export type { AgentPresenceSlotsTable, AgentPresenceTable } from './agent-presence.js';
+export type { AgentPresenceSlotsTable, AgentPresenceTable, WebhookProbesTable } from './agent-presence.js';
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
