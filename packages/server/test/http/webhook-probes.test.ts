@@ -85,6 +85,8 @@ const verifyingAgent =
   };
 
 const answer500: Behaviour = (_, res) => res.writeHead(500).end('down');
+/** Answers every request 200 without checking the signature's timestamp (for tests that move the clock). */
+const answer200: Behaviour = (_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
 
 const whsecSecret = (): string => `whsec_${crypto.randomBytes(32).toString('base64')}`;
 
@@ -361,13 +363,34 @@ describe('probes of webhook agents, over real HTTP', () => {
     assert.ok(!metrics.includes(agent.did));
   });
 
-  // Last: it moves the clock past the receivers' timestamp tolerance.
+  // Last: these move the clock past receivers' timestamp tolerance (their webhooks do not verify).
+  test('answers a slot apart are up all along: uptime counts the slots between two answered probes', async () => {
+    const server = await hook(answer200);
+    const agent = await webhookAgent(registry, server.url, whsecSecret());
+    await probeRound(registry);
+    const first = (await availabilityOf(registry, agent.did)).online_since;
+    // Two slots later: one slot in between had no probe.
+    registry.clock.advance(2 * 300_000);
+    await makeDue(registry, agent.did);
+    await probeRound(registry);
+    assert.equal(server.received.length, 2);
+    const availability = await availabilityOf(registry, agent.did);
+    assert.equal(availability.status, 'online');
+    assert.equal(availability.uptime_24h, 1);
+    assert.equal(availability.online_since, first, 'online without a break');
+  });
+
   test('an agent whose answers stop is offline after two intervals and the online window', async () => {
-    const secret = whsecSecret();
-    const server = await hook(verifyingAgent(secret));
-    const agent = await webhookAgent(registry, server.url, secret);
+    const server = await hook(answer200);
+    const agent = await webhookAgent(registry, server.url, whsecSecret());
     await probeRound(registry);
     assert.equal((await availabilityOf(registry, agent.did)).status, 'online');
+    // Its probe is not done (as when every node was down): no evidence either way.
+    await registry.ctx.database.db
+      .updateTable('webhook_probes')
+      .set({ due_at: registry.clock.now() + 10 * INTERVAL_MS })
+      .where('did', '=', agent.did)
+      .execute();
     registry.clock.advance(2 * INTERVAL_MS);
     assert.equal((await availabilityOf(registry, agent.did)).status, 'online', 'still within the window');
     registry.clock.advance(91_000);

@@ -8,6 +8,8 @@ export interface ProbeTarget {
   webhook_secret: string;
   /** Probes failed in a row before this one. */
   failures: number;
+  /** When the previous probe was answered; null if it failed or there was none. */
+  answeredAt: number | null;
 }
 
 /** One probe's outcome, written with the next due time its backoff chose. */
@@ -140,7 +142,14 @@ export async function claimProbes(
     const rows = await db
       .selectFrom('webhook_probes')
       .innerJoin('agents', 'agents.did', 'webhook_probes.did')
-      .select(['agents.did', 'agents.webhook_url', 'agents.webhook_secret', 'webhook_probes.failures'])
+      .select([
+        'agents.did',
+        'agents.webhook_url',
+        'agents.webhook_secret',
+        'webhook_probes.failures',
+        'webhook_probes.last_probed_at',
+        'webhook_probes.last_failed_at',
+      ])
       .where('agents.did', 'in', claimed.slice(start, start + BATCH_ROWS))
       .execute();
     for (const row of rows) {
@@ -150,6 +159,8 @@ export async function claimProbes(
         webhook_url: row.webhook_url,
         webhook_secret: row.webhook_secret,
         failures: Number(row.failures),
+        answeredAt:
+          row.last_probed_at !== null && row.last_failed_at === null ? Number(row.last_probed_at) : null,
       });
     }
   }

@@ -80,7 +80,8 @@ export class WebhookProber {
 
   /** A webhook delivery to `did` succeeded (2xx): the agent answered. */
   deliverySucceeded(did: string): void {
-    this.noteSighting(did, this.deps.clock.now());
+    const now = this.deps.clock.now();
+    this.noteSighting(did, now, now);
   }
 
   /** A webhook delivery to `did` failed: probe it soon rather than take the caller's word. */
@@ -178,10 +179,13 @@ export class WebhookProber {
     return Math.round(intervals * intervalMs * jitter);
   }
 
-  private noteSighting(did: string, at: number): void {
+  private noteSighting(did: string, from: number, to: number): void {
     const noted = this.sightings.get(did);
-    if (noted === undefined) this.sightings.set(did, { did, firstAt: at, lastAt: at });
-    else noted.lastAt = Math.max(noted.lastAt, at);
+    if (noted === undefined) this.sightings.set(did, { did, firstAt: from, lastAt: to });
+    else {
+      noted.firstAt = Math.min(noted.firstAt, from);
+      noted.lastAt = Math.max(noted.lastAt, to);
+    }
   }
 
   private pump(): void {
@@ -228,7 +232,14 @@ export class WebhookProber {
       failures,
       dueAt: startedAt + this.nextDelay(failures),
     });
-    if (result.ok) this.noteSighting(target.did, probedAt);
+    if (result.ok) {
+      // Two answers in a row within the online window: up all along, so uptime counts every slot
+      // between them (one probe per interval need not fall in every slot).
+      const window = webhookOnlineWindow(this.deps.settings.intervalMs);
+      const since = target.answeredAt;
+      const continuous = since !== null && window !== null && since <= probedAt && probedAt - since <= window;
+      this.noteSighting(target.did, continuous ? since : probedAt, probedAt);
+    }
     this.deps.onProbe?.(result.ok);
   }
 }
