@@ -112,7 +112,14 @@ async function webhookAgent(
 async function availabilityOf(registry: TestRegistry, did: string): Promise<Availability> {
   const response = await registry.app.inject({ method: 'GET', url: agentPath(did) });
   assert.equal(response.statusCode, 200, response.body);
-  return (response.json() as { availability: Availability }).availability;
+  const profile = response.json() as {
+    availability: Availability;
+    service_record: { uptime_24h: number | null; uptime_7d: number | null };
+  };
+  // The service record carries the same uptime (per agent).
+  assert.equal(profile.service_record.uptime_24h, profile.availability.uptime_24h);
+  assert.equal(profile.service_record.uptime_7d, profile.availability.uptime_7d);
+  return profile.availability;
 }
 
 /** One probe round on `registry`: claim what is due, wait for every probe, write the outcomes. */
