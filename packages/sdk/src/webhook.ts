@@ -27,9 +27,7 @@ export interface RegistryPing {
 
 /** Whether a verified body is an availability probe rather than a task. */
 export function isRegistryPing(body: unknown): body is RegistryPing {
-  return (
-    typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'registry.ping'
-  );
+  return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'registry.ping';
 }
 
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;

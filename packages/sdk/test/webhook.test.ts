@@ -168,7 +168,10 @@ describe('webhookHandler answers availability probes', () => {
     let runs = 0;
     const handler = webhookHandler({ secret, capabilities: { translation: async () => ({ n: ++runs }) } });
     const genuine = ping();
-    assert.deepEqual(await handler.handle(genuine.body, genuine.headers), { status: 200, body: { ok: true } });
+    assert.deepEqual(await handler.handle(genuine.body, genuine.headers), {
+      status: 200,
+      body: { ok: true },
+    });
     assert.equal((await handler.handle(genuine.body, genuine.headers)).status, 200);
     const other = `whsec_${Buffer.from('another secret of 24 b!!').toString('base64')}`;
     const forged = ping(other);

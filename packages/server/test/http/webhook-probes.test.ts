@@ -362,11 +362,13 @@ describe('probes of webhook agents, over real HTTP', () => {
     assert.ok(found.includes(agent.did), search.body);
     const metrics = (await registry.app.inject({ method: 'GET', url: '/metrics' })).body;
     assert.match(metrics, /registry_agents_by_availability\{status="online"\} [1-9]/);
-    const probeSeries = metrics.split('\n').filter((line) => line.startsWith('registry_webhook_probes_total{'));
-    assert.deepEqual(
-      probeSeries.map((line) => line.replace(/ \d+$/, '')).sort(),
-      ['registry_webhook_probes_total{outcome="answered"}', 'registry_webhook_probes_total{outcome="failed"}'],
-    );
+    const probeSeries = metrics
+      .split('\n')
+      .filter((line) => line.startsWith('registry_webhook_probes_total{'));
+    assert.deepEqual(probeSeries.map((line) => line.replace(/ \d+$/, '')).sort(), [
+      'registry_webhook_probes_total{outcome="answered"}',
+      'registry_webhook_probes_total{outcome="failed"}',
+    ]);
     assert.ok(!metrics.includes(agent.did));
   });
 
@@ -447,7 +449,10 @@ describe('across nodes', () => {
     const secret = whsecSecret();
     const server = await startHook(verifyingAgent(secret));
     t.after(() => server.close());
-    const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', PROBE_INTERVAL_SECONDS: String(INTERVAL_MS / 1000) };
+    const env = {
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      PROBE_INTERVAL_SECONDS: String(INTERVAL_MS / 1000),
+    };
     const first = await startRegistry(env, { manualProbes: true });
     t.after(() => first.close());
     const second = await startRegistry(env, { database: first.database, manualProbes: true });

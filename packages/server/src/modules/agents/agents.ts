@@ -154,7 +154,10 @@ export class AgentService {
 
   async getInvocationConfig(rawDid: string | undefined): Promise<InvocationConfig> {
     const row = await this.requireActiveAgent(rawDid);
-    const config: InvocationConfig = { enabled: row.invocation_enabled === 1, delivery_mode: row.delivery_mode };
+    const config: InvocationConfig = {
+      enabled: row.invocation_enabled === 1,
+      delivery_mode: row.delivery_mode,
+    };
     if (row.delivery_mode === 'webhook') config.probes = row.webhook_probes === 1;
     return config;
   }

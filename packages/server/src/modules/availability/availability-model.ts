@@ -107,8 +107,7 @@ export function deriveAvailability(
   }
   const fromTheFuture = presence.last_seen_at > now + CLOCK_SKEW_TOLERANCE_MS;
   const failedSince = failedAt !== null && failedAt >= presence.last_seen_at;
-  const fresh =
-    window !== null && !fromTheFuture && !failedSince && now - presence.last_seen_at <= window;
+  const fresh = window !== null && !fromTheFuture && !failedSince && now - presence.last_seen_at <= window;
   let status: Availability['status'];
   if (agent.status === 'deactivated') status = 'offline';
   else if (window === null || fromTheFuture) status = 'unknown';

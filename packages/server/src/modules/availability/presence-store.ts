@@ -137,10 +137,7 @@ export async function observedAgents(
     ])
     .where('agents.did', 'in', dids.slice(0, BATCH_ROWS))
     .where((eb) =>
-      eb.or([
-        eb('agent_presence.did', 'is not', null),
-        eb('webhook_probes.last_probed_at', 'is not', null),
-      ]),
+      eb.or([eb('agent_presence.did', 'is not', null), eb('webhook_probes.last_probed_at', 'is not', null)]),
     )
     .execute();
   const orNull = (value: number | null) => (value === null ? null : Number(value));

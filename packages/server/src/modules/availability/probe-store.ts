@@ -198,16 +198,19 @@ export async function recordProbes(db: Db, outcomes: readonly ProbeOutcome[]): P
  * Makes the probes of `dids` due at `now` (a delivery to them failed: the probe decides whether they
  * are down), unless they were probed within `recentMs`: failed calls cannot drive probes faster.
  */
-export async function probeSoon(db: Db, dids: readonly string[], now: number, recentMs: number): Promise<void> {
+export async function probeSoon(
+  db: Db,
+  dids: readonly string[],
+  now: number,
+  recentMs: number,
+): Promise<void> {
   for (let start = 0; start < dids.length; start += BATCH_ROWS) {
     await db
       .updateTable('webhook_probes')
       .set({ due_at: now })
       .where('did', 'in', dids.slice(start, start + BATCH_ROWS))
       .where('due_at', '>', now)
-      .where((eb) =>
-        eb.or([eb('last_probed_at', 'is', null), eb('last_probed_at', '<', now - recentMs)]),
-      )
+      .where((eb) => eb.or([eb('last_probed_at', 'is', null), eb('last_probed_at', '<', now - recentMs)]))
       .execute();
   }
 }

@@ -125,7 +125,8 @@ export class WebhookProber {
   /** Resolves when no probe is waiting or in flight, after writing every outcome (tests, shutdown). */
   async drain(): Promise<void> {
     this.pump();
-    if (this.active > 0 || this.queue.length > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    if (this.active > 0 || this.queue.length > 0)
+      await new Promise<void>((resolve) => this.idle.push(resolve));
     await this.flush();
   }
 

@@ -133,10 +133,7 @@ export class WebhookDeliverer implements Deliverer {
    * Sends one availability probe: a Standard Webhooks delivery of event type `registry.ping`, signed as
    * tasks are, through the same network policy and the agent's own lane. Any 2xx is an answer.
    */
-  async ping(
-    target: PingTarget,
-    signal: AbortSignal,
-  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async ping(target: PingTarget, signal: AbortSignal): Promise<{ ok: true } | { ok: false; reason: string }> {
     const now = this.deps.clock.now();
     const id = `ping_${randomUUID()}`;
     const body = JSON.stringify({
