@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
@@ -76,7 +77,10 @@ export class WebhookProber {
   /** The tick in progress: ticks run one after another (the timer's and any caller's). */
   private ticking: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: WebhookProberDeps) {}
+  constructor(private readonly deps: WebhookProberDeps) {
+    // One listener per probe in flight (up to PROBE_MAX_CONCURRENT): not a leak.
+    setMaxListeners(Infinity, this.stopping.signal);
+  }
 
   /** A webhook delivery to `did` succeeded (2xx): the agent answered. */
   deliverySucceeded(did: string): void {

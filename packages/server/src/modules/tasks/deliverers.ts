@@ -146,6 +146,8 @@ export class WebhookDeliverer implements Deliverer {
       'webhook-timestamp': String(Math.floor(now / 1000)),
       'webhook-signature': webhookSigner(target.webhook_secret).sign(id, new Date(now), body),
       'user-agent': 'agent-registry-webhook/1',
+      // The next probe is minutes away: keeping the socket open would hold one per agent for nothing.
+      connection: 'close',
     };
     try {
       const url = new URL(target.webhook_url);
