@@ -56,7 +56,9 @@ const { db } = registry.ctx.database;
 // Every agent a webhook agent, spread over the servers (each agent still gets its own lane).
 await sql`update agents set invocation_enabled = 1, delivery_mode = 'webhook',
   webhook_secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-  webhook_url = 'http://127.0.0.1:' || (${sql.lit(basePort)} + (rowid % ${sql.lit(servers)})) || '/hook'`.execute(db);
+  webhook_url = 'http://127.0.0.1:' || (${sql.lit(basePort)} + (rowid % ${sql.lit(servers)})) || '/hook'`.execute(
+  db,
+);
 
 const heapBefore = process.memoryUsage();
 let peakRss = heapBefore.rss;

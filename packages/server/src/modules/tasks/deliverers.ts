@@ -152,13 +152,17 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      const response = await this.lanes.run(target.did, signal, (agents) =>
-        postJson(url, body, headers, {
-          signal,
-          maxResponseBytes: PING_MAX_RESPONSE_BYTES,
-          lookup: this.deps.policy.lookup,
-          agents,
-        }),
+      const response = await this.lanes.run(
+        target.did,
+        signal,
+        (agents) =>
+          postJson(url, body, headers, {
+            signal,
+            maxResponseBytes: PING_MAX_RESPONSE_BYTES,
+            lookup: this.deps.policy.lookup,
+            agents,
+          }),
+        { transient: true },
       );
       if (response.status >= 200 && response.status < 300) return { ok: true };
       return { ok: false, reason: `the webhook answered HTTP ${response.status}` };
