@@ -334,8 +334,15 @@ describe('probes of webhook agents, over real HTTP', () => {
     assert.equal(availability.last_seen_at, registry.clock.now());
 
     await probeRound(registry); // first probe, answered
-    const probes = server.received.length;
+    const onlineSince = (await availabilityOf(registry, agent.did)).online_since;
+    assert.equal(typeof onlineSince, 'number');
     registry.clock.advance(120_000);
+    // Two minutes later (longer than a queue agent's online window, within a webhook agent's): still
+    // one run online.
+    assert.equal((await call()).statusCode, 200);
+    await registry.ctx.probes.flush();
+    assert.equal((await availabilityOf(registry, agent.did)).online_since, onlineSince);
+    const probes = server.received.length;
     server.behave(answer500);
     const failed = await call();
     assert.equal(failed.statusCode, 502, failed.body);

@@ -13,8 +13,8 @@ export interface Sighting {
 const BATCH_ROWS = 500;
 
 /**
- * Writes sightings: the latest evidence wins whichever node wrote it, and a gap longer than the online
- * window restarts `online_since`. Every slot between a sighting's first and last evidence is marked seen
+ * Writes sightings: the latest evidence wins whichever node wrote it, and a gap longer than `gapMs`
+ * (the online window; a webhook agent's is longer) restarts `online_since`. Every slot between a sighting's first and last evidence is marked seen
  * (a poll in progress is evidence all along).
  */
 export async function recordSightings(
@@ -39,7 +39,7 @@ export async function recordSightings(
       .onConflict((conflict) =>
         conflict.column('did').doUpdateSet({
           first_seen_at: sql`case when excluded.first_seen_at < agent_presence.first_seen_at then excluded.first_seen_at else agent_presence.first_seen_at end`,
-          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(ONLINE_WINDOW_MS)} then excluded.first_seen_at else agent_presence.online_since end`,
+          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(Math.floor(gapMs))} then excluded.first_seen_at else agent_presence.online_since end`,
           last_seen_at: sql`case when excluded.last_seen_at > agent_presence.last_seen_at then excluded.last_seen_at else agent_presence.last_seen_at end`,
           checked_at: sql`case when excluded.checked_at > agent_presence.checked_at then excluded.checked_at else agent_presence.checked_at end`,
         }),

@@ -98,7 +98,7 @@ export async function enrolChanged(db: Db, afterSeq: number, now: number): Promi
       .onConflict((conflict) => conflict.column('did').doNothing())
       .execute();
   if (dropped.length > 0) await db.deleteFrom('webhook_probes').where('did', 'in', dropped).execute();
-  return Number(changed[changed.length - 1]!.change_seq);
+  return Number(changed.at(-1)?.change_seq ?? afterSeq);
 }
 
 /**

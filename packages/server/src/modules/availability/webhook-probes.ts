@@ -195,8 +195,9 @@ export class WebhookProber {
 
   private pump(): void {
     if (this.stopping.signal.aborted) this.queue.length = 0;
-    while (this.active < this.deps.settings.maxConcurrent && this.queue.length > 0) {
-      const target = this.queue.shift()!;
+    while (this.active < this.deps.settings.maxConcurrent) {
+      const target = this.queue.shift();
+      if (target === undefined) break;
       this.active += 1;
       void this.probe(target).finally(() => {
         this.active -= 1;
