@@ -31,8 +31,14 @@ export const PROFILE_COLUMNS =
   'did, name, description, avatar, website, public_key, key_type, chain_id, capabilities, tags, status, ' +
   'invocation_enabled, delivery_mode, average_rating, reputation_score, total_reviews, created_at, updated_at';
 
-/** As the registry reads a profile (modules/agents/agents-store.ts, findAgentProfile): the row and one exists(). */
-const PROFILE_QUERY = `select ${PROFILE_COLUMNS}, exists (select 1 from service_totals where service_totals.did = agents.did) as has_calls from agents where did = ?`;
+/**
+ * As the registry reads a profile (modules/agents/agents-store.ts, findAgentProfile): the row, whether
+ * it has service totals, and whether it was ever observed (presence or an answered probe).
+ */
+const PROFILE_QUERY =
+  `select ${PROFILE_COLUMNS}, exists (select 1 from service_totals where service_totals.did = agents.did) as has_calls, ` +
+  `(exists (select 1 from agent_presence where agent_presence.did = agents.did) or exists (select 1 from webhook_probes where webhook_probes.did = agents.did and webhook_probes.last_probed_at is not null)) as has_presence ` +
+  `from agents where did = ?`;
 
 export function profileJson(row: AgentRow, publicUrl: string): unknown {
   const invocationEnabled = row.invocation_enabled === 1;
@@ -66,6 +72,7 @@ export function profileJson(row: AgentRow, publicUrl: string): unknown {
     created_at: Number(row.created_at),
     updated_at: Number(row.updated_at),
     service_record: NO_CALLS_RECORD,
+    availability: NEVER_OBSERVED,
   };
 }
 
@@ -100,6 +107,18 @@ const NO_CALLS_RECORD = {
     last_completed_at: null,
   },
   capabilities: [],
+  uptime_24h: null,
+  uptime_7d: null,
+};
+
+/** The availability of an agent never observed (every seeded agent): a constant, read from the same statement. */
+const NEVER_OBSERVED = {
+  status: 'unknown',
+  last_seen_at: null,
+  checked_at: null,
+  online_since: null,
+  uptime_24h: null,
+  uptime_7d: null,
 };
 
 function seededOnly(did: string, row: AgentRow | undefined): AgentRow | undefined {

@@ -417,6 +417,14 @@ describe('every command against a real registry (SQLite)', () => {
         await run(wallet, 'update', '--delivery', 'webhook', '--webhook-url', 'https://agent.example/hook2'),
       );
       assert.match(human.stdout, /webhook url: +https:\/\/agent\.example\/hook2/);
+      assert.match(human.stdout, /probes: +on/);
+      // Opting out of availability probes keeps the rest of the settings.
+      const optedOut = parseJson<{ invocation: Json }>(
+        ok(await run(wallet, 'update', '--probes', 'off', '--json')),
+      );
+      assert.equal(optedOut.invocation.probes, false);
+      assert.equal(optedOut.invocation.enabled, true);
+      assert.equal(optedOut.invocation.delivery_mode, 'webhook');
       const disabled = parseJson<{ invocation: Json }>(
         ok(await run(wallet, 'update', '--disable', '--json')),
       );

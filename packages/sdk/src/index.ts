@@ -30,6 +30,8 @@ export {
   WebhookVerificationError,
   verifyWebhook,
   webhookHandler,
+  isRegistryPing,
+  type RegistryPing,
   type WebhookAnswer,
   type WebhookDelivery,
   type WebhookHandler,

@@ -14,6 +14,22 @@ export interface WebhookDelivery {
   deadline_at: number;
 }
 
+/**
+ * An availability probe: the registry POSTs it on a schedule, signed like a delivery (docs/availability.md).
+ * webhookHandler answers it with 200 after verifying it, without calling any capability handler.
+ */
+export interface RegistryPing {
+  type: 'registry.ping';
+  /** ISO 8601 time the probe was sent. */
+  timestamp: string;
+  data: { target_did: string };
+}
+
+/** Whether a verified body is an availability probe rather than a task. */
+export function isRegistryPing(body: unknown): body is RegistryPing {
+  return typeof body === 'object' && body !== null && (body as { type?: unknown }).type === 'registry.ping';
+}
+
 export type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 export class WebhookVerificationError extends Error {
@@ -175,6 +191,8 @@ export function webhookHandler(options: WebhookHandlerOptions): WebhookHandler {
     } catch (error) {
       return { status: 401, body: { error: (error as Error).message } };
     }
+    // A verified probe is answered here: no handler runs, no delivery id is remembered.
+    if (isRegistryPing(delivery)) return { status: 200, body: { ok: true } };
     const record = headerRecord(headers);
     const id = record['webhook-id'] ?? '';
     const now = Date.now();

@@ -10,6 +10,7 @@ import {
   RegistryClient,
   WebhookFailedError,
   WebhookVerificationError,
+  isRegistryPing,
   verifyWebhook,
   webhookHandler,
   type Profile,
@@ -144,6 +145,42 @@ describe('webhookHandler refuses replayed deliveries', () => {
   });
 });
 
+describe('webhookHandler answers availability probes', () => {
+  const secret = `whsec_${Buffer.from('a secret of twenty-four!').toString('base64')}`;
+  const ping = (signWith = secret) => {
+    const body = JSON.stringify({
+      type: 'registry.ping',
+      timestamp: new Date().toISOString(),
+      data: { target_did: 'did:web:x:agent:1' },
+    });
+    const at = new Date();
+    return {
+      body,
+      headers: {
+        'webhook-id': 'ping_1',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(signWith).sign('ping_1', at, body),
+      },
+    };
+  };
+
+  test('a signed ping: 200 without running anything, again and again; a forged one: 401', async () => {
+    let runs = 0;
+    const handler = webhookHandler({ secret, capabilities: { translation: async () => ({ n: ++runs }) } });
+    const genuine = ping();
+    assert.deepEqual(await handler.handle(genuine.body, genuine.headers), {
+      status: 200,
+      body: { ok: true },
+    });
+    assert.equal((await handler.handle(genuine.body, genuine.headers)).status, 200);
+    const other = `whsec_${Buffer.from('another secret of 24 b!!').toString('base64')}`;
+    const forged = ping(other);
+    assert.equal((await handler.handle(forged.body, forged.headers)).status, 401);
+    assert.equal(runs, 0);
+    assert.ok(isRegistryPing(verifyWebhook(secret, genuine.body, genuine.headers)));
+  });
+});
+
 describe('webhookHandler against a real registry (SQLite)', () => {
   let database: TestDatabase;
   let registry: RegistryProcess;
@@ -217,6 +254,33 @@ describe('webhookHandler against a real registry (SQLite)', () => {
     });
     assert.equal(response.status, 401);
     assert.equal(forged, 1);
+  });
+
+  test("the registry's availability probe is verified and answered 200 without running a handler; the agent is online", async () => {
+    let secret = '';
+    let runs = 0;
+    const answered: number[] = [];
+    const server = http.createServer((req, res) => {
+      const handler = webhookHandler({
+        secret,
+        capabilities: { translation: async () => ({ text: String(++runs) }) },
+      });
+      void handler.node(req, res).then(() => answered.push(res.statusCode));
+    });
+    servers.push(server);
+    const url = await listen(server);
+    const agent = await webhookAgent(url);
+    secret = agent.secret;
+    // New webhook agents are probed at the registry's next probe round (every few seconds).
+    await eventually(() => answered.length > 0, 'a probe', 60_000);
+    assert.deepEqual(answered, [200]);
+    assert.equal(runs, 0, 'no capability handler ran for the probe');
+    for (let tries = 0; ; tries++) {
+      const { availability } = await agent.client.getAgent(agent.did);
+      if (availability.status === 'online') break;
+      assert.ok(tries < 200, `still ${availability.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   });
 
   test('Fastify: the same handler behind a raw-body route', async () => {

@@ -43,6 +43,8 @@ import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js
 import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
+import { webhookOnlineWindow } from './modules/availability/availability-model.js';
+import { WebhookProber } from './modules/availability/webhook-probes.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
 import { StatsService } from './modules/discovery/stats.js';
 import { ActivityService } from './modules/discovery/activity.js';
@@ -75,6 +77,8 @@ export interface AppContext {
   reputation: ReputationService;
   serviceRecord: ServiceRecordService;
   availability: AvailabilityService;
+  /** Probes of webhook agents (docs/availability.md); its ticks run in the background. */
+  probes: WebhookProber;
   search: SearchService;
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
@@ -100,6 +104,8 @@ export interface ContextOverrides {
   resolveHost?: HostResolver;
   /** Where domain-event and background log lines go (tests read them); stdout by default. */
   logStream?: pino.DestinationStream;
+  /** No background probe rounds: tests run them with probes.tick(). */
+  manualProbes?: boolean;
 }
 
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
@@ -175,6 +181,28 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       db,
       clock,
       onError: (error) => log.error({ err: error, job: 'availability' }, 'recording presence failed'),
+      webhookWindowMs: webhookOnlineWindow(config.probes.intervalMs),
+    });
+    const webhookDeliverer = new WebhookDeliverer({
+      clock,
+      telemetry,
+      states,
+      policy: webhookPolicy,
+      maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+      maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
+      log,
+      outcomes: {
+        deliverySucceeded: (did) => probes.deliverySucceeded(did),
+        deliveryFailed: (did) => probes.deliveryFailed(did),
+      },
+    });
+    const probes = new WebhookProber({
+      db,
+      clock,
+      settings: config.probes,
+      ping: (target, signal) => webhookDeliverer.ping(target, signal),
+      onError: (error) => log.error({ err: error, job: 'probes' }, 'webhook probes failed'),
+      onProbe: (ok) => metrics.probed(ok),
     });
     // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
     const federatedIndex = new FederatedIndex(db);
@@ -217,15 +245,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       presence: availability,
       deliverers: {
         queue: new QueueDeliverer(events),
-        webhook: new WebhookDeliverer({
-          clock,
-          telemetry,
-          states,
-          policy: webhookPolicy,
-          maxResponseBytes: LIMITS.invocationBodyLimitBytes,
-          maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
-          log,
-        }),
+        webhook: webhookDeliverer,
       },
     });
     const agentTasks = new AgentTaskService({
@@ -276,6 +296,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const federationJobs = startFederationJobs(sources, config.federation.refreshMs, (error) =>
       log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
     );
+    const probeJobs = overrides.manualProbes ? probes.stopper() : probes.start();
     const registrationWrites = transactionRunner(db, database.dialect);
     return {
       registrationWrites,
@@ -329,6 +350,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       reputation,
       serviceRecord,
       availability,
+      probes,
       search: new SearchService({
         db,
         clock,
@@ -365,6 +387,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       close: async () => {
         agentTasks.shutdown();
         await invocation.shutdown();
+        await probeJobs.stop();
         await presenceJobs.stop();
         await discoveryJobs.stop();
         await taskMaintenance.stop();

@@ -44,6 +44,8 @@ export interface StartOptions {
   resolveHost?: HostResolver;
   /** Reuse a database the test owns (it is not dropped on close), e.g. to reopen it with other settings. */
   database?: TestDatabase;
+  /** Probe rounds only when the test calls them (ctx.probes.tick()), none in the background. */
+  manualProbes?: boolean;
 }
 
 /** A registry on its own real database, built through the same composition root as production. */
@@ -61,10 +63,11 @@ export async function startRegistry(
     ...env,
   });
   const clock = new TestClock();
-  const ctx = await createContext(
-    config,
-    options.resolveHost ? { clock, resolveHost: options.resolveHost } : { clock },
-  );
+  const ctx = await createContext(config, {
+    clock,
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    ...(options.manualProbes ? { manualProbes: true } : {}),
+  });
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
   return {

@@ -67,6 +67,7 @@ interface UpdateOptions {
   webhookUrl?: string;
   webhookSecret?: string;
   disable?: boolean;
+  probes?: 'on' | 'off';
 }
 
 export function registerUpdate(program: Command): void {
@@ -86,9 +87,16 @@ export function registerUpdate(program: Command): void {
     .option('--webhook-url <url>', 'where webhook deliveries go (with --delivery webhook)')
     .option('--webhook-secret <secret>', 'your webhook secret (the registry generates one when omitted)')
     .option('--disable', 'stop accepting invocations')
+    .addOption(
+      new Option(
+        '--probes <on|off>',
+        "whether the registry probes your webhook for availability (off: your availability is 'unknown')",
+      ).choices(['on', 'off']),
+    )
     .action(async (options: UpdateOptions, self: Command) => {
       const cli = contextOf(self);
-      const invocationChange = options.delivery !== undefined || options.disable === true;
+      const invocationChange =
+        options.delivery !== undefined || options.disable === true || options.probes !== undefined;
       if ((options.webhookUrl || options.webhookSecret) && options.delivery !== 'webhook') {
         throw new UsageError(
           '--webhook-url and --webhook-secret go with --delivery webhook',
@@ -110,10 +118,14 @@ export function registerUpdate(program: Command): void {
         const current = await client.getInvocation(did);
         result.invocation = (await client.setInvocation(
           {
-            enabled: options.disable !== true,
+            // --probes alone changes nothing else: invocations stay enabled or disabled as they are.
+            enabled:
+              options.disable !== true &&
+              (options.delivery !== undefined || options.probes === undefined || current.enabled),
             delivery_mode: options.delivery ?? current.delivery_mode,
             ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}),
             ...(options.webhookSecret ? { webhook_secret: options.webhookSecret } : {}),
+            ...(options.probes ? { probes: options.probes === 'on' } : {}),
           },
           did,
         )) as Record<string, unknown>;
@@ -126,6 +138,10 @@ export function registerUpdate(program: Command): void {
           cli.out.fields([
             ['invocation', invocation.enabled ? String(invocation.delivery_mode) : 'disabled'],
             ['webhook url', (invocation.webhook_url as string | null | undefined) ?? undefined],
+            [
+              'probes',
+              typeof invocation.probes === 'boolean' ? (invocation.probes ? 'on' : 'off') : undefined,
+            ],
           ]);
           if (typeof invocation.webhook_secret === 'string') {
             cli.out.line();

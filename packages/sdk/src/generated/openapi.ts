@@ -1679,6 +1679,16 @@ export interface components {
           last_completed_at: number | null;
         };
       }[];
+      /**
+       * @description Extension: the agent’s uptime over the last 24 hours as its availability measures it (per agent, not per capability); null if never observed
+       * @example 0.97
+       */
+      uptime_24h?: number | null;
+      /**
+       * @description Extension: the same over the last 7 days
+       * @example 0.99
+       */
+      uptime_7d?: number | null;
     };
     /**
      * @description Whether the agent answers now, measured by the registry from its workers’ polls and task updates (docs/availability.md)
@@ -2571,6 +2581,8 @@ export interface operations {
             enabled: boolean;
             /** @enum {string} */
             delivery_mode: 'none' | 'webhook' | 'queue';
+            /** @description Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents */
+            probes?: boolean;
           };
         };
       };
@@ -2640,6 +2652,11 @@ export interface operations {
           webhook_url?: string | null;
           /** @description whsec_<base64> (Standard Webhooks) or any 16-256 character string; generated when omitted */
           webhook_secret?: string | null;
+          /**
+           * @description Extension: false opts the agent out of availability probes of its webhook (its availability is then unknown); true opts back in; omitted keeps the current choice (probed by default)
+           * @example false
+           */
+          probes?: boolean;
         };
       };
     };
@@ -2659,6 +2676,8 @@ export interface operations {
             webhook_url: string | null;
             /** @description Present only when the registry generated the secret in this request */
             webhook_secret?: string;
+            /** @description Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents */
+            probes?: boolean;
           };
         };
       };

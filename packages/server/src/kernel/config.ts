@@ -35,6 +35,17 @@ export interface FederationConfig {
   maxResponseBytes: number;
 }
 
+export interface ProbeConfig {
+  /** Each probed webhook agent is probed about once per interval; 0 turns probing off. */
+  intervalMs: number;
+  /** Probes a node claims per tick (every few seconds): the bound on work per interval. */
+  maxPerTick: number;
+  /** Probes in flight at once on one node. */
+  maxConcurrent: number;
+  /** A probe not answered within this is a failure. */
+  timeoutMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -48,6 +59,8 @@ export interface Config {
   federation: FederationConfig;
   /** Webhook deliveries in flight per target agent; more wait in that agent's queue (within their deadline). */
   webhookMaxConcurrencyPerAgent: number;
+  /** Availability probes of webhook agents (docs/availability.md, "Probes of webhook agents"). */
+  probes: ProbeConfig;
   logLevel: LogLevel;
   /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
   tokenSigningKey: string | undefined;
@@ -309,6 +322,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
     },
     webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
+    probes: {
+      intervalMs: integer('PROBE_INTERVAL_SECONDS', 300, 0, 24 * 60 * 60) * 1000,
+      maxPerTick: integer('PROBE_MAX_PER_TICK', 2000, 1, 1_000_000),
+      maxConcurrent: integer('PROBE_MAX_CONCURRENT', 64, 1, 10_000),
+      timeoutMs: integer('PROBE_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
+    },
     logLevel: logLevel ?? 'info',
     tokenSigningKey: read('TOKEN_SIGNING_KEY'),
     logSigningKey: read('LOG_SIGNING_KEY'),

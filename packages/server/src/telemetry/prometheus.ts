@@ -25,6 +25,8 @@ export interface RegistryMetrics {
   watchAvailability(count: () => Promise<Record<'online' | 'offline' | 'unknown', number>>): void;
   /** A peer registry stopped being followed (forked log or mismatching records): the alert's metric. */
   federationPeerStopped(peer: string): void;
+  /** One availability probe of a webhook agent ended (answered or not). */
+  probed(ok: boolean): void;
   render(): Promise<string>;
 }
 
@@ -42,6 +44,14 @@ export interface ProfileCacheReadings {
 export function createRegistryMetrics(labels: { version: string }): RegistryMetrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+  // By outcome only, never by agent: a flapping agent moves a count, it adds no series.
+  const probes = new client.Counter({
+    name: 'registry_webhook_probes_total',
+    help: 'Availability probes of webhook agents by outcome (answered: a 2xx; failed: anything else)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
 
   new client.Gauge({
     name: 'registry_build_info',
@@ -232,6 +242,7 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
       });
     },
     federationPeerStopped: (peer) => peerStops.inc({ peer }),
+    probed: (ok) => probes.inc({ outcome: ok ? 'answered' : 'failed' }),
     render: () => registry.metrics(),
   };
 }

@@ -207,9 +207,10 @@ describe('agent profiles', () => {
         enabled: true,
         delivery_mode: 'webhook',
         webhook_url: 'https://agent.example/hook',
+        probes: true,
       });
       const publicView = await get(agentPath(did, '/invocation'));
-      assert.deepEqual(publicView.json(), { enabled: true, delivery_mode: 'webhook' });
+      assert.deepEqual(publicView.json(), { enabled: true, delivery_mode: 'webhook', probes: true });
       assert.ok(!publicView.body.includes(secret));
       assert.ok(!(await get(agentPath(did))).body.includes(secret));
     });

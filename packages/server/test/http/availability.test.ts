@@ -16,7 +16,12 @@ import {
 } from '../../src/modules/availability/availability-model.js';
 import type { Availability } from '../../src/modules/availability/schemas.js';
 
-const queueAgent = { status: 'active', invocation_enabled: true, delivery_mode: 'queue' } as const;
+const queueAgent = {
+  status: 'active',
+  invocation_enabled: true,
+  delivery_mode: 'queue',
+  webhook_probes: true,
+} as const;
 
 describe('availability model (pure)', () => {
   test('an agent never observed is unknown with no uptime, not 100 %', () => {

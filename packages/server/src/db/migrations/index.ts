@@ -15,6 +15,7 @@ import * as taskBounds from './011-task-bounds.js';
 import * as registrationLimits from './012-registration-limits.js';
 import * as availability from './013-availability.js';
 import * as transparencyLog from './014-transparency-log.js';
+import * as webhookProbes from './015-webhook-probes.js';
 import * as federation from './017-federation.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['012-registration-limits', registrationLimits],
   ['013-availability', availability],
   ['014-transparency-log', transparencyLog],
+  ['015-webhook-probes', webhookProbes],
   ['017-federation', federation],
 ];
 

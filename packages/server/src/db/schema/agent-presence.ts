@@ -21,7 +21,21 @@ export interface AgentPresenceSlotsTable {
   slot: number;
 }
 
+/** The probe schedule of each webhook agent that is probed (migration 015). */
+export interface WebhookProbesTable {
+  did: string;
+  /** Epoch ms from which the next probe may be sent; a node claims a probe by moving it forward. */
+  due_at: number;
+  /** Probes failed in a row since the last success: the backoff's exponent. */
+  failures: number;
+  /** Epoch ms of the latest probe's answer (or failure), null until the first. */
+  last_probed_at: number | null;
+  /** Epoch ms of the latest probe if it failed; null once a probe is answered. */
+  last_failed_at: number | null;
+}
+
 export type AgentPresencePartial = {
   agent_presence: AgentPresenceTable;
   agent_presence_slots: AgentPresenceSlotsTable;
+  webhook_probes: WebhookProbesTable;
 };

@@ -23,6 +23,8 @@ export interface AgentsTable {
   delivery_mode: DeliveryMode;
   webhook_url: string | null;
   webhook_secret: string | null;
+  /** 1 unless the agent opted out of availability probes of its webhook (migration 015). */
+  webhook_probes: Generated<number>;
   referrer: string | null;
   average_rating: number;
   reputation_score: number;

@@ -47,6 +47,6 @@ export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
 export type { InvocationQuotaTable } from './invocation-quota.js';
-export type { AgentPresenceSlotsTable, AgentPresenceTable } from './agent-presence.js';
+export type { AgentPresenceSlotsTable, AgentPresenceTable, WebhookProbesTable } from './agent-presence.js';
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
 export type { RemoteEntriesTable, RemoteSourcesTable } from './federation.js';

@@ -23,7 +23,12 @@ export function toAgentProfile(
 ): AgentProfile {
   // Added to the published profile rather than spread into a copy: this runs on every profile read.
   const profile = toPublishedProfile(row, publicUrl) as AgentProfile;
-  profile.service_record = serviceRecord;
+  // The record says whether the agent answers, not only how it answered when it did (per agent).
+  profile.service_record = {
+    ...serviceRecord,
+    uptime_24h: availability.uptime_24h,
+    uptime_7d: availability.uptime_7d,
+  };
   profile.availability = availability;
   return profile;
 }

@@ -101,6 +101,7 @@ export const PROFILE_COLUMNS = [
   'status',
   'invocation_enabled',
   'delivery_mode',
+  'webhook_probes',
   'average_rating',
   'reputation_score',
   'total_reviews',
@@ -115,9 +116,21 @@ const serviceRecordExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
     .exists(eb.selectFrom('service_totals').select('did').whereRef('service_totals.did', '=', 'agents.did'))
     .as('has_service_record');
 
+/** Whether the registry ever observed the agent: a worker or webhook seen, or a probe answered or failed. */
 const presenceExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
   eb
-    .exists(eb.selectFrom('agent_presence').select('did').whereRef('agent_presence.did', '=', 'agents.did'))
+    .or([
+      eb.exists(
+        eb.selectFrom('agent_presence').select('did').whereRef('agent_presence.did', '=', 'agents.did'),
+      ),
+      eb.exists(
+        eb
+          .selectFrom('webhook_probes')
+          .select('did')
+          .whereRef('webhook_probes.did', '=', 'agents.did')
+          .where('webhook_probes.last_probed_at', 'is not', null),
+      ),
+    ])
     .as('has_presence');
 
 const profileByDid = compiledOnce(

@@ -105,6 +105,7 @@ export class AgentService {
       status: row.status,
       invocation_enabled: row.invocation_enabled === 1,
       delivery_mode: row.delivery_mode,
+      webhook_probes: row.webhook_probes === 1,
     };
     const availability = row.has_presence
       ? await this.deps.availability.get(observed)
@@ -153,7 +154,12 @@ export class AgentService {
 
   async getInvocationConfig(rawDid: string | undefined): Promise<InvocationConfig> {
     const row = await this.requireActiveAgent(rawDid);
-    return { enabled: row.invocation_enabled === 1, delivery_mode: row.delivery_mode };
+    const config: InvocationConfig = {
+      enabled: row.invocation_enabled === 1,
+      delivery_mode: row.delivery_mode,
+    };
+    if (row.delivery_mode === 'webhook') config.probes = row.webhook_probes === 1;
+    return config;
   }
 
   async updateInvocationConfig(
@@ -196,6 +202,7 @@ export class AgentService {
       delivery_mode: update.delivery_mode,
       webhook_url: webhookUrl,
       webhook_secret: webhookSecret,
+      ...(update.probes === undefined ? {} : { webhook_probes: update.probes ? 1 : 0 }),
       updated_at: this.deps.clock.now(),
     });
     if (!saved) throw agentNotFound(did);
@@ -206,6 +213,7 @@ export class AgentService {
       webhook_url: webhookUrl,
     };
     if (generatedSecret !== undefined) config.webhook_secret = generatedSecret;
+    if (update.delivery_mode === 'webhook') config.probes = update.probes ?? current.webhook_probes === 1;
     return config;
   }
 

@@ -268,6 +268,12 @@ export type DeactivateResponse = Static<typeof DeactivateResponse>;
 export const InvocationConfig = Type.Object({
   enabled: Type.Boolean(),
   delivery_mode: DeliveryMode,
+  probes: Type.Optional(
+    Type.Boolean({
+      description:
+        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
+    }),
+  ),
 });
 export type InvocationConfig = Static<typeof InvocationConfig>;
 
@@ -284,6 +290,13 @@ export const UpdateInvocationConfigRequest = Type.Object({
       }),
     ),
   ),
+  probes: Type.Optional(
+    Type.Boolean({
+      description:
+        'Extension: false opts the agent out of availability probes of its webhook (its availability is then unknown); true opts back in; omitted keeps the current choice (probed by default)',
+      examples: [false],
+    }),
+  ),
 });
 export type UpdateInvocationConfigRequest = Static<typeof UpdateInvocationConfigRequest>;
 
@@ -293,6 +306,12 @@ export const OwnerInvocationConfig = Type.Object({
   webhook_url: Nullable(Type.String({ format: 'uri' })),
   webhook_secret: Type.Optional(
     Type.String({ description: 'Present only when the registry generated the secret in this request' }),
+  ),
+  probes: Type.Optional(
+    Type.Boolean({
+      description:
+        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
+    }),
   ),
 });
 /** What the owner sees after configuring: the secret only when the registry generated it just now. */

@@ -20,11 +20,39 @@ export const UPTIME_WINDOWS = {
 
 export const slotOf = (epochMs: number): number => Math.floor(epochMs / AVAILABILITY_SLOT_MS);
 
-/** What kind of agent the availability is of: only active queue agents can be observed by their polls. */
+/**
+ * How long a webhook agent's last answer keeps it online: two probe intervals (a probe comes about once
+ * per interval, later under backoff or a full tick) plus the online window. Null when probing is off.
+ */
+export function webhookOnlineWindow(probeIntervalMs: number): number | null {
+  return probeIntervalMs > 0 ? 2 * probeIntervalMs + ONLINE_WINDOW_MS : null;
+}
+
+/**
+ * What kind of agent the availability is of: active queue agents are observed by their polls, active
+ * webhook agents by probes and deliveries unless they opted out of probes.
+ */
 export interface ObservedAgent {
   status: 'active' | 'deactivated';
   invocation_enabled: boolean;
   delivery_mode: string;
+  /** The agent's choice (invocation settings `probes`); only webhook agents are probed. */
+  webhook_probes: boolean;
+}
+
+/** What probes found of a webhook agent (undefined: never probed). */
+export interface ProbeRecord {
+  last_probed_at: number | null;
+  /** The latest probe, if it failed (cleared by an answer): newer than the last answer, the agent is offline. */
+  last_failed_at: number | null;
+}
+
+/** The window within which evidence makes `agent` online, or null when it cannot be observed. */
+export function onlineWindowOf(agent: ObservedAgent, webhookWindowMs: number | null): number | null {
+  if (agent.status !== 'active' || !agent.invocation_enabled) return null;
+  if (agent.delivery_mode === 'queue') return ONLINE_WINDOW_MS;
+  if (agent.delivery_mode === 'webhook' && agent.webhook_probes) return webhookWindowMs;
+  return null;
 }
 
 export interface PresenceRecord {
@@ -57,26 +85,38 @@ function uptime(now: number, slots: number, firstSeenAt: number, seen: number): 
   return Math.min(1, seen / counted);
 }
 
-/** The availability of `agent` at `now` from its presence record (undefined: never observed). */
+/**
+ * The availability of `agent` at `now` from its presence record (undefined: never seen answering) and,
+ * for webhook agents, what probes found. `webhookWindowMs`: webhookOnlineWindow, null when probing is off.
+ */
 export function deriveAvailability(
   agent: ObservedAgent,
   presence: PresenceRecord | undefined,
   now: number,
+  webhookWindowMs: number | null = null,
+  probe?: ProbeRecord,
 ): Availability {
+  const window = onlineWindowOf(agent, webhookWindowMs);
+  const failedAt = agent.delivery_mode === 'webhook' ? (probe?.last_failed_at ?? null) : null;
   if (presence === undefined) {
-    return agent.status === 'deactivated' ? { ...NEVER_OBSERVED, status: 'offline' } : NEVER_OBSERVED;
+    if (agent.status === 'deactivated') return { ...NEVER_OBSERVED, status: 'offline' };
+    // Probed and never answered: offline, with nothing seen to count uptime from.
+    if (window !== null && failedAt !== null)
+      return { ...NEVER_OBSERVED, status: 'offline', checked_at: probe?.last_probed_at ?? failedAt };
+    return NEVER_OBSERVED;
   }
-  const observable = agent.status === 'active' && agent.invocation_enabled && agent.delivery_mode === 'queue';
   const fromTheFuture = presence.last_seen_at > now + CLOCK_SKEW_TOLERANCE_MS;
-  const fresh = !fromTheFuture && now - presence.last_seen_at <= ONLINE_WINDOW_MS;
+  const failedSince = failedAt !== null && failedAt >= presence.last_seen_at;
+  const fresh = window !== null && !fromTheFuture && !failedSince && now - presence.last_seen_at <= window;
   let status: Availability['status'];
   if (agent.status === 'deactivated') status = 'offline';
-  else if (!observable || fromTheFuture) status = 'unknown';
+  else if (window === null || fromTheFuture) status = 'unknown';
   else status = fresh ? 'online' : 'offline';
+  const probedAt = window === null ? null : (probe?.last_probed_at ?? null);
   return {
     status,
     last_seen_at: presence.last_seen_at,
-    checked_at: presence.checked_at,
+    checked_at: probedAt === null ? presence.checked_at : Math.max(presence.checked_at, probedAt),
     online_since: status === 'online' ? presence.online_since : null,
     uptime_24h: uptime(now, UPTIME_WINDOWS.day, presence.first_seen_at, presence.seen_slots_24h),
     uptime_7d: uptime(now, UPTIME_WINDOWS.week, presence.first_seen_at, presence.seen_slots_7d),

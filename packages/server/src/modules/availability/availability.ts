@@ -12,13 +12,15 @@ import {
   type ObservedAgent,
 } from './availability-model.js';
 import {
-  agentsSeenBetween,
+  agentsOnline,
   countByStatus,
   findPresence,
+  findProbe,
   lastSeenOf,
   observedAgents,
   pruneSlots,
   recordSightings,
+  type OnlineBounds,
   type Sighting,
 } from './presence-store.js';
 import type { Availability } from './schemas.js';
@@ -28,6 +30,8 @@ export interface AvailabilityDeps {
   clock: Clock;
   /** Presence bookkeeping never fails a worker's request: its faults are reported here. */
   onError: (error: unknown) => void;
+  /** How long a webhook agent's answer keeps it online (webhookOnlineWindow); null: probing is off. */
+  webhookWindowMs: number | null;
 }
 
 /**
@@ -98,12 +102,13 @@ export class AvailabilityService {
       day: uptimeWindowStart(now, UPTIME_WINDOWS.day, firstSeenAt),
       week: uptimeWindowStart(now, UPTIME_WINDOWS.week, firstSeenAt),
     }));
-    return deriveAvailability(agent, presence, now);
+    const probe = agent.delivery_mode === 'webhook' ? await findProbe(this.deps.db, agent.did) : undefined;
+    return deriveAvailability(agent, presence, now, this.deps.webhookWindowMs, probe);
   }
 
   /** The availability of an agent with no presence row (no read needed). */
   unobserved(agent: ObservedAgent): Availability {
-    return deriveAvailability(agent, undefined, this.deps.clock.now());
+    return deriveAvailability(agent, undefined, this.deps.clock.now(), this.deps.webhookWindowMs);
   }
 
   /**
@@ -116,21 +121,27 @@ export class AvailabilityService {
     const now = this.deps.clock.now();
     const found = new Map<string, Pick<Availability, 'status' | 'last_seen_at'>>();
     for (const row of await observedAgents(this.deps.db, dids)) {
+      const seenAt = row.last_seen_at;
       const availability = deriveAvailability(
         {
           status: row.status,
           invocation_enabled: row.invocation_enabled === 1,
           delivery_mode: row.delivery_mode,
+          webhook_probes: row.webhook_probes === 1,
         },
-        {
-          first_seen_at: row.last_seen_at,
-          last_seen_at: row.last_seen_at,
-          online_since: row.last_seen_at,
-          checked_at: row.last_seen_at,
-          seen_slots_24h: 0,
-          seen_slots_7d: 0,
-        },
+        seenAt === null
+          ? undefined
+          : {
+              first_seen_at: seenAt,
+              last_seen_at: seenAt,
+              online_since: seenAt,
+              checked_at: seenAt,
+              seen_slots_24h: 0,
+              seen_slots_7d: 0,
+            },
         now,
+        this.deps.webhookWindowMs,
+        { last_probed_at: row.last_probed_at, last_failed_at: row.last_failed_at },
       );
       found.set(row.did, { status: availability.status, last_seen_at: availability.last_seen_at });
     }
@@ -152,14 +163,21 @@ export class AvailabilityService {
 
   /** The DIDs of the agents that are online now (search's available=true and availability sort). */
   async onlineAgents(): Promise<string[]> {
-    const now = this.deps.clock.now();
-    return agentsSeenBetween(this.deps.db, now - ONLINE_WINDOW_MS, now + CLOCK_SKEW_TOLERANCE_MS);
+    return agentsOnline(this.deps.db, this.boundsAt(this.deps.clock.now()));
   }
 
   /** Active agents by availability status now (for /metrics). */
   counts(): Promise<{ online: number; offline: number; unknown: number }> {
-    const now = this.deps.clock.now();
-    return countByStatus(this.deps.db, now - ONLINE_WINDOW_MS, now + CLOCK_SKEW_TOLERANCE_MS);
+    return countByStatus(this.deps.db, this.boundsAt(this.deps.clock.now()));
+  }
+
+  private boundsAt(now: number): OnlineBounds {
+    const { webhookWindowMs } = this.deps;
+    return {
+      queueFrom: now - ONLINE_WINDOW_MS,
+      webhookFrom: webhookWindowMs === null ? null : now - webhookWindowMs,
+      to: now + CLOCK_SKEW_TOLERANCE_MS,
+    };
   }
 
   /** Flushes every interval and deletes slots past the longest uptime window; stop() flushes once more. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
-import { ONLINE_WINDOW_MS, slotOf, type PresenceRecord } from './availability-model.js';
+import { ONLINE_WINDOW_MS, slotOf, type PresenceRecord, type ProbeRecord } from './availability-model.js';
 
 /** One node's evidence about one agent since its last write. */
 export interface Sighting {
@@ -13,11 +13,16 @@ export interface Sighting {
 const BATCH_ROWS = 500;
 
 /**
- * Writes sightings: the latest evidence wins whichever node wrote it, and a gap longer than the online
- * window restarts `online_since`. Every slot between a sighting's first and last evidence is marked seen
+ * Writes sightings: the latest evidence wins whichever node wrote it, and a gap longer than `gapMs`
+ * (the online window; a webhook agent's is longer) restarts `online_since`. Every slot between a sighting's first and last evidence is marked seen
  * (a poll in progress is evidence all along).
  */
-export async function recordSightings(db: Db, sightings: readonly Sighting[], now: number): Promise<void> {
+export async function recordSightings(
+  db: Db,
+  sightings: readonly Sighting[],
+  now: number,
+  gapMs: number = ONLINE_WINDOW_MS,
+): Promise<void> {
   for (let start = 0; start < sightings.length; start += BATCH_ROWS) {
     const batch = sightings.slice(start, start + BATCH_ROWS);
     await db
@@ -34,7 +39,7 @@ export async function recordSightings(db: Db, sightings: readonly Sighting[], no
       .onConflict((conflict) =>
         conflict.column('did').doUpdateSet({
           first_seen_at: sql`case when excluded.first_seen_at < agent_presence.first_seen_at then excluded.first_seen_at else agent_presence.first_seen_at end`,
-          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(ONLINE_WINDOW_MS)} then excluded.first_seen_at else agent_presence.online_since end`,
+          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(Math.floor(gapMs))} then excluded.first_seen_at else agent_presence.online_since end`,
           last_seen_at: sql`case when excluded.last_seen_at > agent_presence.last_seen_at then excluded.last_seen_at else agent_presence.last_seen_at end`,
           checked_at: sql`case when excluded.checked_at > agent_presence.checked_at then excluded.checked_at else agent_presence.checked_at end`,
         }),
@@ -54,6 +59,20 @@ export async function recordSightings(db: Db, sightings: readonly Sighting[], no
         .execute();
     }
   }
+}
+
+/** What probes found of the agent; undefined if it was never probed. */
+export async function findProbe(db: Db, did: string): Promise<ProbeRecord | undefined> {
+  const row = await db
+    .selectFrom('webhook_probes')
+    .select(['last_probed_at', 'last_failed_at'])
+    .where('did', '=', did)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    last_probed_at: row.last_probed_at === null ? null : Number(row.last_probed_at),
+    last_failed_at: row.last_failed_at === null ? null : Number(row.last_failed_at),
+  };
 }
 
 /** The agent's presence with its seen slots counted from the two window starts; undefined if never seen. */
@@ -85,33 +104,49 @@ export async function findPresence(
   };
 }
 
-/** Last evidence of each of `dids` that has any, with what decides whether it can be online. */
+/** Evidence of each of `dids` that has any (seen, or probed), with what decides whether it can be online. */
 export async function observedAgents(
   db: Db,
   dids: readonly string[],
 ): Promise<
   {
     did: string;
-    last_seen_at: number;
+    last_seen_at: number | null;
+    last_probed_at: number | null;
+    last_failed_at: number | null;
     status: 'active' | 'deactivated';
     invocation_enabled: number;
     delivery_mode: string;
+    webhook_probes: number;
   }[]
 > {
   if (dids.length === 0) return [];
   const rows = await db
-    .selectFrom('agent_presence')
-    .innerJoin('agents', 'agents.did', 'agent_presence.did')
+    .selectFrom('agents')
+    .leftJoin('agent_presence', 'agent_presence.did', 'agents.did')
+    .leftJoin('webhook_probes', 'webhook_probes.did', 'agents.did')
     .select([
-      'agent_presence.did',
+      'agents.did',
       'agent_presence.last_seen_at',
+      'webhook_probes.last_probed_at',
+      'webhook_probes.last_failed_at',
       'agents.status',
       'agents.invocation_enabled',
       'agents.delivery_mode',
+      'agents.webhook_probes',
     ])
-    .where('agent_presence.did', 'in', dids.slice(0, BATCH_ROWS))
+    .where('agents.did', 'in', dids.slice(0, BATCH_ROWS))
+    .where((eb) =>
+      eb.or([eb('agent_presence.did', 'is not', null), eb('webhook_probes.last_probed_at', 'is not', null)]),
+    )
     .execute();
-  return rows.map((row) => ({ ...row, last_seen_at: Number(row.last_seen_at) }));
+  const orNull = (value: number | null) => (value === null ? null : Number(value));
+  return rows.map((row) => ({
+    ...row,
+    last_seen_at: orNull(row.last_seen_at),
+    last_probed_at: orNull(row.last_probed_at),
+    last_failed_at: orNull(row.last_failed_at),
+  }));
 }
 
 /** Last evidence of each of `dids` that has any. */
@@ -128,50 +163,73 @@ export async function lastSeenOf(db: Db, dids: readonly string[]): Promise<Map<s
   return seen;
 }
 
-/**
- * Active, invocation-enabled queue agents with evidence in [from, to]: the agents that are online
- * (availability-model.ts says who can be).
- */
-export async function agentsSeenBetween(db: Db, from: number, to: number): Promise<string[]> {
+/** The reading's bounds: queue evidence from `queueFrom`, webhook answers from `webhookFrom`, none after `to`. */
+export interface OnlineBounds {
+  queueFrom: number;
+  /** Null when probing is off: no webhook agent is online. */
+  webhookFrom: number | null;
+  to: number;
+}
+
+/** The SQL condition "online" of availability-model.ts over agents, agent_presence and webhook_probes. */
+function onlineCondition(bounds: OnlineBounds) {
+  const queue = sql<boolean>`(agents.delivery_mode = 'queue' and agent_presence.last_seen_at >= ${bounds.queueFrom})`;
+  const webhook =
+    bounds.webhookFrom === null
+      ? sql<boolean>`1 = 0`
+      : sql<boolean>`(agents.delivery_mode = 'webhook' and agents.webhook_probes = 1 and agent_presence.last_seen_at >= ${bounds.webhookFrom} and (webhook_probes.last_failed_at is null or webhook_probes.last_failed_at < agent_presence.last_seen_at))`;
+  return sql<boolean>`(agents.invocation_enabled = 1 and agent_presence.last_seen_at <= ${bounds.to} and (${queue} or ${webhook}))`;
+}
+
+/** Whether the agent can be observed at all (onlineWindowOf), in SQL. */
+function observableCondition(bounds: OnlineBounds) {
+  const webhook =
+    bounds.webhookFrom === null
+      ? sql<boolean>`1 = 0`
+      : sql<boolean>`(agents.delivery_mode = 'webhook' and agents.webhook_probes = 1)`;
+  return sql<boolean>`(agents.invocation_enabled = 1 and (agents.delivery_mode = 'queue' or ${webhook}))`;
+}
+
+/** Active agents online within `bounds` (availability-model.ts says who can be). */
+export async function agentsOnline(db: Db, bounds: OnlineBounds): Promise<string[]> {
   const rows = await db
     .selectFrom('agent_presence')
     .innerJoin('agents', 'agents.did', 'agent_presence.did')
+    .leftJoin('webhook_probes', 'webhook_probes.did', 'agent_presence.did')
     .select('agent_presence.did')
-    .where('agent_presence.last_seen_at', '>=', from)
-    .where('agent_presence.last_seen_at', '<=', to)
+    .where('agent_presence.last_seen_at', '>=', Math.min(bounds.queueFrom, bounds.webhookFrom ?? Infinity))
     .where('agents.status', '=', 'active')
-    .where('agents.invocation_enabled', '=', 1)
-    .where('agents.delivery_mode', '=', 'queue')
+    .where(onlineCondition(bounds))
     .execute();
   return rows.map((row) => row.did);
 }
 
 /**
- * Active agents by availability status: online (observable, evidence in [from, to]), offline
- * (observable, evidence before `from`) and unknown (the rest, evidence after `to` included).
+ * Active agents by availability status: online, offline (observable, with evidence, not online and not
+ * from a fast clock) and unknown (the rest).
  */
 export async function countByStatus(
   db: Db,
-  from: number,
-  to: number,
+  bounds: OnlineBounds,
 ): Promise<{ online: number; offline: number; unknown: number }> {
+  const online = onlineCondition(bounds);
+  const observed = sql<boolean>`(${observableCondition(bounds)} and (agent_presence.last_seen_at is not null or (agents.delivery_mode = 'webhook' and webhook_probes.last_failed_at is not null)) and not coalesce(agent_presence.last_seen_at > ${bounds.to}, false))`;
   const row = await db
     .selectFrom('agents')
     .leftJoin('agent_presence', 'agent_presence.did', 'agents.did')
+    .leftJoin('webhook_probes', 'webhook_probes.did', 'agents.did')
     .select([
       sql<number>`count(*)`.as('total'),
-      sql<number>`coalesce(sum(case when agents.delivery_mode = 'queue' and agents.invocation_enabled = 1 and agent_presence.last_seen_at >= ${from} and agent_presence.last_seen_at <= ${to} then 1 else 0 end), 0)`.as(
-        'online',
-      ),
-      sql<number>`coalesce(sum(case when agents.delivery_mode = 'queue' and agents.invocation_enabled = 1 and agent_presence.last_seen_at < ${from} then 1 else 0 end), 0)`.as(
+      sql<number>`coalesce(sum(case when ${online} then 1 else 0 end), 0)`.as('online'),
+      sql<number>`coalesce(sum(case when ${observed} and not coalesce(${online}, false) then 1 else 0 end), 0)`.as(
         'offline',
       ),
     ])
     .where('agents.status', '=', 'active')
     .executeTakeFirstOrThrow();
-  const online = Number(row.online);
+  const onlineCount = Number(row.online);
   const offline = Number(row.offline);
-  return { online, offline, unknown: Number(row.total) - online - offline };
+  return { online: onlineCount, offline, unknown: Number(row.total) - onlineCount - offline };
 }
 
 /** Deletes slots before `beforeSlot` (older than the longest uptime window). */

@@ -48,6 +48,18 @@ export const ServiceRecord = Type.Object(
         all_time: AllTime,
       }),
     ),
+    uptime_24h: Type.Optional(
+      Nullable(
+        Type.Number({
+          description:
+            'Extension: the agent\u2019s uptime over the last 24 hours as its availability measures it (per agent, not per capability); null if never observed',
+          examples: [0.97],
+        }),
+      ),
+    ),
+    uptime_7d: Type.Optional(
+      Nullable(Type.Number({ description: 'Extension: the same over the last 7 days', examples: [0.99] })),
+    ),
   },
   {
     $id: 'ServiceRecord',

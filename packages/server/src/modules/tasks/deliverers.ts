@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../../kernel/clock.js';
@@ -46,6 +47,25 @@ export function webhookSigner(secret: string): Webhook {
   return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
 }
 
+/** The event type of an availability probe (docs/availability.md, "The probe request"). */
+export const PING_EVENT_TYPE = 'registry.ping';
+
+/** Most bytes of a probe's answer read: an answer is only its status. */
+const PING_MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** A webhook to probe. */
+export interface PingTarget {
+  did: string;
+  webhook_url: string;
+  webhook_secret: string;
+}
+
+/** Where deliveries' outcomes go for availability: declared here, implemented by the prober. */
+export interface WebhookOutcomes {
+  deliverySucceeded(did: string): void;
+  deliveryFailed(did: string): void;
+}
+
 export interface WebhookDelivererDeps {
   clock: Clock;
   telemetry: Telemetry;
@@ -55,6 +75,8 @@ export interface WebhookDelivererDeps {
   /** Deliveries in flight per target agent (WEBHOOK_MAX_CONCURRENCY_PER_AGENT); more wait their turn. */
   maxConcurrentPerAgent: number;
   log: FastifyBaseLogger;
+  /** Told of each delivery's outcome (availability); none: nobody listens. */
+  outcomes?: WebhookOutcomes;
 }
 
 /**
@@ -92,8 +114,10 @@ export class WebhookDeliverer implements Deliverer {
     const durationMs = performance.now() - startedAt;
     if (result === 'completed' || result === 'accepted') {
       telemetry.webhookDelivered({ taskId: task.id, outcome: result, durationMs });
+      this.deps.outcomes?.deliverySucceeded(target.did);
       return;
     }
+    if (!controller.signal.aborted) this.deps.outcomes?.deliveryFailed(target.did);
     // No answer by the deadline is a timeout (504), like an agent that never reports; a webhook
     // that answered badly or could not be reached is a webhook failure (502).
     if (result.failure === DEADLINE_PASSED) {
@@ -103,6 +127,49 @@ export class WebhookDeliverer implements Deliverer {
     }
     telemetry.webhookDelivered({ taskId: task.id, outcome: 'failed', durationMs });
     await states.fail(task.id, result.failure, 'WEBHOOK_FAILED');
+  }
+
+  /**
+   * Sends one availability probe: a Standard Webhooks delivery of event type `registry.ping`, signed as
+   * tasks are, through the same network policy and the agent's own lane. Any 2xx is an answer.
+   */
+  async ping(target: PingTarget, signal: AbortSignal): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const now = this.deps.clock.now();
+    const id = `ping_${randomUUID()}`;
+    const body = JSON.stringify({
+      type: PING_EVENT_TYPE,
+      timestamp: new Date(now).toISOString(),
+      data: { target_did: target.did },
+    });
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(now / 1000)),
+      'webhook-signature': webhookSigner(target.webhook_secret).sign(id, new Date(now), body),
+      'user-agent': 'agent-registry-webhook/1',
+      // The next probe is minutes away: keeping the socket open would hold one per agent for nothing.
+      connection: 'close',
+    };
+    try {
+      const url = new URL(target.webhook_url);
+      this.deps.policy.assertDeliverableLiteral(url);
+      const response = await this.lanes.run(
+        target.did,
+        signal,
+        (agents) =>
+          postJson(url, body, headers, {
+            signal,
+            maxResponseBytes: PING_MAX_RESPONSE_BYTES,
+            lookup: this.deps.policy.lookup,
+            agents,
+          }),
+        { transient: true },
+      );
+      if (response.status >= 200 && response.status < 300) return { ok: true };
+      return { ok: false, reason: `the webhook answered HTTP ${response.status}` };
+    } catch (error) {
+      const failure = describeFailure(error, false);
+      return { ok: false, reason: failure === DEADLINE_PASSED ? 'no answer in time' : failure };
+    }
   }
 
   /** Whether the webhook completed the task or took it for later (202), or why delivery failed. */

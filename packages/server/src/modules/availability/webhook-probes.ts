@@ -1,0 +1,251 @@
+import { setMaxListeners } from 'node:events';
+import type { Clock } from '../../kernel/clock.js';
+import type { Db } from '../../db/connect.js';
+import { every, type BackgroundJobs } from '../../kernel/periodic.js';
+import { ONLINE_WINDOW_MS, webhookOnlineWindow } from './availability-model.js';
+import { recordSightings, type Sighting } from './presence-store.js';
+import {
+  claimProbes,
+  enrolChanged,
+  enrolProbes,
+  latestChange,
+  probeSoon,
+  recordProbes,
+  type ProbeOutcome,
+  type ProbeTarget,
+} from './probe-store.js';
+
+export type { ProbeTarget } from './probe-store.js';
+
+/** What one probe found: a 2xx answer, or why not (kept for diagnostics, never logged per probe). */
+export type PingResult = { ok: true } | { ok: false; reason: string };
+
+/** Sends one signed `registry.ping` through the invocations' delivery code (SSRF rules, per-agent lanes). */
+export type Ping = (target: ProbeTarget, signal: AbortSignal) => Promise<PingResult>;
+
+/** Every how often a node claims due probes and writes what it found. */
+export const PROBE_TICK_MS = 5_000;
+/**
+ * Every how often a node compares every agent with the schedules (new webhook agents get one, agents no
+ * longer probed lose theirs). Between these, each tick looks only at agents changed since the last.
+ */
+const ENROL_EVERY_MS = 5 * 60_000;
+/** The longest backoff, in probe intervals: a failing agent is still probed at least this often. */
+export const MAX_BACKOFF_INTERVALS = 12;
+/** Each delay is multiplied by a factor drawn from [1 - JITTER, 1 + JITTER], so probes spread out. */
+const JITTER = 0.1;
+
+export interface ProbeSettings {
+  /** 0: probing is off. */
+  intervalMs: number;
+  maxPerTick: number;
+  maxConcurrent: number;
+  timeoutMs: number;
+}
+
+export interface WebhookProberDeps {
+  db: Db;
+  clock: Clock;
+  settings: ProbeSettings;
+  ping: Ping;
+  /** Faults of the schedule's reads and writes (never a probe's failure: that is an outcome). */
+  onError: (error: unknown) => void;
+  /** Counts each probe's outcome (a counter, no per-agent label: a flapping agent adds no series). */
+  onProbe?: (ok: boolean) => void;
+  /** In [0, 1); Math.random unless a test fixes it. */
+  random?: () => number;
+}
+
+/**
+ * Probes webhook agents on the operator's schedule (docs/availability.md, "Probes of webhook agents"):
+ * each tick claims at most `maxPerTick` due probes in the database (one node per agent and interval),
+ * runs at most `maxConcurrent` at once, and writes the outcomes in batches. Failures back off
+ * exponentially up to MAX_BACKOFF_INTERVALS intervals. Webhook deliveries report here too: a success is
+ * a sighting, a failure makes the agent's probe due (the probe decides, not the caller's input).
+ */
+export class WebhookProber {
+  private readonly queue: ProbeTarget[] = [];
+  private active = 0;
+  private readonly outcomes: ProbeOutcome[] = [];
+  private readonly sightings = new Map<string, Sighting>();
+  private readonly failedDeliveries = new Set<string>();
+  private readonly stopping = new AbortController();
+  private idle: (() => void)[] = [];
+  private enrolledAt = -Infinity;
+  /** Change number up to which agents' changes were looked at (enrolChanged). */
+  private changesSeen = 0;
+  /** The tick in progress: ticks run one after another (the timer's and any caller's). */
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: WebhookProberDeps) {
+    // One listener per probe in flight (up to PROBE_MAX_CONCURRENT): not a leak.
+    setMaxListeners(Infinity, this.stopping.signal);
+  }
+
+  /** A webhook delivery to `did` succeeded (2xx): the agent answered. */
+  deliverySucceeded(did: string): void {
+    const now = this.deps.clock.now();
+    this.noteSighting(did, now, now);
+  }
+
+  /** A webhook delivery to `did` failed: probe it soon rather than take the caller's word. */
+  deliveryFailed(did: string): void {
+    if (this.deps.settings.intervalMs > 0 && this.failedDeliveries.size < this.deps.settings.maxPerTick)
+      this.failedDeliveries.add(did);
+  }
+
+  /** One round: write what was found, then (probing on) claim due probes and start them. */
+  tick(): Promise<void> {
+    const next = this.ticking.then(() => this.round());
+    this.ticking = next.catch(() => undefined);
+    return next;
+  }
+
+  private async round(): Promise<void> {
+    await this.flush();
+    const { intervalMs, maxPerTick } = this.deps.settings;
+    if (intervalMs <= 0 || this.stopping.signal.aborted) return;
+    const now = this.deps.clock.now();
+    if (now - this.enrolledAt >= ENROL_EVERY_MS) {
+      const seq = await latestChange(this.deps.db);
+      await enrolProbes(this.deps.db, now);
+      this.enrolledAt = now;
+      this.changesSeen = Math.max(this.changesSeen, seq);
+    }
+    // Pages of changes until caught up: registrations and new settings are probed at the next tick.
+    for (;;) {
+      const seen = await enrolChanged(this.deps.db, this.changesSeen, now);
+      if (seen === this.changesSeen) break;
+      this.changesSeen = seen;
+    }
+    // Probes still waiting from the last tick count against this one: the bound is on work, not claims.
+    const room = maxPerTick - this.queue.length;
+    if (room <= 0) return;
+    const claimed = await claimProbes(this.deps.db, now, room, now + intervalMs);
+    this.queue.push(...claimed);
+    this.pump();
+  }
+
+  /** Resolves when no probe is waiting or in flight, after writing every outcome (tests, shutdown). */
+  async drain(): Promise<void> {
+    this.pump();
+    if (this.active > 0 || this.queue.length > 0)
+      await new Promise<void>((resolve) => this.idle.push(resolve));
+    await this.flush();
+  }
+
+  /** Writes probe outcomes, sightings and the probes made due by failed deliveries. */
+  async flush(): Promise<void> {
+    const now = this.deps.clock.now();
+    const sightings = [...this.sightings.values()];
+    this.sightings.clear();
+    const outcomes = this.outcomes.splice(0);
+    const failed = [...this.failedDeliveries];
+    this.failedDeliveries.clear();
+    const gap = webhookOnlineWindow(this.deps.settings.intervalMs) ?? ONLINE_WINDOW_MS;
+    if (sightings.length > 0) await recordSightings(this.deps.db, sightings, now, gap);
+    if (outcomes.length > 0) await recordProbes(this.deps.db, outcomes);
+    if (failed.length > 0) await probeSoon(this.deps.db, failed, now, ONLINE_WINDOW_MS);
+  }
+
+  /** Ticks every PROBE_TICK_MS; stop() ends probes in flight (not counted) and writes the rest. */
+  start(): BackgroundJobs {
+    const job = every(PROBE_TICK_MS, () => this.tick(), this.deps.onError);
+    return {
+      stop: async () => {
+        await job.stop();
+        await this.stopper().stop();
+      },
+    };
+  }
+
+  /** Stops without a timer of its own (rounds run by tick() only): ends probes in flight, writes the rest. */
+  stopper(): BackgroundJobs {
+    return {
+      stop: async () => {
+        this.stopping.abort();
+        await this.ticking;
+        this.queue.length = 0;
+        await this.drain().catch(this.deps.onError);
+      },
+    };
+  }
+
+  /** Probes waiting or in flight on this node. */
+  inFlight(): number {
+    return this.active + this.queue.length;
+  }
+
+  /** The delay before the next probe after `failures` failures in a row (0: a success), with jitter. */
+  nextDelay(failures: number): number {
+    const { intervalMs } = this.deps.settings;
+    const intervals = failures === 0 ? 1 : Math.min(2 ** (failures - 1), MAX_BACKOFF_INTERVALS);
+    const jitter = 1 - JITTER + 2 * JITTER * (this.deps.random ?? Math.random)();
+    return Math.round(intervals * intervalMs * jitter);
+  }
+
+  private noteSighting(did: string, from: number, to: number): void {
+    const noted = this.sightings.get(did);
+    if (noted === undefined) this.sightings.set(did, { did, firstAt: from, lastAt: to });
+    else {
+      noted.firstAt = Math.min(noted.firstAt, from);
+      noted.lastAt = Math.max(noted.lastAt, to);
+    }
+  }
+
+  private pump(): void {
+    if (this.stopping.signal.aborted) this.queue.length = 0;
+    while (this.active < this.deps.settings.maxConcurrent) {
+      const target = this.queue.shift();
+      if (target === undefined) break;
+      this.active += 1;
+      void this.probe(target).finally(() => {
+        this.active -= 1;
+        this.pump();
+        if (this.active === 0 && this.queue.length === 0) {
+          const waiting = this.idle;
+          this.idle = [];
+          for (const resolve of waiting) resolve();
+        }
+      });
+    }
+  }
+
+  private async probe(target: ProbeTarget): Promise<void> {
+    const startedAt = this.deps.clock.now();
+    // The probe's own timer, cleared as soon as it answers; shutdown aborts it too.
+    const request = new AbortController();
+    const abort = () => request.abort(new Error('probe stopped'));
+    const timer = setTimeout(abort, this.deps.settings.timeoutMs);
+    this.stopping.signal.addEventListener('abort', abort, { once: true });
+    let result: PingResult;
+    try {
+      result = await this.deps.ping(target, request.signal);
+    } catch (error) {
+      result = { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    } finally {
+      clearTimeout(timer);
+      this.stopping.signal.removeEventListener('abort', abort);
+    }
+    // A probe cut off by shutdown proves nothing: its claim lapses and another node probes it.
+    if (this.stopping.signal.aborted) return;
+    const probedAt = this.deps.clock.now();
+    const failures = result.ok ? 0 : target.failures + 1;
+    this.outcomes.push({
+      did: target.did,
+      probedAt,
+      ok: result.ok,
+      failures,
+      dueAt: startedAt + this.nextDelay(failures),
+    });
+    if (result.ok) {
+      // Two answers in a row within the online window: up all along, so uptime counts every slot
+      // between them (one probe per interval need not fall in every slot).
+      const window = webhookOnlineWindow(this.deps.settings.intervalMs);
+      const since = target.answeredAt;
+      const continuous = since !== null && window !== null && since <= probedAt && probedAt - since <= window;
+      this.noteSighting(target.did, continuous ? since : probedAt, probedAt);
+    }
+    this.deps.onProbe?.(result.ok);
+  }
+}
