@@ -263,6 +263,42 @@ describe('MCP face, revision 2026-07-28 (official v2 client, beside the 2025 rev
     assert.equal(body.error.code, -32020);
   });
 
+  test('raw wire: subscriptions/listen is acknowledged with no notifications and closed at once (tools never change)', async () => {
+    const response = await fetch(`${registry.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    // The whole stream: it ends, so no connection is held open for notifications that never come.
+    const events = (await response.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as { method?: string; id?: number; params?: unknown });
+    assert.equal(events.length, 2);
+    assert.equal(events[0]!.method, 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((events[0]!.params as { notifications: unknown }).notifications, {});
+    assert.equal(events[1]!.id, 3);
+  });
+
   test('raw wire: the 2025 initialize handshake is still answered by the 2025 server', async () => {
     const response = await fetch(`${registry.url}/mcp`, {
       method: 'POST',

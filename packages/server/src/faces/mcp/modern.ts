@@ -118,15 +118,13 @@ export async function answerModern(
     legacy: 'reject',
     onerror: (error) => request.log.debug({ err: error }, 'MCP request refused'),
   });
-  try {
-    const response = await handler.fetch(web, { parsedBody: request.body ?? null });
-    reply.status(response.status);
-    response.headers.forEach((value, name) => {
-      reply.header(name, value);
-    });
-    const body = await response.text();
-    await reply.send(body === '' ? undefined : body);
-  } finally {
-    await handler.close();
-  }
+  // A subscriptions/listen stream stays open until the client leaves: the handler is closed then,
+  // which ends the stream and frees its subscription.
+  reply.raw.once('close', () => void handler.close());
+  const response = await handler.fetch(web, { parsedBody: request.body ?? null });
+  reply.status(response.status);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  await reply.send(response.body ?? undefined);
 }
