@@ -299,6 +299,31 @@ describe('MCP face, revision 2026-07-28 (official v2 client, beside the 2025 rev
     assert.equal(events[1]!.id, 3);
   });
 
+  test('raw wire: malformed tools/call params get the same words as on the 2025 revision', async () => {
+    const response = await modernPost(`${registry.url}/mcp`, 'tools/call', {
+      name: 'search_agents',
+      arguments: ['translate'],
+    });
+    const body = (await response.json()) as { id: number; error: { code: number; message: string } };
+    assert.equal(body.id, 7);
+    assert.equal(body.error.code, -32602);
+    assert.equal(
+      body.error.message,
+      "params.arguments must be a JSON object of the tool's input (see its inputSchema in tools/list), not an array",
+    );
+  });
+
+  test('raw wire: a foreign browser Origin is refused before the era is chosen', async () => {
+    const response = await modernPost(
+      `${registry.url}/mcp`,
+      'tools/list',
+      {},
+      { origin: 'https://evil.example' },
+    );
+    assert.equal(response.status, 403);
+    assert.equal(((await response.json()) as { code: string }).code, 'ORIGIN_NOT_ALLOWED');
+  });
+
   test('raw wire: the 2025 initialize handshake is still answered by the 2025 server', async () => {
     const response = await fetch(`${registry.url}/mcp`, {
       method: 'POST',

@@ -112,17 +112,18 @@ function invalidToolCalls(body: unknown): unknown {
  * POST, so any node of the registry can answer any request.
  */
 async function answer(request: FastifyRequest, reply: FastifyReply, face: McpFace): Promise<void> {
+  // Both eras frame a JSON-RPC error alike, so a malformed tools/call gets the same words in either.
+  const refused = invalidToolCalls(request.body);
+  if (refused !== undefined) {
+    await reply.type('application/json').send(refused);
+    return;
+  }
   const { legacy, web } = await isLegacyMcp(request);
   if (!legacy) {
     await answerModern(request, reply, web, face);
     return;
   }
   const server = mcpServer(face, request);
-  const refused = invalidToolCalls(request.body);
-  if (refused !== undefined) {
-    await reply.type('application/json').send(refused);
-    return;
-  }
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
