@@ -47,19 +47,18 @@ export function unknownToolMessage(name: string, tools: FaceTool[]): string {
   return `Unknown tool "${name}"; tools: ${names}`;
 }
 
-/** The Fastify request as the web Request the v2 SDK classifies and serves (body already parsed). */
+/**
+ * The Fastify request's URL and headers as the web Request the v2 SDK classifies and serves. It has
+ * no body: Fastify has parsed it already and it is handed over as `parsedBody`, so a 2025 request
+ * (which goes no further than the classification) costs no second serialisation.
+ */
 function webRequest(request: FastifyRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    // The body is re-serialised below, so its length is no longer the one the client sent.
     if (value === undefined || name === 'content-length') continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  return new Request(`http://${request.hostname || 'localhost'}${request.url}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(request.body ?? null),
-  });
+  return new Request(`http://${request.hostname || 'localhost'}${request.url}`, { method: 'POST', headers });
 }
 
 /**
@@ -118,8 +117,8 @@ export async function answerModern(
     legacy: 'reject',
     onerror: (error) => request.log.debug({ err: error }, 'MCP request refused'),
   });
-  // A subscriptions/listen stream stays open until the client leaves: the handler is closed then,
-  // which ends the stream and frees its subscription.
+  // Were a stream to stay open (subscriptions/listen), closing the handler when the client leaves
+  // ends it and frees its subscription.
   reply.raw.once('close', () => void handler.close());
   const response = await handler.fetch(web, { parsedBody: request.body ?? null });
   reply.status(response.status);
