@@ -94,6 +94,7 @@ export function renderReport(rows: Row[], context: ReportContext): string {
     for (const [face, label] of [
       ['rest', 'POST /api/invoke'],
       ['mcp', 'MCP tools/call invoke_agent'],
+      ['mcp2026', 'MCP tools/call invoke_agent, revision 2026-07-28'],
       ['a2a', 'A2A SendMessage'],
     ] as const) {
       lines.push(
@@ -181,6 +182,7 @@ export function budgets(rows: Row[], context: ReportContext): string[] {
   if (faces?.restP50 !== undefined) {
     for (const [face, label] of [
       ['mcp', 'mcp-invoke-overhead-p50'],
+      ['mcp2026', 'mcp-2026-invoke-overhead-p50'],
       ['a2a', 'a2a-send-overhead-p50'],
     ] as const) {
       const p50 = faces[`${face}P50`] as number;

@@ -10,11 +10,12 @@ import {
   type ActorContext,
 } from './context.js';
 
-type Face = 'rest' | 'mcp' | 'a2a';
+type Face = 'rest' | 'mcp' | 'mcp2026' | 'a2a';
 
 /**
  * The protocol faces: one invocation of the webhook agent as POST /api/invoke, as the MCP tool
- * invoke_agent (stateless POST /mcp, tools/call) and as A2A SendMessage, taking turns on one
+ * invoke_agent (stateless POST /mcp, tools/call, in protocol 2025-11-25 and again in the stateless
+ * 2026-07-28 revision, which the v2 SDK serves) and as A2A SendMessage, taking turns on one
  * connection in one run, so load from elsewhere on the machine hits all three alike. Each sample
  * is filed under the face that answered it; the difference of the p50s is the face's overhead.
  */
@@ -23,7 +24,7 @@ export async function facesScenario(context: ActorContext): Promise<Row[]> {
   const { invoker, hookAgent } = context.actors;
   const input = echoInvocation(hookAgent);
   const auth = jsonAs(invoker);
-  const samples: Record<Face, number[]> = { rest: [], mcp: [], a2a: [] };
+  const samples: Record<Face, number[]> = { rest: [], mcp: [], mcp2026: [], a2a: [] };
   const answeredBy = responseNotes<Face>((ms, face) => samples[face].push(ms));
   let wrongAnswers = 0;
   const expect = (face: Face, marker: string) => (status: number, body: string) => {
@@ -56,6 +57,32 @@ export async function facesScenario(context: ActorContext): Promise<Row[]> {
     },
     {
       method: 'POST',
+      path: '/mcp',
+      headers: {
+        ...auth,
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'invoke_agent',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'invoke_agent',
+          arguments: input,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+      onResponse: expect('mcp2026', '"structuredContent"'),
+    },
+    {
+      method: 'POST',
       path: `/a2a/${encodeURIComponent(hookAgent.did)}/`,
       headers: { ...auth, 'a2a-version': '1.0' },
       body: JSON.stringify({
@@ -72,10 +99,10 @@ export async function facesScenario(context: ActorContext): Promise<Row[]> {
   ];
   const row = await measureRegistry(context, {
     name: 'faces-1',
-    label: 'invoke webhook agent: REST, MCP invoke_agent, A2A SendMessage in turn',
+    label: 'invoke webhook agent: REST, MCP invoke_agent (2025-11-25, 2026-07-28), A2A SendMessage in turn',
     connections: 1,
     load: { requests, onLatency: answeredBy.onLatency },
-    note: 'req/s and CPU are for the three kinds together',
+    note: 'req/s and CPU are for the four kinds together',
     beforeMeasure: () => {
       for (const list of Object.values(samples)) list.length = 0;
       wrongAnswers = 0;
@@ -91,7 +118,8 @@ export async function facesScenario(context: ActorContext): Promise<Row[]> {
   }
   row.extra = extra;
   log(
-    `  p50 ms: REST ${extra.restP50?.toFixed(2)}, MCP ${extra.mcpP50?.toFixed(2)}, A2A ${extra.a2aP50?.toFixed(2)}`,
+    `  p50 ms: REST ${extra.restP50?.toFixed(2)}, MCP ${extra.mcpP50?.toFixed(2)}, ` +
+      `MCP 2026-07-28 ${extra.mcp2026P50?.toFixed(2)}, A2A ${extra.a2aP50?.toFixed(2)}`,
   );
   return [row];
 }

@@ -18,7 +18,7 @@ import { invocable } from '../invocation.js';
 import { agentTools } from './agent-tools.js';
 import { mcpOriginGuard } from './origin.js';
 import { registryTools } from './registry-tools.js';
-import type { FaceTool } from './tool.js';
+import { answerModern, isLegacyMcp, unknownToolMessage, type McpFace } from './modern.js';
 
 const SERVER_VERSION = '0.1.0';
 /** One for every per-request server: the SDK would otherwise build a new Ajv (about 1 ms) per request. */
@@ -46,9 +46,9 @@ function invalidParams(message: string): McpError {
   return error;
 }
 
-function mcpServer(name: string, instructions: string, tools: FaceTool[], request: FastifyRequest): Server {
+function mcpServer({ name, version, instructions, tools }: McpFace, request: FastifyRequest): Server {
   const server = new Server(
-    { name, version: SERVER_VERSION },
+    { name, version },
     { capabilities: { tools: { listChanged: false } }, instructions, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -57,8 +57,7 @@ function mcpServer(name: string, instructions: string, tools: FaceTool[], reques
   server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
     const tool = tools.find((candidate) => candidate.name === call.params.name);
     if (tool === undefined) {
-      const names = tools.map((candidate) => candidate.name).join(', ') || 'none';
-      throw invalidParams(`Unknown tool "${call.params.name}"; tools: ${names}`);
+      throw invalidParams(unknownToolMessage(call.params.name, tools));
     }
     return tool.call(call.params.arguments, {
       caller: request.caller,
@@ -108,15 +107,23 @@ function invalidToolCalls(body: unknown): unknown {
 }
 
 /**
- * Stateless Streamable HTTP, as the SDK's stateless example does it: a fresh server and transport
- * per POST, so any node of the registry can answer any request.
+ * A POST naming the 2026-07-28 revision in its per-request `_meta` envelope is served by the v2 SDK
+ * (modern.ts); every other one by the 2025 server here, as before. Either way a fresh server per
+ * POST, so any node of the registry can answer any request.
  */
-async function answer(request: FastifyRequest, reply: FastifyReply, server: Server): Promise<void> {
+async function answer(request: FastifyRequest, reply: FastifyReply, face: McpFace): Promise<void> {
+  // Both eras frame a JSON-RPC error alike, so a malformed tools/call gets the same words in either.
   const refused = invalidToolCalls(request.body);
   if (refused !== undefined) {
     await reply.type('application/json').send(refused);
     return;
   }
+  const { legacy, web } = await isLegacyMcp(request);
+  if (!legacy) {
+    await answerModern(request, reply, web, face);
+    return;
+  }
+  const server = mcpServer(face, request);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -152,17 +159,17 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
   };
 
   app.post('/mcp', { ...common, schema: { hide: true } }, async (request, reply) => {
-    const server = mcpServer(
-      'agent-registry',
-      'An agent registry. Find agents with search_agents, read one with get_agent (capabilities and ' +
+    await answer(request, reply, {
+      name: 'agent-registry',
+      version: SERVER_VERSION,
+      instructions:
+        'An agent registry. Find agents with search_agents, read one with get_agent (capabilities and ' +
         'their JSON schemas), call one with invoke_agent, read that call later with get_task, judge ' +
         'agents with get_reviews and get_reputation, and review one you called with submit_review ' +
         '(citing the task id) or edit_review. invoke_agent, get_task, submit_review and edit_review ' +
         'act as an agent: they need the header Authorization: Bearer <registry token>.',
       tools,
-      request,
-    );
-    await answer(request, reply, server);
+    });
   });
 
   app.post(
@@ -176,11 +183,12 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
           'Calls need the header Authorization: Bearer <registry token> of the calling agent. Read a ' +
           `call later with get_task, and review the agent with submit_review, at ${ctx.config.publicUrl}/mcp.`
         : `${profile.name} (${profile.did}) does not accept invocations, so it offers no tools.`;
-      await answer(
-        request,
-        reply,
-        mcpServer(`agent-registry/${profile.name}`, instructions, agentTools(ctx, profile), request),
-      );
+      await answer(request, reply, {
+        name: `agent-registry/${profile.name}`,
+        version: SERVER_VERSION,
+        instructions,
+        tools: agentTools(ctx, profile),
+      });
     },
   );
 
