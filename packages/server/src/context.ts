@@ -322,6 +322,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         availability,
         profileCache,
         profileMaxBytes: config.profileMaxBytes,
+        remote: federation,
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),

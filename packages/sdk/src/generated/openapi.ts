@@ -199,12 +199,12 @@ export interface paths {
     };
     /**
      * Read an agent profile
-     * @description The public profile of an agent; deactivated agents stay readable with status "deactivated".
+     * @description The public profile of an agent; deactivated agents stay readable with status "deactivated". `provenance` says it is registered here; the transparency log leaf does not cover it.
      *
      *     Responses:
      *     - `200`: The request succeeded.
      *     - `400`: The DID is malformed (`INVALID_DID`).
-     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`), or it is listed here from another registry (`AGENT_IS_REMOTE`: `home_registry` names the registry it lives at, `remote_entry` its entry here).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -1307,6 +1307,7 @@ export interface components {
       updated_at: number;
       service_record: components['schemas']['ServiceRecord'];
       availability: components['schemas']['Availability'];
+      provenance: components['schemas']['Provenance'];
     };
     /**
      * @example {
@@ -1705,7 +1706,7 @@ export interface components {
       /** @description The same over the last 7 days */
       uptime_7d: number | null;
     };
-    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability */
+    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability and without provenance (a change feed entry carries it beside the profile) */
     PublishedProfile: {
       did: string;
       name: string;
@@ -2298,7 +2299,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description No agent has this DID (`AGENT_NOT_FOUND`). */
+      /** @description No agent has this DID (`AGENT_NOT_FOUND`), or it is listed here from another registry (`AGENT_IS_REMOTE`: `home_registry` names the registry it lives at, `remote_entry` its entry here). */
       404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

@@ -107,6 +107,13 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     assert.equal(invoke.json().home_registry, peer.url);
     // Its invocation is not enabled at the peer, so the referral names its A2A card there.
     assert.ok(String(invoke.json().invoke_url).startsWith(`${peer.url}/a2a/`), invoke.body);
+    // Its profile is read at the peer, which says it is registered there.
+    const read = await follower.app.inject({ method: 'GET', url: agentPath(first!.did) });
+    assert.equal(read.statusCode, 404, read.body);
+    assert.equal(read.json().code, 'AGENT_IS_REMOTE');
+    assert.equal(read.json().home_registry, peer.url);
+    const atHome = await peer.app.inject({ method: 'GET', url: agentPath(first!.did) });
+    assert.deepEqual(atHome.json().provenance, { kind: 'registered', home_registry: peer.url });
   });
 
   test('a profile that does not match its leaf stops the follow, alerts, and marks the entries unverified', async () => {

@@ -3,6 +3,7 @@ import type { Capability } from '@agent-registry/protocol';
 import type { ServiceRecord } from '../service-record/schemas.js';
 import type { Availability } from '../availability/schemas.js';
 import type { AgentEndpoint, AgentProfile, PublishedProfile } from './schemas.js';
+import { registeredProvenance } from './provenance-schemas.js';
 
 /** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
 export const a2aBaseUrl = (publicUrl: string, did: string): string =>
@@ -25,6 +26,7 @@ export function toAgentProfile(
   const profile = toPublishedProfile(row, publicUrl) as AgentProfile;
   profile.service_record = serviceRecord;
   profile.availability = availability;
+  profile.provenance = registeredProvenance(publicUrl);
   return profile;
 }
 
