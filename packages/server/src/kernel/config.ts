@@ -69,6 +69,8 @@ export interface Config {
   reputationRefreshSeconds: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
   metricsToken: string | undefined;
+  /** The operator's secret for federation writes (resuming a stopped peer); unset: no such writes. */
+  federationAdminToken: string | undefined;
   /** Refuse registrations whose signed message does not name this registry (`audience`). */
   requireRegistrationAudience: boolean;
   /** How often each node times out expired open tasks and forgets expired idempotency keys. */
@@ -353,6 +355,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
     metricsToken: read('METRICS_TOKEN'),
+    federationAdminToken: read('FEDERATION_ADMIN_TOKEN'),
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
@@ -386,6 +389,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     );
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
+  if (config.federationAdminToken !== undefined) {
+    if (config.federationAdminToken.length < 16)
+      problems.push('FEDERATION_ADMIN_TOKEN must be at least 16 characters (or unset: no operator writes)');
+    else if (config.federationAdminToken === config.metricsToken)
+      problems.push('FEDERATION_ADMIN_TOKEN must differ from METRICS_TOKEN (that one only reads)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

@@ -58,7 +58,6 @@ export interface InvocationDeps {
   remote?: RemoteReferrals;
 }
 
-
 /** What an invocation asks of availability (modules/availability/) about its target's worker. */
 export interface TargetPresence {
   /** When the agent's worker was last seen, if the agent is offline now; undefined if online or never seen. */
