@@ -6,7 +6,7 @@ import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
 import type { AgentStatus } from '../../db/schema/index.js';
 import type { ServiceRecord } from '../service-record/schemas.js';
 import type { Availability } from '../availability/schemas.js';
-import { Provenance } from './provenance-schemas.js';
+import type { Provenance } from './provenance-schemas.js';
 
 const L = SCHEMA_LIMITS;
 /** The limits a published capability schema must keep, stated where client generators read them. */
