@@ -230,11 +230,15 @@ export function verifyConsistency(
   return sn === 0 && sameBytes(fr, firstRoot) && sameBytes(sr, secondRoot);
 }
 
-/** The part of a served profile a leaf vouches for: all of it but the live service_record and availability. */
+/**
+ * The part of a served profile a leaf vouches for: all of it but the live service_record and availability
+ * and the provenance (where the reader found the agent, which the reader's registry states, not the agent).
+ */
 export function loggedProfile(profile: object): Record<string, unknown> {
   const {
     service_record: _measured,
     availability: _observed,
+    provenance: _whereFound,
     ...logged
   } = profile as Record<string, unknown>;
   return logged;

@@ -158,6 +158,7 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
       name: 'A',
       service_record: { up: true },
       availability: { status: 'online' },
+      provenance: { kind: 'registered', home_registry: 'https://registry.example' },
     };
     assert.equal(
       profileSha256(profile),

@@ -231,7 +231,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       ...(config.federation.a2aCards.length > 0 ? [a2aImports] : []),
       ...(config.federation.mcpRegistries.length > 0 ? [mcpImports] : []),
     ];
-    const federation = new FederationService({ db, clock, index: federatedIndex, sources });
+    const federation = new FederationService({ db, clock, index: federatedIndex, sources, peers });
     const invocation = new InvocationService({
       db,
       remote: federation,
@@ -343,6 +343,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         availability,
         profileCache,
         profileMaxBytes: config.profileMaxBytes,
+        remote: federation,
       }),
       capabilitySchemas,
       didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),

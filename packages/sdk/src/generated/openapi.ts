@@ -199,12 +199,12 @@ export interface paths {
     };
     /**
      * Read an agent profile
-     * @description The public profile of an agent; deactivated agents stay readable with status "deactivated".
+     * @description The public profile of an agent; deactivated agents stay readable with status "deactivated". `provenance` says it is registered here; the transparency log leaf does not cover it.
      *
      *     Responses:
      *     - `200`: The request succeeded.
      *     - `400`: The DID is malformed (`INVALID_DID`).
-     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`).
+     *     - `404`: No agent has this DID (`AGENT_NOT_FOUND`), or it is listed here from another registry (`AGENT_IS_REMOTE`: `home_registry` names the registry it lives at, `remote_entry` its entry here).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -1010,6 +1010,37 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/federation/peers/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume following a stopped peer, re-trusting its current log (for operators)
+     * @description Extension (docs/federation.md, "Resuming a stopped peer"): forgets the peer's verified tree (and its key, unless pinned), removes its entries and follows it again from the start of its current log. Needs FEDERATION_ADMIN_TOKEN as a bearer token (never METRICS_TOKEN). `by` is recorded on the status.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `404`: The peer is not in FEDERATION_PEERS (`PEER_NOT_FOUND`).
+     *     - `409`: The peer is not stopped (`PEER_NOT_STOPPED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['resumePeer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1212,6 +1243,9 @@ export interface components {
         | 'AGENT_NOT_FOUND'
         | 'AGENT_IS_REMOTE'
         | 'REMOTE_ENTRY_NOT_FOUND'
+        | 'PEER_NOT_FOUND'
+        | 'PEER_NOT_STOPPED'
+        | 'INVALID_ADMIN_TOKEN'
         | 'NOT_OWNER'
         | 'INVALID_URL'
         | 'INVALID_TAGS'
@@ -1307,6 +1341,7 @@ export interface components {
       updated_at: number;
       service_record: components['schemas']['ServiceRecord'];
       availability: components['schemas']['Availability'];
+      provenance: components['schemas']['Provenance'];
     };
     /**
      * @example {
@@ -1715,7 +1750,7 @@ export interface components {
       /** @description The same over the last 7 days */
       uptime_7d: number | null;
     };
-    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability */
+    /** @description An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability and without provenance (a change feed entry carries it beside the profile) */
     PublishedProfile: {
       did: string;
       name: string;
@@ -2308,7 +2343,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description No agent has this DID (`AGENT_NOT_FOUND`). */
+      /** @description No agent has this DID (`AGENT_NOT_FOUND`), or it is listed here from another registry (`AGENT_IS_REMOTE`: `home_registry` names the registry it lives at, `remote_entry` its entry here). */
       404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4869,12 +4904,155 @@ export interface operations {
               last_success_at: number | null;
               /** @description Active entries from this source */
               entries: number;
+              /** @description peer: the last time an operator resumed it after a stop, and who */
+              resumed?: {
+                by: string;
+                /** @description epoch ms */
+                at: number;
+                /** @description Why the peer had stopped being followed */
+                reason: string;
+              };
             }[];
           };
         };
       };
       /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  resumePeer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The peer origin, as in FEDERATION_PEERS */
+          peer: string;
+          /** @description Who resumes it (recorded on the status) */
+          by: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            /** @enum {string} */
+            kind: 'peer' | 'a2a' | 'mcp';
+            url: string;
+            /**
+             * @description ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)
+             * @enum {string}
+             */
+            state: 'ok' | 'error' | 'stopped';
+            last_error: string | null;
+            last_attempt_at: number | null;
+            last_success_at: number | null;
+            /** @description Active entries from this source */
+            entries: number;
+            /** @description peer: the last time an operator resumed it after a stop, and who */
+            resumed?: {
+              by: string;
+              /** @description epoch ms */
+              at: number;
+              /** @description Why the peer had stopped being followed */
+              reason: string;
+            };
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The peer is not in FEDERATION_PEERS (`PEER_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The peer is not stopped (`PEER_NOT_STOPPED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;

@@ -23,6 +23,11 @@ export type DatabaseConfig =
 export interface FederationConfig {
   /** A2A agent card URLs to import (a bare domain became its /.well-known/agent-card.json). */
   a2aCards: string[];
+  /**
+   * Card origins whose trust root is a JWKS the operator pinned (a URL, fetched like a card, or an
+   * absolute file path), instead of the origin's did:web document.
+   */
+  a2aJwks: { origin: string; jwks: string }[];
   /** Peer registries of this kind to follow, each with its pinned note verifier key if given. */
   peers: { url: string; key?: string }[];
   /** MCP Registry API bases to import (servers paged from <base>/v0.1/servers). */
@@ -77,6 +82,8 @@ export interface Config {
   reputationRefreshSeconds: number;
   /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
   metricsToken: string | undefined;
+  /** The operator's secret for federation writes (resuming a stopped peer); unset: no such writes. */
+  federationAdminToken: string | undefined;
   /** Refuse registrations whose signed message does not name this registry (`audience`). */
   requireRegistrationAudience: boolean;
   /** How often each node times out expired open tasks and forgets expired idempotency keys. */
@@ -258,6 +265,34 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     else if (!a2aCards.includes(card)) a2aCards.push(card);
   }
 
+  const a2aJwks: FederationConfig['a2aJwks'] = [];
+  for (const entry of (read('FEDERATION_A2A_JWKS') ?? '').split(',')) {
+    const given = entry.trim();
+    if (given === '') continue;
+    const split = given.indexOf('=');
+    try {
+      if (split === -1) throw new Error('no =');
+      const origin = new URL(given.slice(0, split).trim());
+      const jwks = given.slice(split + 1).trim();
+      if (
+        (origin.protocol !== 'http:' && origin.protocol !== 'https:') ||
+        origin.pathname !== '/' ||
+        origin.search !== ''
+      )
+        throw new Error('not an origin');
+      if (!jwks.startsWith('/')) {
+        const url = new URL(jwks);
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+      }
+      if (a2aJwks.some((pinned) => pinned.origin === origin.origin)) throw new Error('pinned twice');
+      a2aJwks.push({ origin: origin.origin, jwks });
+    } catch {
+      problems.push(
+        `FEDERATION_A2A_JWKS must be comma-separated <card origin>=<JWKS URL or absolute file path>, each origin once (https://agents.example=https://keys.example/jwks.json), got "${given}"`,
+      );
+    }
+  }
+
   const peers: FederationConfig['peers'] = [];
   for (const entry of (read('FEDERATION_PEERS') ?? '').split(',')) {
     const given = entry.trim();
@@ -315,6 +350,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     federation: {
       a2aCards,
+      a2aJwks,
       mcpRegistries,
       peers,
       refreshMs: integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60) * 1000,
@@ -338,6 +374,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     reviewRateWindowSeconds: integer('REVIEW_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     reputationRefreshSeconds: integer('REPUTATION_REFRESH_SECONDS', 60 * 60, 60, 7 * 24 * 60 * 60),
     metricsToken: read('METRICS_TOKEN'),
+    federationAdminToken: read('FEDERATION_ADMIN_TOKEN'),
     requireRegistrationAudience: boolean('REQUIRE_REGISTRATION_AUDIENCE', false),
     taskSweepSeconds: integer('TASK_SWEEP_SECONDS', 30, 1, 3600),
     profileCacheBytes: integer('PROFILE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
@@ -371,6 +408,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     );
   if (config.metricsToken !== undefined && config.metricsToken.length < 16)
     problems.push('METRICS_TOKEN must be at least 16 characters (or unset, to make GET /metrics public)');
+  if (config.federationAdminToken !== undefined) {
+    if (config.federationAdminToken.length < 16)
+      problems.push('FEDERATION_ADMIN_TOKEN must be at least 16 characters (or unset: no operator writes)');
+    else if (config.federationAdminToken === config.metricsToken)
+      problems.push('FEDERATION_ADMIN_TOKEN must differ from METRICS_TOKEN (that one only reads)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }

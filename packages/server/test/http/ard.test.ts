@@ -20,7 +20,12 @@ interface Entry {
   updatedAt: string;
   publisher: string;
   metadata: Record<string, unknown>;
-  trustManifest: { identity: string; identityType: string; attestations: { type: string; uri: string }[] };
+  trustManifest: {
+    identity: string;
+    identityType: string;
+    attestations: { type: string; uri: string }[];
+    provenance: { relation: string; sourceId: string }[];
+  };
 }
 interface Result extends Entry {
   score: number;
@@ -185,6 +190,29 @@ describe('ARD: publisher files and registry API', () => {
       entry.trustManifest.attestations.map((attestation) => attestation.type),
       ['agent-registry:service-record', 'agent-registry:capability-schemas'],
     );
+  });
+
+  test('each entry says its provenance: in ARD terms in the trust manifest, and as the registry says it', async () => {
+    const urn = urnOf(weather.did);
+    const profileUrl = `${registry.url}/api/agents/${encodeURIComponent(weather.did)}`;
+    const views = [
+      (await call('GET', `/ard/agents/${urn}`)).json as Entry,
+      ((await call('POST', '/ard/search', { query: { text: 'weather' } })).json as SearchAnswer).results.find(
+        (result) => result.identifier === urn,
+      ),
+    ];
+    for (const entry of views) {
+      assert.ok(entry !== undefined);
+      assert.deepEqual(entry.trustManifest.provenance, [{ relation: 'publishedFrom', sourceId: profileUrl }]);
+      assert.equal(entry.metadata.profileUrl, profileUrl);
+      // The same object the profile carries.
+      const profile = await fetch(profileUrl);
+      assert.deepEqual(
+        entry.metadata.provenance,
+        ((await profile.json()) as { provenance: unknown }).provenance,
+      );
+      assert.deepEqual(entry.metadata.provenance, { kind: 'registered', home_registry: registry.url });
+    }
   });
 
   test('GET /agents/{identifier}: unknown 404, malformed 400, another publisher 404, in the ARD envelope', async () => {

@@ -23,7 +23,7 @@ const via =
     return response.json<ChangePage>();
   };
 
-/** The registry's active agents as GET /api/agents/{did} shows them (without the live service record). */
+/** The registry's active agents as GET /api/agents/{did} shows them (without the live members and provenance). */
 async function activeProfiles(registry: TestRegistry): Promise<Map<string, Record<string, unknown>>> {
   const rows = await registry.ctx.database.db
     .selectFrom('agents')
@@ -35,6 +35,8 @@ async function activeProfiles(registry: TestRegistry): Promise<Map<string, Recor
     const profile = (await getJson(registry, agentPath(did))).json<Record<string, unknown>>();
     delete profile.service_record;
     delete profile.availability;
+    // A change carries its provenance beside the profile, not in it.
+    delete profile.provenance;
     profiles.set(did, profile);
   }
   return profiles;

@@ -1,11 +1,15 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import canonicalizeModule from 'canonicalize';
 import { FlattenedSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
+import { loadConfig } from '../../src/kernel/config.js';
 
 // canonicalize is CommonJS; its default export is the function under either module loader.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
@@ -324,5 +328,138 @@ describe('card imports use the webhook network policy', () => {
       await registry.close();
       await host.close();
     }
+  });
+});
+
+describe('a JWKS the operator pinned for a card origin (FEDERATION_A2A_JWKS)', () => {
+  const byUrl = new CardHost();
+  const byFile = new CardHost();
+  let registry: TestRegistry;
+  let pinned: KeyPair;
+  let domainKey: KeyPair;
+  let attacker: KeyPair;
+  let dir: string;
+
+  const provenance = async (host: CardHost, path: string): Promise<Provenance | undefined> => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: `/api/federation/entries/${encodeURIComponent(`a2a:${host.url(path)}`)}`,
+    });
+    return response.statusCode === 200 ? response.json<Entry>().provenance : undefined;
+  };
+
+  before(async () => {
+    await Promise.all([byUrl.start(), byFile.start()]);
+    [pinned, domainKey, attacker] = await Promise.all([keyPair(), keyPair(), keyPair()]);
+    const jwks = JSON.stringify({ keys: [{ ...pinned.jwk, kid: 'pinned-1', alg: 'ES256', use: 'sig' }] });
+    byUrl.files.set('/keys/jwks.json', { body: jwks });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pinned-jwks-'));
+    fs.writeFileSync(path.join(dir, 'jwks.json'), jwks);
+    // The origin's did.json names another key: a pinned JWKS replaces did:web as the trust root.
+    for (const host of [byUrl, byFile]) {
+      host.files.set('/.well-known/did.json', {
+        body: JSON.stringify({
+          id: host.did,
+          verificationMethod: [
+            {
+              id: `${host.did}#key-1`,
+              type: 'JsonWebKey2020',
+              controller: host.did,
+              publicKeyJwk: domainKey.jwk,
+            },
+          ],
+          assertionMethod: [`${host.did}#key-1`],
+        }),
+      });
+      host.files.set('/attacker-jwks.json', {
+        body: JSON.stringify({ keys: [{ ...attacker.jwk, kid: 'evil' }] }),
+      });
+      const good = card('Pinned Planner', 'Signed with the pinned key');
+      good.signatures = [await sign(good, pinned, { kid: 'pinned-1' })];
+      host.files.set('/pinned.json', { body: JSON.stringify(good) });
+      const byDomain = card('Domain Planner', 'Signed with the did:web key only');
+      byDomain.signatures = [await sign(byDomain, domainKey, { kid: `${host.did}#key-1` })];
+      host.files.set('/domain.json', { body: JSON.stringify(byDomain) });
+      const jku = card('Jku Planner', 'Names its own key source');
+      jku.signatures = [await sign(jku, attacker, { kid: 'evil', jku: host.url('/attacker-jwks.json') })];
+      host.files.set('/jku.json', { body: JSON.stringify(jku) });
+      const forged = card('Forged Planner', 'The attacker signs under the pinned kid');
+      forged.signatures = [
+        await sign(forged, attacker, { kid: 'pinned-1', jku: host.url('/attacker-jwks.json') }),
+      ];
+      host.files.set('/forged.json', { body: JSON.stringify(forged) });
+    }
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: [byUrl, byFile]
+        .flatMap((host) =>
+          ['/pinned.json', '/domain.json', '/jku.json', '/forged.json'].map((p) => host.url(p)),
+        )
+        .join(','),
+      FEDERATION_A2A_JWKS: `${byUrl.origin}=${byUrl.url('/keys/jwks.json')}, ${byFile.origin}=${path.join(dir, 'jwks.json')}`,
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await Promise.all([byUrl.close(), byFile.close()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a card signed with a key of the pinned JWKS (URL or file) is verified, with its kid', async () => {
+    for (const host of [byUrl, byFile]) {
+      const found = await provenance(host, '/pinned.json');
+      assert.equal(found?.verification, 'verified', JSON.stringify(found));
+      assert.equal(found?.kid, 'pinned-1');
+      assert.equal(found?.did, undefined, 'no DID vouched for it');
+    }
+    assert.ok(byUrl.requests.some((request) => request.path === '/keys/jwks.json'));
+    assert.ok(!byFile.requests.some((request) => request.path === '/keys/jwks.json'));
+  });
+
+  test("the pinned JWKS replaces the origin's did:web: a card signed only by the did.json key is untrusted", async () => {
+    for (const host of [byUrl, byFile]) {
+      const found = await provenance(host, '/domain.json');
+      assert.equal(found?.verification, 'signed-untrusted');
+      assert.match(found?.reason ?? '', /is not one key of the pinned JWKS/);
+      assert.ok(!host.requests.some((request) => request.path === '/.well-known/did.json'));
+    }
+  });
+
+  test('a jku is still never trusted: its own key is untrusted, the pinned kid forged is invalid', async () => {
+    for (const host of [byUrl, byFile]) {
+      const jku = await provenance(host, '/jku.json');
+      assert.equal(jku?.verification, 'signed-untrusted');
+      assert.match(jku?.reason ?? '', /jku .* is not a trust root/);
+      const forged = await provenance(host, '/forged.json');
+      assert.equal(forged?.verification, 'invalid');
+      assert.match(forged?.reason ?? '', /does not verify/);
+      assert.ok(
+        !host.requests.some((request) => request.path === '/attacker-jwks.json'),
+        'the jku was never fetched',
+      );
+    }
+  });
+
+  test('a pinned JWKS that is missing leaves every signed card untrusted, with the reason', async () => {
+    byUrl.files.delete('/keys/jwks.json');
+    await registry.ctx.federation.refresh();
+    const found = await provenance(byUrl, '/pinned.json');
+    // The card itself did not change (no ETag, no Cache-Control): it is read and verified again.
+    assert.equal(found?.verification, 'signed-untrusted');
+    assert.match(found?.reason ?? '', /jwks\.json answered 404/);
+  });
+
+  test('a malformed FEDERATION_A2A_JWKS is refused at start, naming the setting', () => {
+    for (const value of [
+      'https://agents.example',
+      'https://agents.example/path=https://k.example/j',
+      'https://a.example=relative/file.json',
+      'https://a.example=ftp://k.example/j',
+    ])
+      assert.throws(
+        () => loadConfig({ DATABASE_URL: 'sqlite::memory:', FEDERATION_A2A_JWKS: value }),
+        /FEDERATION_A2A_JWKS must be/,
+      );
   });
 });

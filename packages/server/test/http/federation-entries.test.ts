@@ -296,12 +296,25 @@ describe('remote entries: provenance, federated search, referrals', () => {
     assert.equal(unknown.json().code, 'AGENT_NOT_FOUND');
   });
 
-  test('the change feed says each change is registered here; the profile keeps the bytes the log hashes', async () => {
-    // GET /api/agents/{did} serves only agents registered here, and the transparency log hashes its body
-    // (docs/transparency-log.md): a provenance member there would fail every verifier (docs/decisions.md).
+  test('the profile and the change feed say each agent is registered here; a remote DID reads as a referral', async () => {
+    // The transparency log leaf leaves provenance out (loggedProfile), so the profile can carry it.
     const profile = await getJson(registry, `/api/agents/${encodeURIComponent(local.did)}`);
     assert.equal(profile.statusCode, 200);
-    assert.equal(profile.json().provenance, undefined);
+    assert.deepEqual(profile.json().provenance, {
+      kind: 'registered',
+      home_registry: registry.config.publicUrl,
+    });
+    const remote = await getJson(registry, `/api/agents/${encodeURIComponent(remoteDid)}`);
+    assert.equal(remote.statusCode, 404, remote.body);
+    assert.equal(remote.json().code, 'AGENT_IS_REMOTE');
+    assert.equal(remote.json().home_registry, PEER);
+    assert.equal(typeof remote.json().remote_entry, 'string');
+    const unknown = await getJson(
+      registry,
+      `/api/agents/${encodeURIComponent('did:web:nowhere.example:agent:ffffffffffffffffffffffffffffffff')}`,
+    );
+    assert.equal(unknown.statusCode, 404);
+    assert.equal(unknown.json().code, 'AGENT_NOT_FOUND');
     const feed = await getJson(registry, '/api/agents/changes');
     const changes = feed.json().changes as { did: string; provenance: Provenance }[];
     assert.ok(changes.length >= 2);

@@ -19,6 +19,7 @@ interface SourceStatus {
   state: string;
   last_error: string | null;
   entries: number;
+  resumed?: { by: string; at: number; reason: string };
 }
 
 describe('following a peer registry through its transparency log (FEDERATION_PEERS)', () => {
@@ -107,6 +108,13 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     assert.equal(invoke.json().home_registry, peer.url);
     // Its invocation is not enabled at the peer, so the referral names its A2A card there.
     assert.ok(String(invoke.json().invoke_url).startsWith(`${peer.url}/a2a/`), invoke.body);
+    // Its profile is read at the peer, which says it is registered there.
+    const read = await follower.app.inject({ method: 'GET', url: agentPath(first!.did) });
+    assert.equal(read.statusCode, 404, read.body);
+    assert.equal(read.json().code, 'AGENT_IS_REMOTE');
+    assert.equal(read.json().home_registry, peer.url);
+    const atHome = await peer.app.inject({ method: 'GET', url: agentPath(first!.did) });
+    assert.deepEqual(atHome.json().provenance, { kind: 'registered', home_registry: peer.url });
   });
 
   test('a profile that does not match its leaf stops the follow, alerts, and marks the entries unverified', async () => {
@@ -140,7 +148,9 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
 });
 
 describe('a peer whose log forks', () => {
-  test('is no longer followed: the reason on the status, its entries unverified and kept', async () => {
+  const METRICS = 'metrics-token-0123456789';
+  const ADMIN = 'admin-token-0123456789abcdef';
+  test('is no longer followed, its entries unverified and kept, until the operator resumes it', async () => {
     // The peer on an SQLite file of its own, so that it can be restored from an older copy (a fork:
     // the same key signs another history), whatever database the follower runs on.
     const database = await createTestDatabase('sqlite');
@@ -154,7 +164,12 @@ describe('a peer whose log forks', () => {
     const file = database.file as string;
     const copy = `${file}.backup`;
     let peer = await open();
-    const follower = await startRegistry({ FEDERATION_PEERS: url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    const follower = await startRegistry({
+      FEDERATION_PEERS: url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: METRICS,
+      FEDERATION_ADMIN_TOKEN: ADMIN,
+    });
     try {
       await registerNamed(peer, 'Before Backup One');
       await registerNamed(peer, 'Before Backup Two');
@@ -165,7 +180,13 @@ describe('a peer whose log forks', () => {
       await registerNamed(peer, 'After Backup Two');
       await follower.ctx.federation.refresh();
       const status = async (): Promise<SourceStatus> =>
-        (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
+        (
+          await follower.app.inject({
+            method: 'GET',
+            url: '/api/federation/status',
+            headers: { authorization: `Bearer ${METRICS}` },
+          })
+        ).json<{
           sources: SourceStatus[];
         }>().sources[0] as SourceStatus;
       assert.equal((await status()).state, 'ok');
@@ -192,6 +213,53 @@ describe('a peer whose log forks', () => {
         'Before Backup Two',
       ]);
       for (const entry of entries) assert.equal(entry.provenance.state, 'unverified');
+
+      // Resuming is the operator's deliberate act: never with METRICS_TOKEN, which only reads.
+      const resume = (token: string | undefined, body: unknown = { peer: url, by: 'ops@example' }) =>
+        follower.app.inject({
+          method: 'POST',
+          url: '/api/federation/peers/resume',
+          headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+          payload: body as Record<string, unknown>,
+        });
+      for (const token of [undefined, METRICS, `${ADMIN}x`]) {
+        const refused = await resume(token);
+        assert.equal(refused.statusCode, 401, refused.body);
+        assert.equal(refused.json().code, 'INVALID_ADMIN_TOKEN');
+      }
+      assert.equal((await status()).state, 'stopped', 'nothing was resumed by a refused call');
+      const unknown = await resume(ADMIN, { peer: 'https://not-a-peer.example', by: 'ops@example' });
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().code, 'PEER_NOT_FOUND');
+      assert.equal((await resume(ADMIN, { peer: url })).statusCode, 400, 'who resumes it is required');
+
+      const resumed = await resume(ADMIN);
+      assert.equal(resumed.statusCode, 200, resumed.body);
+      const after = await status();
+      assert.equal(after.state, 'ok');
+      assert.equal(after.resumed?.by, 'ops@example');
+      assert.equal(typeof after.resumed?.at, 'number');
+      assert.match(after.resumed?.reason ?? '', /no longer followed/);
+      // The peer's current history, verified from the start; the entries of the other history are gone.
+      const current = (
+        await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })
+      ).json<{ entries: Entry[] }>().entries;
+      assert.deepEqual(current.map((entry) => entry.name).sort(), [
+        'Before Backup One',
+        'Before Backup Two',
+        'Other History One',
+        'Other History Three',
+        'Other History Two',
+      ]);
+      for (const entry of current) assert.equal(entry.provenance.state, 'verified');
+      // Followed again as usual, and a second resume of a followed peer is refused.
+      await registerNamed(peer, 'After Resume');
+      await follower.ctx.federation.refresh();
+      assert.equal((await status()).entries, 6);
+      assert.equal((await status()).resumed?.by, 'ops@example', 'who resumed it stays on the status');
+      const again = await resume(ADMIN);
+      assert.equal(again.statusCode, 409);
+      assert.equal(again.json().code, 'PEER_NOT_STOPPED');
     } finally {
       await follower.close();
       await peer.close();

@@ -77,7 +77,10 @@ function exampleFor(schema: JsonSchema | undefined): unknown {
   }
 }
 
-/** Every operation of the app's own OpenAPI document that declares `security`. */
+/**
+ * Every operation of the app's own OpenAPI document that an agent's bearer token guards (`bearerAuth`);
+ * the operator's routes take the operator's secrets, tested with them (federation-peers.test.ts).
+ */
 async function protectedRoutesOf(registry: TestRegistry): Promise<ProtectedRoute[]> {
   const response = await registry.app.inject({ method: 'GET', url: '/openapi.json' });
   assert.equal(response.statusCode, 200, response.body);
@@ -91,7 +94,12 @@ async function protectedRoutesOf(registry: TestRegistry): Promise<ProtectedRoute
     for (const [method, operation] of Object.entries(operations)) {
       const upper = method.toUpperCase() as HttpMethod;
       if (!HTTP_METHODS.includes(upper)) continue;
-      if (Array.isArray(operation.security) && operation.security.length > 0) {
+      if (
+        Array.isArray(operation.security) &&
+        operation.security.some(
+          (scheme) => typeof scheme === 'object' && scheme !== null && 'bearerAuth' in scheme,
+        )
+      ) {
         routes.push({ method: upper, path, operation });
       }
     }

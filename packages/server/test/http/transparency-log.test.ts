@@ -148,8 +148,11 @@ describe('transparency log (/log/, log-proof)', () => {
     const leaf = JSON.parse(Buffer.from(entry).toString('utf8')) as Record<string, unknown>;
     assert.equal(leaf.did, kite.did);
     const served = (await get(registry, agentPath(kite.did))).json<Record<string, unknown>>();
+    // The leaf hashes the profile without its live members and its provenance (loggedProfile).
+    assert.equal((served.provenance as { kind: string }).kind, 'registered');
     delete served.service_record;
     delete served.availability;
+    delete served.provenance;
     assert.equal(leaf.profile_sha256, createHash('sha256').update(canonicalJson(served)).digest('hex'));
     assert.equal(leaf.time, served.updated_at);
   });

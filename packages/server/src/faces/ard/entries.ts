@@ -1,6 +1,7 @@
 import type { Capability } from '@agent-registry/protocol';
 import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
 import { a2aAgentCardUrl, mcpAgentUrl } from '../../modules/agents/agent-view.js';
+import { registeredProvenance, type Provenance } from '../../modules/agents/provenance-schemas.js';
 import { capabilityTitle } from '../capability-text.js';
 import { didToUrn } from './urn.js';
 
@@ -34,12 +35,19 @@ export interface ArdEntry {
   representativeQueries: string[];
   updatedAt: string;
   publisher: string;
-  metadata: Record<string, string>;
+  metadata: { did: string; profileUrl: string; mcpEndpoint: string; provenance: Provenance };
   trustManifest: {
     identity: string;
     identityType: 'did';
     attestations: { type: string; uri: string; mediaType: string }[];
+    provenance: ArdProvenanceLink[];
   };
+}
+
+/** ard-spec section 5.3's Provenance Link: the entry's lineage, in the trust manifest. */
+export interface ArdProvenanceLink {
+  relation: 'derivedFrom' | 'publishedFrom' | 'copiedFrom';
+  sourceId: string;
 }
 
 const QUERY_MAX_LENGTH = 120;
@@ -107,6 +115,8 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
       did: row.did,
       profileUrl,
       mcpEndpoint: mcpAgentUrl(site.publicUrl, row.did),
+      // The registry's own provenance object, as every other face says it (docs/federation.md).
+      provenance: registeredProvenance(site.publicUrl),
     },
     trustManifest: {
       identity: row.did,
@@ -117,6 +127,8 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
         // Each capability's input and output JSON Schemas, in the signed card's extension.
         { type: 'agent-registry:capability-schemas', uri: cardUrl, mediaType: A2A_CARD_TYPE },
       ],
+      // In ARD's own terms: the entry is published from the profile registered here.
+      provenance: [{ relation: 'publishedFrom', sourceId: profileUrl }],
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Capability } from '@agent-registry/protocol';
 import type { ServiceRecord } from '../service-record/schemas.js';
 import type { Availability } from '../availability/schemas.js';
 import type { AgentEndpoint, AgentProfile, PublishedProfile } from './schemas.js';
+import { registeredProvenance } from './provenance-schemas.js';
 
 /** The agent's A2A base URL: the DID percent-encoded as one path segment, with the trailing slash. */
 export const a2aBaseUrl = (publicUrl: string, did: string): string =>
@@ -30,6 +31,7 @@ export function toAgentProfile(
     uptime_7d: availability.uptime_7d,
   };
   profile.availability = availability;
+  profile.provenance = registeredProvenance(publicUrl);
   return profile;
 }
 

@@ -10,7 +10,13 @@ import {
   type AgentPatch,
   type AgentRow,
 } from './agents-store.js';
-import { BadRequestError, ForbiddenError, NotFoundError, agentNotFound } from '../../kernel/errors.js';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  agentNotFound,
+  type ApiError,
+} from '../../kernel/errors.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { toAgentProfile } from './agent-view.js';
 import type {
@@ -50,6 +56,16 @@ export interface AgentServiceDeps {
   profileCache: ProfileCache;
   /** PROFILE_MAX_KB: the most a stored profile may take after an update. */
   profileMaxBytes: number;
+  /** Agents listed here that live at another registry (modules/federation/): read there, not here. */
+  remote?: RemoteReferrals;
+}
+
+/**
+ * The referral for a DID with no agent here but a remote entry: a 404 `AGENT_IS_REMOTE` naming its home
+ * registry. Reading its profile and invoking it answer the same, so a caller learns where it lives.
+ */
+export interface RemoteReferrals {
+  referral(did: string): Promise<ApiError | undefined>;
 }
 
 export class AgentService {
@@ -76,7 +92,7 @@ export class AgentService {
     // Only an agent the cache holds is checked first: for any other, the check would be a read more.
     if (cache.holds(did)) {
       const version = await findAgentVersion(this.deps.db, did);
-      if (version === undefined) throw agentNotFound(did);
+      if (version === undefined) throw await this.notHere(did);
       const live = version.has_service_record || version.has_presence;
       const cached = cache.get(did, live ? null : version.change_seq);
       if (cached !== undefined) return cached;
@@ -92,11 +108,16 @@ export class AgentService {
     return body;
   }
 
+  /** The error for a profile read of a DID with no agent here: a referral when a remote entry names it. */
+  private async notHere(did: string): Promise<ApiError> {
+    return (await this.deps.remote?.referral(did)) ?? agentNotFound(did);
+  }
+
   private async readProfile(
     did: string,
   ): Promise<{ profile: AgentProfile; changeSeq: number | null; live: boolean }> {
     const row = await findAgentProfile(this.deps.db, did);
-    if (row === undefined) throw agentNotFound(did);
+    if (row === undefined) throw await this.notHere(did);
     const record = row.has_service_record
       ? await this.deps.serviceRecord.get(this.deps.db, did)
       : this.deps.serviceRecord.none();

@@ -63,11 +63,12 @@ export function agentRoutes(app: App, ctx: AgentRouteDeps): void {
         operationId: 'getAgent',
         summary: 'Read an agent profile',
         description:
-          'The public profile of an agent; deactivated agents stay readable with status "deactivated".',
+          'The public profile of an agent; deactivated agents stay readable with status "deactivated". ' +
+          '`provenance` says it is registered here; the transparency log leaf does not cover it.',
         params: DidParams,
         'x-status-reasons': {
           400: 'The DID is malformed (`INVALID_DID`).',
-          404: 'No agent has this DID (`AGENT_NOT_FOUND`).',
+          404: 'No agent has this DID (`AGENT_NOT_FOUND`), or it is listed here from another registry (`AGENT_IS_REMOTE`: `home_registry` names the registry it lives at, `remote_entry` its entry here).',
         },
         response: { 200: ref(AgentProfile), ...errors(400, 404) },
       },

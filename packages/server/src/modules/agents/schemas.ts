@@ -6,6 +6,7 @@ import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
 import type { AgentStatus } from '../../db/schema/index.js';
 import type { ServiceRecord } from '../service-record/schemas.js';
 import type { Availability } from '../availability/schemas.js';
+import type { Provenance } from './provenance-schemas.js';
 
 const L = SCHEMA_LIMITS;
 /** The limits a published capability schema must keep, stated where client generators read them. */
@@ -244,18 +245,24 @@ export const AgentProfile = Type.Object(
           'Extension: whether the agent answers now, measured by the registry (docs/availability.md)',
       }),
     ),
+    provenance: Type.Unsafe<Provenance>(
+      Type.Ref('Provenance', {
+        description:
+          'Extension: where the agent comes from; always kind "registered" here (docs/federation.md). Not covered by the transparency log leaf',
+      }),
+    ),
   },
   { $id: 'AgentProfile' },
 );
 /** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
 export type AgentProfile = Static<typeof AgentProfile>;
 
-export const PublishedProfile = Type.Omit(AgentProfile, ['service_record', 'availability'], {
+export const PublishedProfile = Type.Omit(AgentProfile, ['service_record', 'availability', 'provenance'], {
   $id: 'PublishedProfile',
   description:
-    'An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability',
+    'An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability and without provenance (a change feed entry carries it beside the profile)',
 });
-/** The profile as the change feed carries it: everything but the live service record. */
+/** The profile as the change feed carries it: everything but the live members and the provenance. */
 export type PublishedProfile = Static<typeof PublishedProfile>;
 
 export const DeactivateResponse = Type.Object({

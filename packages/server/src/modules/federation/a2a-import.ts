@@ -4,8 +4,9 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { readAgentCard, InvalidCardError } from './a2a-card.js';
-import { verifyCardSignatures, type DidDocumentSource } from './card-signatures.js';
-import { fetchRemote, maxAgeSeconds, RemoteFetchError } from './remote-fetch.js';
+import { readFile } from 'node:fs/promises';
+import { verifyCardSignatures, type TrustRoot } from './card-signatures.js';
+import { fetchRemote, maxAgeSeconds, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
 import {
   ensureSource,
   putRemoteEntry,
@@ -92,6 +93,42 @@ export class A2aCardImporter {
     }
   }
 
+  /**
+   * The card's trust root: the JWKS pinned for its origin (FEDERATION_A2A_JWKS), else its origin's
+   * did:web document. Both are read through the same network policy and limits as the card (a file
+   * through the size limit); the card never chooses.
+   */
+  private trustRoot(url: URL, limits: FetchLimits, signal: AbortSignal | undefined): TrustRoot {
+    const { policy } = this.deps;
+    const json = async (source: URL): Promise<{ document: unknown } | { error: string }> => {
+      try {
+        const answer = await fetchRemote(policy, source, {}, limits, signal);
+        if (answer.status !== 200) return { error: `${source.href} answered ${answer.status}` };
+        return { document: JSON.parse(answer.body.toString('utf8')) as unknown };
+      } catch (error) {
+        return { error: `${source.href}: ${(error as Error).message}` };
+      }
+    };
+    const pinned = this.deps.config.a2aJwks.find((entry) => entry.origin === url.origin)?.jwks;
+    if (pinned === undefined)
+      return { kind: 'did-web', document: () => json(new URL('/.well-known/did.json', url)) };
+    if (!pinned.startsWith('/')) return { kind: 'jwks', where: pinned, keys: () => json(new URL(pinned)) };
+    return {
+      kind: 'jwks',
+      where: pinned,
+      keys: async () => {
+        try {
+          const bytes = await readFile(pinned);
+          if (bytes.length > limits.maxResponseBytes)
+            return { error: `${pinned} is larger than FEDERATION_MAX_RESPONSE_KB` };
+          return { document: JSON.parse(bytes.toString('utf8')) as unknown };
+        } catch (error) {
+          return { error: `${pinned}: ${(error as Error).message}` };
+        }
+      },
+    };
+  }
+
   private async fetchCard(
     url: URL,
     cursor: CardCursor,
@@ -123,17 +160,11 @@ export class A2aCardImporter {
       throw new InvalidCardError(`${url.href} did not answer JSON; the entry is kept as last read`);
     }
     const listing = readAgentCard(card);
-    const didDocument: DidDocumentSource = async () => {
-      const didUrl = new URL('/.well-known/did.json', url);
-      try {
-        const answer = await fetchRemote(policy, didUrl, {}, limits, signal);
-        if (answer.status !== 200) return { error: `${didUrl.href} answered ${answer.status}` };
-        return { document: JSON.parse(answer.body.toString('utf8')) as unknown };
-      } catch (error) {
-        return { error: `${didUrl.href}: ${(error as Error).message}` };
-      }
-    };
-    const checked = await verifyCardSignatures(card as Record<string, unknown>, url, didDocument);
+    const checked = await verifyCardSignatures(
+      card as Record<string, unknown>,
+      url,
+      this.trustRoot(url, limits, signal),
+    );
     const provenance: Provenance = {
       kind: 'imported',
       home_registry: url.origin,

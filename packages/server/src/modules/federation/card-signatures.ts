@@ -1,5 +1,13 @@
 import { canonicalJson } from '@agent-registry/protocol';
-import { decodeProtectedHeader, flattenedVerify, importJWK, type JWK } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  flattenedVerify,
+  importJWK,
+  type JSONWebKeySet,
+  type JWK,
+} from 'jose';
 import type { ImportVerification } from '../agents/provenance-schemas.js';
 
 export interface CardVerification {
@@ -12,6 +20,13 @@ export interface CardVerification {
 
 /** The trust root's document for a card: the card domain's did:web document, or why it is not there. */
 export type DidDocumentSource = () => Promise<{ document: unknown } | { error: string }>;
+
+/**
+ * Where a card's keys come from: the card domain's did:web document, or the JWKS the operator pinned
+ * for the card's origin (FEDERATION_A2A_JWKS; `where` names it in reasons). Never the card itself.
+ */
+export type TrustRoot =
+  { kind: 'did-web'; document: DidDocumentSource } | { kind: 'jwks'; where: string; keys: DidDocumentSource };
 
 /** The did:web DID of an origin: its host, with a port written %3A<port> as the method requires. */
 export function didWebOf(origin: URL): string {
@@ -40,7 +55,7 @@ type Outcome =
 export async function verifyCardSignatures(
   card: Record<string, unknown>,
   cardUrl: URL,
-  didDocument: DidDocumentSource,
+  root: TrustRoot,
 ): Promise<CardVerification> {
   const signatures = card.signatures;
   if (signatures === undefined || (Array.isArray(signatures) && signatures.length === 0))
@@ -50,19 +65,25 @@ export async function verifyCardSignatures(
   const payload = Buffer.from(canonicalJson(signed), 'utf8').toString('base64url');
   const did = didWebOf(cardUrl);
   let resolved: Promise<{ document: unknown } | { error: string }> | undefined;
+  const once = () => (resolved ??= root.kind === 'jwks' ? root.keys() : root.document());
   const outcomes: Outcome[] = [];
   for (const [index, raw] of signatures.entries()) {
     outcomes.push(
-      await checkOne(raw, index, payload, did, () => (resolved ??= didDocument())).catch(
-        (error: unknown): Outcome => ({
-          kind: 'invalid',
-          reason: `signatures[${index}]: ${(error as Error).message}`,
-        }),
-      ),
+      await (
+        root.kind === 'jwks'
+          ? checkOneWithJwks(raw, index, payload, root.where, once)
+          : checkOne(raw, index, payload, did, once)
+      ).catch((error: unknown): Outcome => ({
+        kind: 'invalid',
+        reason: `signatures[${index}]: ${(error as Error).message}`,
+      })),
     );
   }
   const verified = outcomes.find((outcome) => outcome.kind === 'verified');
-  if (verified !== undefined) return { verification: 'verified', did, kid: verified.kid };
+  if (verified !== undefined)
+    return root.kind === 'jwks'
+      ? { verification: 'verified', kid: verified.kid }
+      : { verification: 'verified', did, kid: verified.kid };
   const invalid = outcomes.filter((outcome) => outcome.kind === 'invalid');
   if (invalid.length > 0) return { verification: 'invalid', reason: reasons(invalid) };
   return { verification: 'signed-untrusted', reason: reasons(outcomes) };
@@ -73,6 +94,75 @@ function reasons(outcomes: Outcome[]): string {
     .map((outcome) => (outcome.kind === 'verified' ? '' : outcome.reason))
     .join('; ')
     .slice(0, 1000);
+}
+
+/** The flattened JWS members and protected header of one signature, or why it is malformed. */
+function readJws(
+  raw: unknown,
+  where: string,
+):
+  | { jws: { protected: string; signature: string }; header: ReturnType<typeof decodeProtectedHeader> }
+  | { invalid: string } {
+  if (typeof raw !== 'object' || raw === null) return { invalid: `${where} is not an object` };
+  const jws = raw as { protected?: unknown; signature?: unknown };
+  if (typeof jws.protected !== 'string' || typeof jws.signature !== 'string')
+    return { invalid: `${where} needs protected and signature strings (RFC 7515 flattened JWS)` };
+  try {
+    const header = decodeProtectedHeader({ protected: jws.protected });
+    return { jws: { protected: jws.protected, signature: jws.signature }, header };
+  } catch {
+    return { invalid: `${where}: protected is not a base64url JSON header` };
+  }
+}
+
+/**
+ * One signature against the JWKS the operator pinned for the card's origin: the protected header's
+ * `kid` must name a key of that set (jose's local JWK set picks it by kid and alg). As with did:web, a
+ * `jku` or anything unprotected is never a key source.
+ */
+async function checkOneWithJwks(
+  raw: unknown,
+  index: number,
+  payload: string,
+  where: string,
+  jwks: DidDocumentSource,
+): Promise<Outcome> {
+  const at = `signatures[${index}]`;
+  const read = readJws(raw, at);
+  if ('invalid' in read) return { kind: 'invalid', reason: read.invalid };
+  const { jws, header } = read;
+  if (typeof header.alg !== 'string')
+    return { kind: 'invalid', reason: `${at}: the protected header has no alg` };
+  const jkuNote =
+    typeof header.jku === 'string'
+      ? ` (its jku ${header.jku} is not a trust root: keys come from ${where})`
+      : '';
+  if (typeof header.kid !== 'string')
+    return {
+      kind: 'untrusted',
+      reason: `${at}: no kid, so no key of the pinned JWKS ${where} is named${jkuNote}`,
+    };
+  const found = await jwks();
+  if ('error' in found) return { kind: 'untrusted', reason: `${at}: ${found.error}` };
+  const set = found.document as JSONWebKeySet;
+  if (typeof set !== 'object' || set === null || !Array.isArray(set.keys))
+    return { kind: 'untrusted', reason: `${at}: the pinned JWKS ${where} is not a JWK set (no keys array)` };
+  try {
+    await flattenedVerify({ ...jws, payload }, createLocalJWKSet(set));
+  } catch (error) {
+    if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys)
+      return {
+        kind: 'untrusted',
+        reason: `${at}: kid ${JSON.stringify(header.kid)} is not one key of the pinned JWKS ${where}${jkuNote}`,
+      };
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+      return {
+        kind: 'invalid',
+        reason: `${at}: the signature by ${header.kid} does not verify over the card's RFC 8785 canonical JSON without signatures`,
+      };
+    return { kind: 'invalid', reason: `${at}: ${(error as Error).message}` };
+  }
+  return { kind: 'verified', kid: header.kid };
 }
 
 async function checkOne(

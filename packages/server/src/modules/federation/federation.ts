@@ -12,6 +12,7 @@ import {
 } from './remote-entries-store.js';
 import type { FederatedIndex } from './federated-index.js';
 import type { SourceRefresher } from './federation-jobs.js';
+import { peerResumed, peerSourceId, type PeerFollower } from './peer-follower.js';
 import type { FederationStatus, RemoteEntriesPage, RemoteEntriesQuery, RemoteEntry } from './schemas.js';
 import { FEDERATION_RULES } from './schemas.js';
 
@@ -21,6 +22,8 @@ export interface FederationDeps {
   index: FederatedIndex;
   /** The configured importers and peer followers. */
   sources: readonly SourceRefresher[];
+  /** The peer follower, for the operator's resume of a stopped peer. */
+  peers: PeerFollower;
 }
 
 /** The read side of federation: remote entries, referrals for invocations, and the sources' status. */
@@ -30,6 +33,16 @@ export class FederationService {
   /** Every configured source now, as the schedule would (tests and the operator's refresh). */
   async refresh(signal?: AbortSignal): Promise<void> {
     for (const source of this.deps.sources) await source.refreshAll(signal);
+  }
+
+  /** The operator resumes a stopped peer (PeerFollower.resume); answers the peer's status after it. */
+  async resumePeer(peer: string, by: string): Promise<FederationStatus['sources'][number]> {
+    const origin = URL.canParse(peer) ? new URL(peer).origin : peer;
+    await this.deps.peers.resume(origin, by);
+    const status = await this.status();
+    return status.sources.find(
+      (source) => source.id === peerSourceId(origin),
+    ) as FederationStatus['sources'][number];
   }
 
   async entry(id: string): Promise<RemoteEntry> {
@@ -103,6 +116,9 @@ export class FederationService {
         last_attempt_at: source.last_attempt_at === null ? null : Number(source.last_attempt_at),
         last_success_at: source.last_success_at === null ? null : Number(source.last_success_at),
         entries: bySource.get(source.id) ?? 0,
+        ...(source.kind === 'peer' && peerResumed(source.cursor) !== undefined
+          ? { resumed: peerResumed(source.cursor) }
+          : {}),
       })),
     };
   }

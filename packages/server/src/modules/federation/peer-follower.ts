@@ -17,7 +17,9 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
+import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
+  activeEntryIdsOfSource,
   ensureSource,
   putRemoteEntry,
   readSource,
@@ -43,6 +45,20 @@ interface PeerCursor {
   root: string;
   leaf_hashes: string[];
   origin?: string;
+  /** The last time an operator resumed the peer after a stop (kept across catch-ups). */
+  resumed?: PeerResumed;
+}
+
+export interface PeerResumed {
+  by: string;
+  at: number;
+  reason: string;
+}
+
+/** Who resumed a peer and when, from its source's cursor; undefined if never. */
+export function peerResumed(cursor: string | null): PeerResumed | undefined {
+  if (cursor === null) return undefined;
+  return (JSON.parse(cursor) as Partial<PeerCursor>).resumed;
 }
 
 export const peerSourceId = (peer: string): string => `peer:${peer}`;
@@ -74,6 +90,38 @@ export class PeerFollower {
     return round;
   }
 
+  /**
+   * The operator's deliberate re-trust of a stopped peer (docs/federation.md, "Resuming a stopped
+   * peer"): the verified tree and an unpinned key are forgotten, the entries copied under them removed,
+   * and the peer is followed again from the start of its current log, its current checkpoint verified
+   * with the pinned key or the key it serves now. Who and when stay on the status.
+   */
+  resume(peer: string, by: string): Promise<void> {
+    const configured = this.deps.config.peers.find((candidate) => candidate.url === peer);
+    if (configured === undefined)
+      throw new NotFoundError(
+        'PEER_NOT_FOUND',
+        `${JSON.stringify(peer.slice(0, 200))} is not a peer this registry follows (FEDERATION_PEERS lists ${this.deps.config.peers.length === 0 ? 'none' : this.deps.config.peers.map((candidate) => candidate.url).join(', ')})`,
+      );
+    const round = this.rounds.then(async () => {
+      const { db, clock } = this.deps;
+      const id = peerSourceId(peer);
+      const source = await readSource(db, id);
+      if (source?.state !== 'stopped')
+        throw new ConflictError(
+          'PEER_NOT_STOPPED',
+          `${peer} is being followed (state ${source?.state ?? 'not contacted yet'}): only a stopped peer is resumed`,
+        );
+      const now = clock.now();
+      await removeRemoteEntries(db, await activeEntryIdsOfSource(db, id), now);
+      const resumed: PeerResumed = { by, at: now, reason: source.last_error ?? '' };
+      await updateSource(db, id, { state: 'ok', last_error: null, cursor: JSON.stringify({ resumed }) });
+      await this.refresh(peer, configured.key);
+    });
+    this.rounds = round.catch(() => undefined);
+    return round;
+  }
+
   async refresh(peer: string, pinnedKey: string | undefined, signal?: AbortSignal): Promise<void> {
     const { db, clock } = this.deps;
     const id = peerSourceId(peer);
@@ -86,8 +134,9 @@ export class PeerFollower {
       maxResponseBytes: this.deps.config.maxResponseBytes,
     };
     try {
-      const cursor =
-        source?.cursor == null ? undefined : (JSON.parse(source.cursor) as PeerCursor | undefined);
+      const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
+      // A cursor with no key is one an operator's resume left: follow from the start.
+      const cursor = stored?.key === undefined ? undefined : (stored as PeerCursor);
       const key =
         pinnedKey ??
         cursor?.key ??
@@ -140,6 +189,7 @@ export class PeerFollower {
           root: extension.state.root,
           leaf_hashes: extension.state.leafHashes.map(toBase64),
           origin: extension.origin,
+          ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
         } satisfies PeerCursor),
       });
     } catch (error) {

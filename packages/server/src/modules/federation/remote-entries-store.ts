@@ -60,6 +60,17 @@ export async function removeRemoteEntries(db: Db, ids: readonly string[], now: n
   });
 }
 
+/** The ids of a source's active entries. */
+export async function activeEntryIdsOfSource(db: Db, sourceId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('remote_entries')
+    .select('id')
+    .where('source_id', '=', sourceId)
+    .where('status', '=', 'active')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Rewrites the provenance of every active entry of a source (a peer found forked: unverified). */
 export async function restampSource(
   db: Db,

@@ -1,7 +1,7 @@
 import type { FederationService } from './federation.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { refuseUnknownQuery } from '../../http/query.js';
-import { operatorTokenCheck } from '../../http/operator-token.js';
+import { operatorTokenCheck, operatorWriteCheck } from '../../http/operator-token.js';
 import type { App } from '../../http/types.js';
 import {
   FederationStatus,
@@ -9,6 +9,8 @@ import {
   RemoteEntriesQuery,
   RemoteEntry,
   RemoteEntryParams,
+  ResumePeerRequest,
+  SourceStatus,
 } from './schemas.js';
 
 const tags = ['Federation'];
@@ -16,7 +18,7 @@ const tags = ['Federation'];
 /** What the federation routes use of the context. */
 export interface FederationRouteDeps {
   federation: FederationService;
-  config: { metricsToken?: string };
+  config: { metricsToken?: string; federationAdminToken?: string };
 }
 
 export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
@@ -73,5 +75,28 @@ export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
       },
     },
     async () => ctx.federation.status(),
+  );
+
+  app.post(
+    '/api/federation/peers/resume',
+    {
+      onRequest: operatorWriteCheck(ctx.config.federationAdminToken, 'POST /api/federation/peers/resume'),
+      schema: {
+        tags,
+        operationId: 'resumePeer',
+        summary: 'Resume following a stopped peer, re-trusting its current log (for operators)',
+        description:
+          'Extension (docs/federation.md, "Resuming a stopped peer"): forgets the peer\'s verified tree (and its key, unless pinned), removes its entries and follows it again from the start of its current log. Needs FEDERATION_ADMIN_TOKEN as a bearer token (never METRICS_TOKEN). `by` is recorded on the status.',
+        security: [{ federationAdminToken: [] }],
+        body: ResumePeerRequest,
+        'x-status-reasons': {
+          401: 'No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).',
+          404: 'The peer is not in FEDERATION_PEERS (`PEER_NOT_FOUND`).',
+          409: 'The peer is not stopped (`PEER_NOT_STOPPED`).',
+        },
+        response: { 200: SourceStatus, ...errors(400, 401, 404, 409, 500) },
+      },
+    },
+    async (request) => ctx.federation.resumePeer(request.body.peer, request.body.by),
   );
 }

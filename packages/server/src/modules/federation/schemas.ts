@@ -87,8 +87,31 @@ export const SourceStatus = Type.Object({
   last_attempt_at: Nullable(Type.Integer()),
   last_success_at: Nullable(Type.Integer()),
   entries: Type.Integer({ description: 'Active entries from this source' }),
+  resumed: Type.Optional(
+    Type.Object(
+      {
+        by: Type.String(),
+        at: Type.Integer({ description: 'epoch ms' }),
+        reason: Type.String({ description: 'Why the peer had stopped being followed' }),
+      },
+      { description: 'peer: the last time an operator resumed it after a stop, and who' },
+    ),
+  ),
 });
 export type SourceStatus = Static<typeof SourceStatus>;
+
+export const ResumePeerRequest = Type.Object(
+  {
+    peer: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The peer origin, as in FEDERATION_PEERS',
+    }),
+    by: Type.String({ minLength: 1, maxLength: 200, description: 'Who resumes it (recorded on the status)' }),
+  },
+  { additionalProperties: false },
+);
+export type ResumePeerRequest = Static<typeof ResumePeerRequest>;
 
 export const FederationStatus = Type.Object({
   sources: Type.Array(SourceStatus),

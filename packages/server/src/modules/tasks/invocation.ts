@@ -37,6 +37,7 @@ import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
 import { FINAL_STATUSES, settle, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
+import type { RemoteReferrals } from '../agents/agents.js';
 import { requireDid } from '../identity/did-param.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { v7 as uuidv7 } from 'uuid';
@@ -55,11 +56,6 @@ export interface InvocationDeps {
   presence: TargetPresence;
   /** Agents listed here that live at another registry (modules/federation/): invoked there, not here. */
   remote?: RemoteReferrals;
-}
-
-/** The referral for a DID with no agent here but a remote entry: a 404 naming its home registry. */
-export interface RemoteReferrals {
-  referral(did: string): Promise<ApiError | undefined>;
 }
 
 /** What an invocation asks of availability (modules/availability/) about its target's worker. */

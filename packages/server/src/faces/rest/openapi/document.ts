@@ -60,6 +60,11 @@ export function openapiOptions(options: { version: string; metricsToken: boolean
             bearerFormat: 'JWT',
             description: 'The token from registration or POST /api/auth/token',
           },
+          federationAdminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'FEDERATION_ADMIN_TOKEN of the registry: operator writes (docs/federation.md)',
+          },
           ...(options.metricsToken
             ? {
                 metricsToken: {
