@@ -39,6 +39,7 @@ import { facesScenario } from './scenarios/faces.js';
 import { getProfileScenario } from './scenarios/get-profile.js';
 import { ardScenario } from './scenarios/ard.js';
 import { pageScenarios } from './scenarios/pages.js';
+import { profileUpdateScenario } from './scenarios/profile-update.js';
 import { queueScenario } from './scenarios/queue.js';
 import { registrationScenarios } from './scenarios/registration.js';
 import { reviewScenario } from './scenarios/reviews.js';
@@ -60,6 +61,7 @@ const SCENARIOS: Scenario[] = [
   queueScenario,
   webhookScenario,
   facesScenario,
+  profileUpdateScenario,
   // SQLite only.
   reviewScenario,
   registrationScenarios,

@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from 'kysely';
-import { compiledOnce } from '../../db/compiled.js';
+import { compiledOnce, compiledWrite } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
 import { PROFILE_COLUMNS, type AgentRow } from './agents-store.js';
@@ -55,18 +55,27 @@ export async function stampAgentChange(
  * record is serialised here, not by SQLite's json_object, whose text for a REAL may not round-trip.
  */
 export async function logStampedChange(db: Db, did: string, operation: LoggedOperation): Promise<void> {
-  const row = await db
-    .selectFrom('agents')
-    .select([...PROFILE_COLUMNS, 'change_seq'])
-    .where('did', '=', did)
-    .executeTakeFirst();
+  const [row] = await stampedProfile(db, did);
   if (row === undefined) throw new Error(`no agent ${did} to log`);
   const { change_seq: seq, ...record } = row;
-  await db
-    .insertInto('log_records')
-    .values({ seq: Number(seq), operation, record: JSON.stringify(record) })
-    .execute();
+  await insertLogRecord(db, Number(seq), operation, JSON.stringify(record));
 }
+
+// Every write of an agent runs these two: compiled once, like the stamp's other statements.
+const stampedProfile = compiledOnce(
+  (db, did: string) =>
+    db
+      .selectFrom('agents')
+      .select([...PROFILE_COLUMNS, 'change_seq'])
+      .where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+const insertLogRecord = compiledWrite(
+  (db, seq: number, operation: string, record: string) =>
+    db.insertInto('log_records').values({ seq, operation, record }),
+  ['\u0000seq' as unknown as number, '\u0000operation', '\u0000record'] as const,
+);
 
 const stampFromHead = compiledOnce(
   (db, did: string) =>
