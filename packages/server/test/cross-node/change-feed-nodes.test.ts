@@ -67,7 +67,7 @@ describe('the change feed across two registry processes on one PostgreSQL', { sk
   let a: RegistryProcess;
   let b: RegistryProcess;
 
-  /** What a mirror must end with: every active agent as GET /api/agents/{did} shows it, minus service_record. */
+  /** What a mirror must end with: every active agent as GET /api/agents/{did} shows it, minus the live members and provenance. */
   const activeProfiles = async (): Promise<Map<string, Record<string, unknown>>> => {
     const rows = await database.db
       .selectFrom('agents')
@@ -81,6 +81,8 @@ describe('the change feed across two registry processes on one PostgreSQL', { sk
       // The feed carries what the agent published; its measured record and availability are live.
       delete response.body.service_record;
       delete response.body.availability;
+      // A change carries its provenance beside the profile, not in it.
+      delete response.body.provenance;
       profiles.set(did, response.body);
     }
     return profiles;
