@@ -236,7 +236,7 @@ export const AgentProfile = Type.Object(
     service_record: Type.Unsafe<ServiceRecord>(
       Type.Ref('ServiceRecord', {
         description:
-          'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
+          'Extension: the measured service record; every field the interface defines is unchanged',
       }),
     ),
     availability: Type.Unsafe<Availability>(
