@@ -18,7 +18,7 @@ import {
 import { register, startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 
 /**
- * Issue 11, item 1: losing PostgreSQL under write load must never kill the registry. Requests that
+ * Losing PostgreSQL under write load must never kill the registry. Requests that
  * used a lost connection answer 503 DATABASE_UNAVAILABLE with Retry-After, every acknowledged write
  * is kept, and the node recovers by itself (pool, LISTEN connection, /readyz).
  */

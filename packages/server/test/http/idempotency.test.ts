@@ -14,7 +14,7 @@ import {
 } from '@agent-registry/testkit/in-process';
 
 /**
- * Issue 11, item 15: Idempotency-Key on POST /api/invoke, and the background sweep of expired open
+ * Idempotency-Key on POST /api/invoke, and the background sweep of expired open
  * tasks. Real SQL on the dialect under test.
  */
 

@@ -17,7 +17,7 @@ import {
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
 
-/** Poison input (issue 11, items 2-5 and 7-11): every one is a 4xx with {error, details, code}, on both dialects. */
+/** Poison input: every one is a 4xx with {error, details, code}, on both dialects. */
 describe('poison input is refused, cheaply and with the right 4xx', () => {
   let registry: TestRegistry;
   let caller: Registered;
@@ -558,7 +558,7 @@ describe('poison input is refused, cheaply and with the right 4xx', () => {
     });
   });
 
-  describe('item 10 and issue 12: framework and parser errors are {error, details, code}', () => {
+  describe('framework and parser errors are {error, details, code}', () => {
     let port: number;
     before(async () => {
       await registry.app.listen({ port: 0, host: '127.0.0.1' });

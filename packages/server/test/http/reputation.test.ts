@@ -104,7 +104,7 @@ describe('GET /api/agents/{did}/reputation', () => {
     assert.equal(reputation.average_rating, 6.11);
   });
 
-  // Reputation v2 (issue 17) changed every expectation of this block; each test says why. The v1 value
+  // Reputation v2 changed every expectation of this block; each test says why. The v1 value
   // is kept in the test name so the change stays visible (docs/reputation.md, "From v1 to v2").
   describe('the reputation formula, with a fixed clock', () => {
     test('accounts registered just now carry no weight: one 10 (v1 62.5) and a verified one (v1 70) leave 50', async () => {

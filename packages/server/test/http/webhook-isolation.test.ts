@@ -12,7 +12,7 @@ import {
 } from '@agent-registry/testkit/in-process';
 
 /**
- * Issue 11, item 6: one agent's slow webhook host must not starve another agent's webhook, even on the
+ * One agent's slow webhook host must not starve another agent's webhook, even on the
  * same origin. Each target agent gets its own connection pool and a concurrency limit; deliveries
  * waiting for a slot wait only on their own task's deadline.
  */

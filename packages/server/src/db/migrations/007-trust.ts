@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Issue 17: the measured service record (daily rollups written in the transaction that ends a task),
+ * The measured service record (daily rollups written in the transaction that ends a task),
  * the caller -> target pairs that reputation v2 reads for breadth and reciprocity, the evidence that
  * links identities of one operator, and the per-agent record columns search sorts and filters on.
  */

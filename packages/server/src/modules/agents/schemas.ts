@@ -235,8 +235,7 @@ export const AgentProfile = Type.Object(
     updated_at: Type.Integer(),
     service_record: Type.Unsafe<ServiceRecord>(
       Type.Ref('ServiceRecord', {
-        description:
-          'Extension (issue 17): the measured service record; every field of section 2.4 is unchanged',
+        description: 'Extension: the measured service record; every field the interface defines is unchanged',
       }),
     ),
     availability: Type.Unsafe<Availability>(

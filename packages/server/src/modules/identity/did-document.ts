@@ -14,7 +14,7 @@ export interface DidSubject {
   chainId: string | null;
   address: string | null;
   profileUrl: string;
-  /** The agent's A2A agent card (issue 14), listed as a second service. */
+  /** The agent's A2A agent card listed as a second service. */
   agentCardUrl: string;
 }
 

@@ -32,7 +32,7 @@ export class TaskStateMachine {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly events: TaskEvents,
-    /** Runs in the transaction of every terminal move (the service record, issue 17). */
+    /** Runs in the transaction of every terminal move (the service record). */
     private readonly onFinished?: (trx: Db, taskId: string) => Promise<void>,
   ) {}
 
