@@ -147,6 +147,11 @@ export async function remoteEntriesChangedAfter(
     .execute();
 }
 
+/** Whether any remote entry was ever written (active or not): one row read at most. */
+export async function anyRemoteEntry(db: Db): Promise<boolean> {
+  return (await db.selectFrom('remote_entries').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
 export async function readRemoteEntries(db: Db, ids: readonly string[]): Promise<RemoteEntryRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('remote_entries').selectAll().where('id', 'in', ids).execute();
