@@ -5,6 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, secp256k1Agent } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
 import { loadConfig } from '../../src/kernel/config.js';
+import { provenanceJson } from '../../src/modules/agents/provenance-schemas.js';
+import { ensureSource, putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
 import { registerNamed, profileOf, startSecondNode } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 
@@ -46,6 +48,39 @@ const A2A = 'application/a2a-agent-card+json';
 const CONFORMANCE_TOOL = process.env.ARD_CONFORMANCE_TOOL;
 /** Enough agents that the published catalog needs a second page (100 per page). */
 const CATALOG_AGENTS = 101;
+const PEER = 'https://peer.example';
+/** Agents of a peer registry, mirrored here: a federated search finds them, ARD never publishes them. */
+const REMOTE_DIDS = ['did:web:peer.example:agent:0a', 'did:web:peer.example:agent:0b'];
+
+async function putRemoteWeatherAgents(registry: ListeningRegistry): Promise<void> {
+  const db = registry.ctx.database.db;
+  await ensureSource(db, { id: `peer:${PEER}`, kind: 'peer', url: PEER });
+  for (const did of REMOTE_DIDS) {
+    await putRemoteEntry(
+      db,
+      {
+        id: `peer:${PEER}#${did}`,
+        source_id: `peer:${PEER}`,
+        kind: 'mirrored',
+        did,
+        name: `Peer Weather ${did.slice(-2)}`,
+        description: 'Weather along shipping routes',
+        capabilities: JSON.stringify([{ type: 'weather' }]),
+        tags: JSON.stringify(['weather']),
+        endpoints: JSON.stringify([{ type: 'invoke', url: `${PEER}/api/invoke` }]),
+        home_registry: PEER,
+        provenance: provenanceJson({
+          kind: 'mirrored',
+          home_registry: PEER,
+          checkpoint: { origin: 'peer.example/log', size: 2, root_hash: 'cm9vdA==' },
+          state: 'verified',
+          verified_at: 1_764_000_000_000,
+        }),
+      },
+      1_764_000_000_000,
+    );
+  }
+}
 
 describe('ARD: publisher files and registry API', () => {
   let registry: ListeningRegistry;
@@ -104,8 +139,25 @@ describe('ARD: publisher files and registry API', () => {
     for (let index = 3; index < CATALOG_AGENTS; index += 1) {
       await registerNamed(registry, `Filler ${index}`, { tags: ['filler'] });
     }
+    // Every ARD answer below (and the conformance run) is made with remote entries in the database.
+    await putRemoteWeatherAgents(registry);
   });
   after(async () => registry.close());
+
+  test('remote entries are searchable with scope=federated, and ARD publishes none of them', async () => {
+    const federated = await call('GET', '/api/agents/search?q=weather&scope=federated&limit=50');
+    assert.equal(federated.status, 200, federated.text);
+    const remote = federated.json.agents
+      .map((agent: { did: string }) => agent.did)
+      .filter((did: string) => REMOTE_DIDS.includes(did));
+    assert.deepEqual(remote.sort(), REMOTE_DIDS);
+    const ard = (await search({ query: { text: 'weather' }, pageSize: 50 })).json as SearchAnswer;
+    assert.equal(ard.results.length, 3);
+    assert.ok(ard.results.every((result) => !REMOTE_DIDS.includes(result.trustManifest.identity)));
+    const listed = await call('GET', '/ard/agents?pageSize=100');
+    assert.equal(listed.json.total, CATALOG_AGENTS);
+    refused(await call('GET', '/ard/agents/urn:air:peer.example:agents:0a'), 404, 'NOT_FOUND');
+  });
 
   test('the home page links the publisher files; both are AI Catalogs naming the search service', async () => {
     const home = await call('GET', '/');
