@@ -5,10 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, secp256k1Agent } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
 import { loadConfig } from '../../src/kernel/config.js';
-import { provenanceJson } from '../../src/modules/agents/provenance-schemas.js';
 import { ensureSource, putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
 import { registerNamed, profileOf, startSecondNode } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
+import { mirroredEntry, PEER } from '../support/remote-entries.js';
 
 interface Entry {
   identifier: string;
@@ -44,11 +44,10 @@ interface ErrorAnswer {
 }
 
 const A2A = 'application/a2a-agent-card+json';
-/** ard-spec's conformance-test script (conformance/bin/), when the environment names a copy of it. */
+/** ard-spec's conformance-test script (conformance/bin/ of an ard-spec checkout), when the environment names it. */
 const CONFORMANCE_TOOL = process.env.ARD_CONFORMANCE_TOOL;
 /** Enough agents that the published catalog needs a second page (100 per page). */
 const CATALOG_AGENTS = 101;
-const PEER = 'https://peer.example';
 /** Agents of a peer registry, mirrored here: a federated search finds them, ARD never publishes them. */
 const REMOTE_DIDS = ['did:web:peer.example:agent:0a', 'did:web:peer.example:agent:0b'];
 
@@ -56,29 +55,13 @@ async function putRemoteWeatherAgents(registry: ListeningRegistry): Promise<void
   const db = registry.ctx.database.db;
   await ensureSource(db, { id: `peer:${PEER}`, kind: 'peer', url: PEER });
   for (const did of REMOTE_DIDS) {
-    await putRemoteEntry(
-      db,
-      {
-        id: `peer:${PEER}#${did}`,
-        source_id: `peer:${PEER}`,
-        kind: 'mirrored',
-        did,
-        name: `Peer Weather ${did.slice(-2)}`,
-        description: 'Weather along shipping routes',
-        capabilities: JSON.stringify([{ type: 'weather' }]),
-        tags: JSON.stringify(['weather']),
-        endpoints: JSON.stringify([{ type: 'invoke', url: `${PEER}/api/invoke` }]),
-        home_registry: PEER,
-        provenance: provenanceJson({
-          kind: 'mirrored',
-          home_registry: PEER,
-          checkpoint: { origin: 'peer.example/log', size: 2, root_hash: 'cm9vdA==' },
-          state: 'verified',
-          verified_at: 1_764_000_000_000,
-        }),
-      },
-      1_764_000_000_000,
-    );
+    const profile = {
+      name: `Peer Weather ${did.slice(-2)}`,
+      description: 'Weather along shipping routes',
+      capability: 'weather',
+      tag: 'weather',
+    };
+    await putRemoteEntry(db, mirroredEntry(did, profile), 1_764_000_000_000);
   }
 }
 

@@ -10,6 +10,7 @@ import {
   type RemoteEntryWrite,
 } from '../../src/modules/federation/remote-entries-store.js';
 import { provenanceJson, type Provenance } from '../../src/modules/agents/provenance-schemas.js';
+import { mirroredEntry, PEER } from '../support/remote-entries.js';
 
 interface Hit {
   did: string;
@@ -24,7 +25,6 @@ interface SearchBody {
   next_cursor: string | null;
 }
 
-const PEER = 'https://peer.example';
 const CARD_ORIGIN = 'https://cards.example';
 const CARD_URL = `${CARD_ORIGIN}/.well-known/agent-card.json`;
 
@@ -55,25 +55,13 @@ function importedCard(id: string, name: string, verification: Provenance['verifi
   };
 }
 
-const mirrored = (did: string, name: string): RemoteEntryWrite => ({
-  id: `peer:${PEER}#${did}`,
-  source_id: `peer:${PEER}`,
-  kind: 'mirrored',
-  did,
-  name,
-  description: 'Checks invoices against purchase orders',
-  capabilities: JSON.stringify([{ type: 'invoice_matching' }]),
-  tags: JSON.stringify(['finance']),
-  endpoints: JSON.stringify([{ type: 'invoke', url: `${PEER}/api/invoke` }]),
-  home_registry: PEER,
-  provenance: provenanceJson({
-    kind: 'mirrored',
-    home_registry: PEER,
-    checkpoint: { origin: 'peer.example/log', size: 12, root_hash: 'cm9vdA==' },
-    state: 'verified',
-    verified_at: 1_764_000_000_000,
-  }),
-});
+const mirrored = (did: string, name: string): RemoteEntryWrite =>
+  mirroredEntry(did, {
+    name,
+    description: 'Checks invoices against purchase orders',
+    capability: 'invoice_matching',
+    tag: 'finance',
+  });
 
 describe('remote entries: provenance, federated search, referrals', () => {
   let registry: TestRegistry;
