@@ -4,6 +4,11 @@ import path from 'node:path';
 export interface Options {
   db: 'sqlite' | 'postgres';
   agents: number;
+  /**
+   * Remote entries seeded beside the agents (`--remote`); by default as many as agents when search is
+   * measured (the search scenarios then measure every shape with scope=federated too), else none.
+   */
+  remote: number;
   duration: number;
   connections: number;
   cpuProf: boolean;
@@ -24,6 +29,7 @@ export function parseOptions(argv: string[]): Options {
   const options: Options = {
     db: 'sqlite',
     agents: 100_000,
+    remote: -1,
     duration: 10,
     connections: 10,
     cpuProf: false,
@@ -45,6 +51,7 @@ export function parseOptions(argv: string[]): Options {
       if (db !== 'sqlite' && db !== 'postgres') throw new Error('--db is sqlite or postgres');
       options.db = db;
     } else if (arg === '--agents') options.agents = Number(value());
+    else if (arg === '--remote') options.remote = Number(value());
     else if (arg === '--duration') options.duration = Number(value());
     else if (arg === '--connections') options.connections = Number(value());
     else if (arg === '--warmup') options.warmup = Number(value());
@@ -54,6 +61,11 @@ export function parseOptions(argv: string[]): Options {
     else if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--only') options.only = new Set(value().split(','));
     else throw new Error(`unknown option ${arg}`);
+  }
+  if (options.remote < 0) {
+    const searched =
+      options.only === undefined || [...options.only].some((name) => name.startsWith('search'));
+    options.remote = searched ? options.agents : 0;
   }
   return options;
 }

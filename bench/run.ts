@@ -1,7 +1,11 @@
 /**
- * npm run bench [-- --db postgres] [--agents 100000] [--duration 10] [--connections 10] [--cpu-prof]
+ * npm run bench [-- --db postgres] [--agents 100000] [--remote N] [--duration 10] [--connections 10] [--cpu-prof]
  *                [--only get,search,...] [--search-duration 4] [--keep-database <dir>]
  *                [--registry-node-flags "--max-semi-space-size=64"]
+ *
+ * `--remote N` seeds N remote entries (one peer's mirrored agents) beside the agents: by default as
+ * many as `--agents` when search is measured, else none. With them every search shape is measured again
+ * with scope=federated (rows `search-federated-*`), once the registry has loaded its federated index.
  *
  * `--only sybil` runs only the Sybil simulation of reputation v1 against v2 (bench/sybil.ts), in
  * process on SQLite; `--agents` then sets its honest agents (default 100).
@@ -67,6 +71,27 @@ const SCENARIOS: Scenario[] = [
   registrationScenarios,
 ];
 
+/**
+ * With remote entries the registry loads its federated index in the background after it listens: no
+ * scenario is measured while that load runs.
+ */
+async function waitForFederatedIndex(base: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const response = await fetch(`${base}/api/federation/status`);
+    const status = (await response.json()) as { search_index?: { state: string; indexed: number } };
+    if (status.search_index?.state === 'ready') {
+      log(
+        `federated search index loaded (${status.search_index.indexed} rows), ready ${((Date.now() - started) / 1000).toFixed(1)} s after /readyz`,
+      );
+      return;
+    }
+    if (Date.now() - started > 600_000)
+      throw new Error('the federated search index was not ready in 10 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const wanted = (name: string) => options.only === undefined || options.only.has(name);
@@ -83,7 +108,7 @@ async function main(): Promise<void> {
     `machine: ${box.cpu}, ${box.cores} cores, ${box.memoryGiB} GiB, node ${box.node}, kernel ${box.kernel}`,
   );
   log(
-    `database: ${options.db}, ${options.agents} agents, ${options.duration} s per run, ${options.connections} connections` +
+    `database: ${options.db}, ${options.agents} agents, ${options.remote} remote entries, ${options.duration} s per run, ${options.connections} connections` +
       (options.registryNodeFlags.length > 0
         ? `; registry started with ${options.registryNodeFlags.join(' ')}`
         : ''),
@@ -107,7 +132,7 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------------ seed
     const prepared = await prepareDatabase(
       options,
-      { didWebDomain: `localhost%3A${port}`, batch: 500 },
+      { didWebDomain: `localhost%3A${port}`, batch: 500, remote: options.remote },
       (created) => {
         database = created;
       },
@@ -134,6 +159,7 @@ async function main(): Promise<void> {
       children,
     );
     const pid = server.pid as number;
+    if (options.remote > 0) await waitForFederatedIndex(base);
     const rssAtStart = statusKb(pid, 'VmRSS');
 
     // ------------------------------------------------------------------ scenarios

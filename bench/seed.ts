@@ -33,6 +33,8 @@ export interface SeedOptions {
   /** Transactions in flight at once (PostgreSQL only; SQLite has one connection). */
   parallel?: number;
   seed?: number;
+  /** Remote entries written beside the agents (as a peer follower leaves them), for federated search. */
+  remote?: number;
   log?: (line: string) => void;
 }
 
@@ -234,6 +236,13 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     log(
       `seeded ${reviewCount} reviews (${verifiedCount} verified) of ${reviewedAgents} agents in ${reviewsSeconds.toFixed(1)} s`,
     );
+    if ((options.remote ?? 0) > 0) {
+      const remoteStart = performance.now();
+      await seedRemoteEntries(db, options.remote ?? 0, options.agents, batch);
+      log(
+        `seeded ${options.remote} remote entries in ${((performance.now() - remoteStart) / 1000).toFixed(1)} s`,
+      );
+    }
     await foldWal(db, handle.dialect);
     return {
       dids,
@@ -245,6 +254,53 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
     };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * `count` entries mirrored from one peer, written straight into remote_entries as the peer follower
+ * leaves them (verified, active, numbered in order): synthetic profiles from the same corpus, numbered
+ * on after the `agents` local ones, so every search shape matches some of them.
+ */
+export async function seedRemoteEntries(db: Db, count: number, agents: number, batch: number): Promise<void> {
+  const peer = 'https://peer.example';
+  const sourceId = `peer:${peer}`;
+  const random = prng(20261127);
+  const now = Date.now();
+  await db
+    .insertInto('remote_sources')
+    .values({ id: sourceId, kind: 'peer', url: peer, state: 'ok' })
+    .execute();
+  for (let start = 0; start < count; start += batch) {
+    const rows = [];
+    for (let n = start; n < Math.min(count, start + batch); n += 1) {
+      const profile = syntheticProfile(random, agents + n);
+      const did = `did:web:peer.example:agent:${n.toString(16).padStart(32, '0')}`;
+      rows.push({
+        id: `${sourceId}#${did}`,
+        source_id: sourceId,
+        kind: 'mirrored' as const,
+        did,
+        name: profile.name,
+        description: profile.description,
+        capabilities: JSON.stringify(profile.capabilities),
+        tags: JSON.stringify(profile.tags),
+        endpoints: JSON.stringify([{ type: 'a2a', url: `${peer}/a2a/${n}/` }]),
+        home_registry: peer,
+        provenance: JSON.stringify({
+          kind: 'mirrored',
+          home_registry: peer,
+          checkpoint: { origin: 'peer.example/log', size: count, root_hash: 'AAAA' },
+          state: 'verified',
+          verified_at: now,
+        }),
+        status: 'active' as const,
+        created_at: now - n,
+        updated_at: now - n,
+        seq: n + 1,
+      });
+    }
+    await db.insertInto('remote_entries').values(rows).execute();
   }
 }
 

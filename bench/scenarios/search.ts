@@ -11,7 +11,8 @@ import { atConnections, measureRegistry, type ScenarioContext } from './context.
  * caller sees) and at 10 (req/s). Each request of a row differs: the words, filters, offsets (the first
  * five pages) and order (desc and asc alternate) cycle, so nothing is served twice in a row. The broadest
  * one-word query (the word in most agents, found by asking the registry) is every fourth `q` of every
- * q-shape.
+ * q-shape. With remote entries seeded (`--remote`), every shape but the cursor pages is measured again
+ * with scope=federated.
  */
 export interface SearchShape {
   name: string;
@@ -83,6 +84,17 @@ export function searchShapes(broadest: string, cursors: boolean): SearchShape[] 
   return shapes;
 }
 
+/** The same requests with scope=federated (cursor pages excepted: their cursors are local searches'). */
+export function federatedShapes(shapes: readonly SearchShape[]): SearchShape[] {
+  return shapes
+    .filter((shape) => shape.name !== 'search-cursor')
+    .map((shape) => ({
+      name: shape.name.replace(/^search-/, 'search-federated-'),
+      label: shape.label.replace(/^search /, 'search federated, '),
+      paths: shape.paths.map((url) => `${url}&scope=federated`),
+    }));
+}
+
 /** Cursor pages: the next_cursor of real first pages, fetched before the run. */
 async function cursorPaths(base: string, broadest: string): Promise<string[]> {
   const paths: string[] = [];
@@ -107,6 +119,8 @@ export async function searchScenarios(context: ScenarioContext): Promise<Row[]> 
   const shapes = searchShapes(broadest.word, true);
   const cursor = shapes.find((shape) => shape.name === 'search-cursor');
   if (cursor !== undefined) cursor.paths = await cursorPaths(base, broadest.word);
+  // With remote entries, every shape again over the registry's agents and the remote entries together.
+  if (options.remote > 0) shapes.push(...federatedShapes(shapes));
   // Two rows a shape: each runs for --search-duration after a warm-up of at most a second.
   const searchOptions = { ...options, duration: options.searchDuration, warmup: Math.min(options.warmup, 1) };
   for (const shape of shapes) {

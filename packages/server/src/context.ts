@@ -38,7 +38,7 @@ import { SearchIndexFollower } from './modules/discovery/search-follower.js';
 import { FederatedIndex } from './modules/federation/federated-index.js';
 import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
-import { startFederationJobs } from './modules/federation/federation-jobs.js';
+import { startFederatedIndexLoad, startFederationJobs } from './modules/federation/federation-jobs.js';
 import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
 import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
@@ -204,8 +204,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       onError: (error) => log.error({ err: error, job: 'probes' }, 'webhook probes failed'),
       onProbe: (ok) => metrics.probed(ok),
     });
-    // The registry's agents and remote entries in one index, for scope=federated (loaded on first use).
-    const federatedIndex = new FederatedIndex(db);
+    // The registry's agents and remote entries in one index, for scope=federated (loaded below).
+    const federatedIndex = new FederatedIndex(db, clock);
     const a2aImports = new A2aCardImporter({ db, clock, policy: webhookPolicy, config: config.federation });
     const mcpImports = new McpRegistryImporter({
       db,
@@ -295,6 +295,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
     const federationJobs = startFederationJobs(sources, config.federation.refreshMs, (error) =>
       log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
+    );
+    // Off the request path: in the background now when anything is federated, else on first use.
+    const federatedIndexLoad = await startFederatedIndexLoad(
+      db,
+      federatedIndex,
+      sources.length > 0,
+      (status, ms) => log.info({ indexed: status.indexed, ms }, 'federated search index loaded'),
+      (error) => log.error({ err: error, job: 'federated-index' }, 'federated search index load failed'),
     );
     const probeJobs = overrides.manualProbes ? probes.stopper() : probes.start();
     const registrationWrites = transactionRunner(db, database.dialect);
@@ -393,6 +401,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         await discoveryJobs.stop();
         await taskMaintenance.stop();
         await federationJobs.stop();
+        await federatedIndexLoad.stop();
         await validators.close();
         await events.close();
         await database.close();

@@ -4913,6 +4913,18 @@ export interface operations {
                 reason: string;
               };
             }[];
+            /** @description The index that serves scope=federated searches on this node; a federated search made while it loads waits for it */
+            search_index: {
+              /**
+               * @description idle: not loaded (the registry had no remote entries or sources at start, and no federated search has run); loading: being built (started at start when it had either); ready
+               * @enum {string}
+               */
+              state: 'idle' | 'loading' | 'ready';
+              /** @description Rows in the index: active local agents and active remote entries (0 until ready) */
+              indexed: number;
+              /** @description When the load ended (epoch ms) */
+              loaded_at: number | null;
+            };
           };
         };
       };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { bearer } from '@agent-registry/testkit';
+import { bearer, createTestDatabase } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { getJson, registerNamed } from '../support/discovery-helpers.js';
 import {
@@ -10,6 +10,7 @@ import {
   type RemoteEntryWrite,
 } from '../../src/modules/federation/remote-entries-store.js';
 import { provenanceJson, type Provenance } from '../../src/modules/agents/provenance-schemas.js';
+import { mirroredEntry, PEER } from '../support/remote-entries.js';
 
 interface Hit {
   did: string;
@@ -24,7 +25,6 @@ interface SearchBody {
   next_cursor: string | null;
 }
 
-const PEER = 'https://peer.example';
 const CARD_ORIGIN = 'https://cards.example';
 const CARD_URL = `${CARD_ORIGIN}/.well-known/agent-card.json`;
 
@@ -55,25 +55,13 @@ function importedCard(id: string, name: string, verification: Provenance['verifi
   };
 }
 
-const mirrored = (did: string, name: string): RemoteEntryWrite => ({
-  id: `peer:${PEER}#${did}`,
-  source_id: `peer:${PEER}`,
-  kind: 'mirrored',
-  did,
-  name,
-  description: 'Checks invoices against purchase orders',
-  capabilities: JSON.stringify([{ type: 'invoice_matching' }]),
-  tags: JSON.stringify(['finance']),
-  endpoints: JSON.stringify([{ type: 'invoke', url: `${PEER}/api/invoke` }]),
-  home_registry: PEER,
-  provenance: provenanceJson({
-    kind: 'mirrored',
-    home_registry: PEER,
-    checkpoint: { origin: 'peer.example/log', size: 12, root_hash: 'cm9vdA==' },
-    state: 'verified',
-    verified_at: 1_764_000_000_000,
-  }),
-});
+const mirrored = (did: string, name: string): RemoteEntryWrite =>
+  mirroredEntry(did, {
+    name,
+    description: 'Checks invoices against purchase orders',
+    capability: 'invoice_matching',
+    tag: 'finance',
+  });
 
 describe('remote entries: provenance, federated search, referrals', () => {
   let registry: TestRegistry;
@@ -320,5 +308,65 @@ describe('remote entries: provenance, federated search, referrals', () => {
     assert.ok(changes.length >= 2);
     for (const change of changes) assert.equal(change.provenance.kind, 'registered');
     assert.ok(!changes.some((change) => change.did === remoteDid), 'remote entries are never re-published');
+  });
+});
+
+describe('the federated index is loaded at start when anything is federated', () => {
+  const remoteDid = 'did:web:peer.example:agent:fedcba9876543210fedcba9876543210';
+  type IndexStatus = { state: string; indexed: number; loaded_at: number | null };
+  const indexStatus = async (registry: TestRegistry): Promise<IndexStatus> => {
+    const response = await getJson(registry, '/api/federation/status');
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<{ search_index: IndexStatus }>().search_index;
+  };
+  const federatedNames = async (registry: TestRegistry): Promise<string[]> => {
+    const response = await getJson(registry, '/api/agents/search?scope=federated&sort=created_at&order=asc');
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<SearchBody>().agents.map((agent) => agent.name);
+  };
+
+  test('a registry started with remote entries stored loads the index without a search and finds them', async () => {
+    const database = await createTestDatabase();
+    try {
+      const first = await startRegistry({}, { database });
+      try {
+        await registerNamed(first, 'Local Translator');
+        // Nothing federated when it started: the index waits for a first federated search.
+        assert.deepEqual(await indexStatus(first), { state: 'idle', indexed: 0, loaded_at: null });
+        const db = first.ctx.database.db;
+        await ensureSource(db, { id: `peer:${PEER}`, kind: 'peer', url: PEER });
+        await putRemoteEntry(db, mirrored(remoteDid, 'Invoice Matcher'), 1000);
+      } finally {
+        await first.close();
+      }
+
+      const second = await startRegistry({}, { database });
+      try {
+        // No search on this node yet: only the load at start can make the index ready.
+        let status = await indexStatus(second);
+        for (let tries = 0; status.state !== 'ready' && tries < 600; tries += 1) {
+          assert.equal(status.state, 'loading');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          status = await indexStatus(second);
+        }
+        assert.equal(status.state, 'ready');
+        assert.equal(status.indexed, 2, 'the local agent and the remote entry');
+        assert.equal(typeof status.loaded_at, 'number');
+        assert.deepEqual(await federatedNames(second), ['Invoice Matcher', 'Local Translator']);
+      } finally {
+        await second.close();
+      }
+
+      // A federated search sent as the node starts, whatever the load's progress, answers in full.
+      const third = await startRegistry({}, { database });
+      try {
+        assert.deepEqual(await federatedNames(third), ['Invoice Matcher', 'Local Translator']);
+        assert.equal((await indexStatus(third)).state, 'ready');
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 });

@@ -35,7 +35,14 @@ export interface ArdEntry {
   representativeQueries: string[];
   updatedAt: string;
   publisher: string;
-  metadata: { did: string; profileUrl: string; mcpEndpoint: string; provenance: Provenance };
+  /** AI Catalog metadata: every value a string, number, boolean or null (ai-catalog.schema.json). */
+  metadata: {
+    did: string;
+    profileUrl: string;
+    mcpEndpoint: string;
+    provenanceKind: Provenance['kind'];
+    homeRegistry: string;
+  };
   trustManifest: {
     identity: string;
     identityType: 'did';
@@ -100,6 +107,7 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
   const tags = JSON.parse(row.tags) as string[];
   const cardUrl = a2aAgentCardUrl(site.publicUrl, row.did);
   const profileUrl = `${site.publicUrl}/api/agents/${encodeURIComponent(row.did)}`;
+  const provenance = registeredProvenance(site.publicUrl);
   return {
     identifier: didToUrn(row.did, site.publisher),
     displayName: row.name,
@@ -115,8 +123,9 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
       did: row.did,
       profileUrl,
       mcpEndpoint: mcpAgentUrl(site.publicUrl, row.did),
-      // The registry's own provenance object, as every other face says it (docs/federation.md).
-      provenance: registeredProvenance(site.publicUrl),
+      // The registry's own provenance (docs/federation.md) as scalars: catalog metadata holds no objects.
+      provenanceKind: provenance.kind,
+      homeRegistry: provenance.home_registry,
     },
     trustManifest: {
       identity: row.did,

@@ -7,7 +7,7 @@ import {
   type SearchSort,
 } from './agent-search-store.js';
 import { fullTextTerms, searchKey } from '@agent-registry/search-index';
-import type { SearchIndex } from '@agent-registry/search-index';
+import type { IndexFilters, SearchIndex } from '@agent-registry/search-index';
 import {
   decodeSearchCursor,
   encodeSearchCursor,
@@ -192,10 +192,10 @@ export class SearchService {
     }
     const source = this.source(request);
     const result = byAvailability
-      ? await this.searchAvailability(source, filter, position, digest)
+      ? await this.searchByPosition(source, filter, position, digest, this.availabilityPage(filter))
       : servedByIndex(filter)
         ? await this.searchIndex(source, filter, position, digest)
-        : await this.searchServiceRecord(source, filter, position, digest);
+        : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
     this.deps.searches.recordSearch();
     return {
       rows: result.rows,
@@ -217,10 +217,7 @@ export class SearchService {
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
     const page = follower.index.search({
-      terms: filter.terms,
-      capability: filter.capability,
-      tags: filter.tags,
-      minReputation: filter.minReputation,
+      ...indexFilters(filter),
       sort: filter.sort as 'relevance' | 'reputation' | 'created_at',
       order: filter.order,
       limit: filter.limit,
@@ -240,15 +237,15 @@ export class SearchService {
   }
 
   /**
-   * available=true (only the agents online now, in the asked order) and sort=availability (those first,
-   * then the other matches, each group by reputation): the index answers the other filters and the
-   * database who is online. Paged by position, as the service-record searches are.
+   * Searches paged by position (availability, the service record): `page` picks the keys of the page
+   * from the index, with the database where it must, and their rows are read by key.
    */
-  private async searchAvailability(
+  private async searchByPosition(
     source: SearchSource,
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
+    page: PositionPage,
   ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
@@ -256,35 +253,8 @@ export class SearchService {
         'cursor belongs to a different search: start again without cursor',
       );
     }
-    const follower = source.follower;
-    const [online] = await Promise.all([this.deps.availability.onlineAgents(), follower.catchUp()]);
-    const index = follower.index;
     const offset = position?.offset ?? filter.offset;
-    const end = offset + filter.limit;
-    const filters = {
-      terms: filter.terms,
-      capability: filter.capability,
-      tags: filter.tags,
-      minReputation: filter.minReputation,
-    };
-    const sort = filter.sort === 'availability' ? 'reputation' : filter.sort;
-    const first = index.keepMatching(filters, online, {
-      sort: sort as 'relevance' | 'reputation' | 'created_at',
-      order: filter.order,
-    });
-    let dids = first.slice(offset, end);
-    let total = first.length;
-    if (!filter.available) {
-      total = index.count(filters);
-      if (dids.length < filter.limit && end > first.length) {
-        // The others by reputation: the first `end` matches hold every one this page can need.
-        const onlineSet = new Set(first);
-        const others = index
-          .search({ ...filters, sort: 'reputation', order: filter.order, limit: end, offset: 0 })
-          .dids.filter((did) => !onlineSet.has(did));
-        dids = first.concat(others).slice(offset, end);
-      }
-    }
+    const { dids, total } = await page(source.follower, offset);
     const rows = await source.readRows(dids);
     const next = offset + filter.limit;
     return {
@@ -295,45 +265,70 @@ export class SearchService {
     };
   }
 
-  /** Service-record sorts and filters: the index and the database together, paged by position. */
-  private async searchServiceRecord(
-    source: SearchSource,
-    filter: SearchFilter,
-    position: SearchPosition | undefined,
-    digest: string,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
-    if (position?.kind === 'key') {
-      throw new BadRequestError(
-        'INVALID_CURSOR',
-        'cursor belongs to a different search: start again without cursor',
-      );
-    }
-    const follower = source.follower;
-    await follower.catchUp();
-    const offset = position?.offset ?? filter.offset;
-    const { dids, total } = await searchServiceRecord(this.deps.db, follower.index, {
-      filters: {
-        terms: filter.terms,
-        capability: filter.capability,
-        tags: filter.tags,
-        minReputation: filter.minReputation,
-      },
-      minSuccessRate: filter.minSuccessRate,
-      activeSince: filter.activeSince,
-      sort: filter.sort,
-      order: filter.order,
-      limit: filter.limit,
-      offset,
-    });
-    const rows = await source.readRows(dids);
-    const next = offset + filter.limit;
-    return {
-      rows,
-      total,
-      offset: position === undefined ? offset : 0,
-      next_cursor: next < total ? encodeSearchCursor(digest, { kind: 'offset', offset: next }) : null,
+  /**
+   * available=true (only the agents online now, in the asked order) and sort=availability (those first,
+   * then the other matches, each group by reputation): the index answers the other filters and the
+   * database who is online.
+   */
+  private availabilityPage(filter: SearchFilter): PositionPage {
+    return async (follower, offset) => {
+      const [online] = await Promise.all([this.deps.availability.onlineAgents(), follower.catchUp()]);
+      const index = follower.index;
+      const end = offset + filter.limit;
+      const filters = indexFilters(filter);
+      const sort = filter.sort === 'availability' ? 'reputation' : filter.sort;
+      const first = index.keepMatching(filters, online, {
+        sort: sort as 'relevance' | 'reputation' | 'created_at',
+        order: filter.order,
+      });
+      let dids = first.slice(offset, end);
+      let total = first.length;
+      if (!filter.available) {
+        total = index.count(filters);
+        if (dids.length < filter.limit && end > first.length) {
+          // The others by reputation: the first `end` matches hold every one this page can need.
+          const onlineSet = new Set(first);
+          const others = index
+            .search({ ...filters, sort: 'reputation', order: filter.order, limit: end, offset: 0 })
+            .dids.filter((did) => !onlineSet.has(did));
+          dids = first.concat(others).slice(offset, end);
+        }
+      }
+      return { dids, total };
     };
   }
+
+  /** Service-record sorts and filters: the index and the database together. */
+  private serviceRecordPage(filter: SearchFilter): PositionPage {
+    return async (follower, offset) => {
+      await follower.catchUp();
+      return searchServiceRecord(this.deps.db, follower.index, {
+        filters: indexFilters(filter),
+        minSuccessRate: filter.minSuccessRate,
+        activeSince: filter.activeSince,
+        sort: filter.sort,
+        order: filter.order,
+        limit: filter.limit,
+        offset,
+      });
+    };
+  }
+}
+
+/** The keys of a position-paged search's page from `offset`, and how many match in all. */
+type PositionPage = (
+  follower: SearchSource['follower'],
+  offset: number,
+) => Promise<{ dids: string[]; total: number }>;
+
+/** The filters the index answers by itself. */
+function indexFilters(filter: SearchFilter): IndexFilters {
+  return {
+    terms: filter.terms,
+    capability: filter.capability,
+    tags: filter.tags,
+    minReputation: filter.minReputation,
+  };
 }
 
 /** Filters or sorts on the measured service record, which the search index does not hold. */

@@ -1,12 +1,23 @@
 import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
+import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { SearchIndexFollower } from '../discovery/search-follower.js';
 import { readSearchRows } from '../discovery/agent-search-store.js';
 import type { SearchRow, SearchSource } from '../discovery/search.js';
 import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
 
-/** Remote changes read per query while catching up. */
+/** Remote changes read per query while loading or catching up. */
 const BATCH = 2000;
+
+/** Where the federated index stands, for the operator status. */
+export interface FederatedIndexState {
+  /** idle: not loaded (nothing federated at start, no federated search yet); loading; ready. */
+  state: 'idle' | 'loading' | 'ready';
+  /** Rows in the index: the registry's active agents and the active remote entries. */
+  indexed: number;
+  /** When the load ended (epoch ms). */
+  loaded_at: number | null;
+}
 
 /**
  * The search source of scope=federated: one SearchIndex holding the registry's agents and the remote
@@ -15,15 +26,23 @@ const BATCH = 2000;
  * index is; remote entries by their own change number (remote_entries.seq). Entry ids never begin with
  * `did:`, so they cannot collide with an agent's DID in the index.
  *
- * Loaded on first use: a registry that never answers a federated search keeps one index only.
+ * Loaded at start, in the background, when the registry has remote entries or sources (the context
+ * calls `load`); otherwise on the first federated search. A federated search never reads a partly
+ * loaded index: it waits for the load under way, as no search runs before the local index is loaded
+ * (docs/decisions.md).
  */
 export class FederatedIndex implements SearchSource {
   private readonly agents: SearchIndexFollower;
   private position = 0;
   private loading: Promise<void> | undefined;
+  private loaded = false;
+  private loadedAt: number | null = null;
   private catchingUp: Promise<void> | undefined;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {
     // A restore reloads the registry's agents into a fresh index: the remote entries go in again.
     this.agents = new SearchIndexFollower(db, new SearchIndex(), () => {
       this.position = 0;
@@ -38,14 +57,39 @@ export class FederatedIndex implements SearchSource {
     return this.agents.index;
   }
 
-  /** Remote entries (active or not) the index has applied: for the operator status. */
-  get remotePosition(): number {
-    return this.position;
+  status(): FederatedIndexState {
+    return {
+      state: this.loaded ? 'ready' : this.loading === undefined ? 'idle' : 'loading',
+      indexed: this.loaded ? this.agents.index.size : 0,
+      loaded_at: this.loadedAt,
+    };
+  }
+
+  /**
+   * Loads the index (every active agent, then every remote entry), once: later and concurrent callers
+   * share the load. Aborted or failed, it is left unloaded and the next caller starts again.
+   */
+  load(signal?: AbortSignal): Promise<void> {
+    this.loading ??= this.fill(signal).catch((error: unknown) => {
+      this.loading = undefined;
+      throw error;
+    });
+    return this.loading;
+  }
+
+  private async fill(signal?: AbortSignal): Promise<void> {
+    await this.agents.load(signal);
+    if (this.agents.ready) await this.applyRemote(signal);
+    if (signal?.aborted === true) {
+      this.loading = undefined;
+      return;
+    }
+    this.loaded = true;
+    this.loadedAt = this.clock.now();
   }
 
   async catchUp(): Promise<void> {
-    this.loading ??= this.agents.load();
-    await this.loading;
+    await this.load();
     await this.agents.catchUp();
     while (this.catchingUp !== undefined) await this.catchingUp;
     this.catchingUp = this.applyRemote().finally(() => {
@@ -54,14 +98,17 @@ export class FederatedIndex implements SearchSource {
     await this.catchingUp;
   }
 
-  private async applyRemote(): Promise<void> {
+  /** Applies the remote changes after the index's position, yielding to the event loop between batches. */
+  private async applyRemote(signal?: AbortSignal): Promise<void> {
     for (;;) {
+      if (signal?.aborted === true) return;
       const rows = await remoteEntriesChangedAfter(this.db, this.position, BATCH);
       const index = this.agents.index;
       for (const row of rows) index.apply(indexed(row));
       const last = rows.at(-1);
       if (last !== undefined) this.position = Number(last.seq);
       if (rows.length < BATCH) return;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 

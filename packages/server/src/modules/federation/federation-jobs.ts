@@ -1,4 +1,7 @@
+import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
+import type { FederatedIndex, FederatedIndexState } from './federated-index.js';
+import { anyRemoteEntry } from './remote-entries-store.js';
 
 /** What refreshes every source: the importers and peer followers, one after another. */
 export interface SourceRefresher {
@@ -29,6 +32,32 @@ export function startFederationJobs(
       first.abort();
       await starting;
       await timer.stop();
+    },
+  };
+}
+
+/**
+ * Starts loading the federated index now, in the background, when there is anything federated: a
+ * configured source or a remote entry already stored. Otherwise it is loaded on the first federated
+ * search. stop() aborts a load in progress and waits for it.
+ */
+export async function startFederatedIndexLoad(
+  db: Db,
+  index: FederatedIndex,
+  hasSources: boolean,
+  onLoaded: (status: FederatedIndexState, ms: number) => void,
+  onError: (error: unknown) => void,
+): Promise<BackgroundJobs> {
+  if (!hasSources && !(await anyRemoteEntry(db))) return { stop: async () => {} };
+  const controller = new AbortController();
+  const started = Date.now();
+  const loading = index.load(controller.signal).then(() => {
+    if (!controller.signal.aborted) onLoaded(index.status(), Date.now() - started);
+  }, onError);
+  return {
+    stop: async () => {
+      controller.abort();
+      await loading;
     },
   };
 }

@@ -120,6 +120,7 @@ export class FederationService {
           ? { resumed: peerResumed(source.cursor) }
           : {}),
       })),
+      search_index: this.deps.index.status(),
     };
   }
 }

@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import { sqlDialect } from '../../db/dialect.js';
 import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
 
@@ -133,23 +134,44 @@ function withoutFetchTime(provenance: string): string {
 }
 
 /** Entries changed after `seq`, in change order (the federated index follows them). */
+/**
+ * The remote changes after `seq`, in change order. Compiled once, like the reads of the local search
+ * (docs/decisions.md, "A search's statements"): every federated search asks it to catch up.
+ */
+const changedAfter = compiledOnce(
+  (db, seq: number, limit: number) =>
+    db.selectFrom('remote_entries').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit),
+  [-1, -2] as const,
+);
+
 export async function remoteEntriesChangedAfter(
   db: Db,
   seq: number,
   limit: number,
 ): Promise<RemoteEntryRow[]> {
-  return db
-    .selectFrom('remote_entries')
-    .selectAll()
-    .where('seq', '>', seq)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  return changedAfter(db, seq, limit);
 }
+
+/** Whether any remote entry was ever written (active or not): one row read at most. */
+export async function anyRemoteEntry(db: Db): Promise<boolean> {
+  return (await db.selectFrom('remote_entries').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** The read of a federated search page's remote entries, compiled once per page size. */
+const entriesBySize = new Map<number, CompiledRead<RemoteEntryRow, string[]>>();
 
 export async function readRemoteEntries(db: Db, ids: readonly string[]): Promise<RemoteEntryRow[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('remote_entries').selectAll().where('id', 'in', ids).execute();
+  let read = entriesBySize.get(ids.length);
+  if (read === undefined) {
+    const placeholders = Array.from({ length: ids.length }, (_, index) => `\u0000id${index}`);
+    read = compiledOnce(
+      (db, ...keys: string[]) => db.selectFrom('remote_entries').selectAll().where('id', 'in', keys),
+      placeholders,
+    );
+    entriesBySize.set(ids.length, read);
+  }
+  return read(db, ...ids);
 }
 
 export async function readRemoteEntry(db: Db, id: string): Promise<RemoteEntryRow | undefined> {

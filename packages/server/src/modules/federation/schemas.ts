@@ -115,5 +115,24 @@ export type ResumePeerRequest = Static<typeof ResumePeerRequest>;
 
 export const FederationStatus = Type.Object({
   sources: Type.Array(SourceStatus),
+  search_index: Type.Object(
+    {
+      state: Type.Unsafe<'idle' | 'loading' | 'ready'>(
+        Type.String({
+          enum: ['idle', 'loading', 'ready'],
+          description:
+            'idle: not loaded (the registry had no remote entries or sources at start, and no federated search has run); loading: being built (started at start when it had either); ready',
+        }),
+      ),
+      indexed: Type.Integer({
+        description: 'Rows in the index: active local agents and active remote entries (0 until ready)',
+      }),
+      loaded_at: Nullable(Type.Integer({ description: 'When the load ended (epoch ms)' })),
+    },
+    {
+      description:
+        'The index that serves scope=federated searches on this node; a federated search made while it loads waits for it',
+    },
+  ),
 });
 export type FederationStatus = Static<typeof FederationStatus>;
