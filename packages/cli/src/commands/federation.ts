@@ -1,24 +1,15 @@
 import os from 'node:os';
-import { RegistryError, type RegistryClient } from '@agent-registry/sdk';
+import {
+  RegistryError,
+  type FederationSourceStatus as SourceStatus,
+  type FederationStatus,
+  type RegistryClient,
+} from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { CliError, EXIT, UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { anonymousClient } from '../registry.js';
-
-/** One source of `GET /api/federation/status` (docs/federation.md). */
-interface SourceStatus {
-  id: string;
-  kind: 'peer' | 'a2a' | 'mcp';
-  url: string;
-  state: 'ok' | 'error' | 'stopped';
-  last_error: string | null;
-  last_attempt_at: number | null;
-  last_success_at: number | null;
-  entries: number;
-  checkpoint?: { origin: string; size: number; root_hash: string };
-  resumed?: { by: string; at: number; reason: string };
-}
 
 const when = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
@@ -93,7 +84,7 @@ export function registerFederation(program: Command): void {
     )
     .action(async (options: { metricsToken?: string }, self: Command) => {
       const cli = contextOf(self);
-      const answer = await operatorRequest<{ sources: SourceStatus[] }>(
+      const answer = await operatorRequest<FederationStatus>(
         anonymousClient(cli),
         'GET',
         '/api/federation/status',

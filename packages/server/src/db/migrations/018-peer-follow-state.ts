@@ -4,8 +4,8 @@ import { sql, type Kysely } from 'kysely';
 /**
  * A followed peer's cursor kept every verified leaf hash (`leaf_hashes`); it now keeps the tree's
  * compact range (`range`: the roots of the complete subtrees along its right edge, largest first) and
- * the leaf hashes of the last, partly filled entry bundle (`partial_bundle`), so that a round with
- * nothing new costs what is new. The rewrite is the RFC 6962 hashing frozen here, not the protocol
+ * the leaf hashes of the last, partly filled entry bundle (`partial_bundle`), so that a round's cost
+ * no longer grows with the peer's log. The rewrite is the RFC 6962 hashing frozen here, not the protocol
  * package's follower: what this release's cursor holds stays what this migration wrote. A cursor that
  * is not of the earlier shape is left as it is (the follower's own check refuses one that is not whole).
  */
