@@ -454,6 +454,12 @@ export function followStateOf(leafHashes: readonly Uint8Array[]): LogFollowState
  * the partial bundle's leaves making up its smallest subtrees. Costs at most one bundle's hashes.
  */
 export function checkFollowState(state: LogFollowState): void {
+  // A state saved by an earlier release held `leafHashes` instead: named, not a TypeError.
+  if (!Array.isArray(state.range) || !Array.isArray(state.partialBundle)) {
+    throw new LogVerificationError(
+      'the follow state has no range and partialBundle (one saved by an earlier release holds leafHashes: rebuild it with followStateOf(leafHashes))',
+    );
+  }
   const partial = state.size % TILE_WIDTH;
   if (state.range.length !== bitCount(state.size) || state.partialBundle.length !== partial) {
     throw new LogVerificationError(

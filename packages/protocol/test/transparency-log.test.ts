@@ -154,6 +154,8 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
       /does not hash to its own root/,
     );
     assert.throws(() => checkFollowState({ ...state, size: 301 }), /for 301 entries/);
+    const earlierRelease = { size: 300, root: state.root, leafHashes: hashes } as unknown as LogFollowState;
+    assert.throws(() => checkFollowState(earlierRelease), /rebuild it with followStateOf\(leafHashes\)/);
   });
 
   test('every inclusion and consistency proof up to 40 leaves verifies, and a tampered one does not', () => {
