@@ -53,12 +53,8 @@ export interface PeerResumed {
   reason: string;
 }
 
-/** The last checkpoint verified of a peer, as its status shows it. */
-export interface PeerCheckpoint {
-  origin: string;
-  size: number;
-  root_hash: string;
-}
+/** The last checkpoint verified of a peer, as its status shows it (as a mirrored entry names it). */
+type PeerCheckpoint = NonNullable<Provenance['checkpoint']>;
 
 /**
  * What a peer's status shows of its source's cursor: the last checkpoint verified (none before the
