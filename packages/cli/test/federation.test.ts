@@ -3,19 +3,9 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import type { FederationSourceStatus as SourceStatus } from '@agent-registry/sdk';
 import { createTestDatabase, startRegistryProcess, testDatabase } from '@agent-registry/testkit';
 import { ok, parseJson, runCli, tempHome, type ErrorOutput } from './harness.js';
-
-interface SourceStatus {
-  id: string;
-  kind: string;
-  url: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-  checkpoint?: { origin: string; size: number; root_hash: string };
-  resumed?: { by: string; at: number; reason: string };
-}
 
 /** A peer registry's log as far as a follower reads it: its verifier key and its checkpoint. */
 function peerLog(name: string): { verifierKey: string; emptyCheckpoint: string } {
