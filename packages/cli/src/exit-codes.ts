@@ -11,7 +11,8 @@ export const EXIT = {
   usage: 2,
   /** The registry could not be reached (connection refused, DNS, TLS, no answer). */
   network: 3,
-  /** Credentials are missing or no longer accepted: run `agent-registry register` or `login`. */
+  /** Credentials are missing or no longer accepted: run `agent-registry register` or `login`; or an
+   *  operator token (`federation`) is missing or not the registry's. */
   auth: 4,
   /** The registry's transparency log does not back what it served (`verify`, `mirror`): a bad checkpoint
    *  signature, a rewound, forked or rewritten log, a dropped entry, or a profile other than the logged one. */

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { registerConfig } from './commands/config.js';
 import { registerReputation, registerSearch, registerVerify } from './commands/discover.js';
 import { registerLogin, registerRegister, registerToken, registerWhoami } from './commands/identity.js';
+import { registerFederation } from './commands/federation.js';
 import { registerInit } from './commands/init.js';
 import { registerInvoke } from './commands/invoke.js';
 import { registerKeys } from './commands/keys.js';
@@ -54,6 +55,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerReputation(program);
   registerVerify(program);
   registerMirror(program);
+  registerFederation(program);
   registerKeys(program);
   registerConfig(program);
 
@@ -65,8 +67,8 @@ config.json (both mode 0600).
 
 Exit codes: 0 ok; 1 refused or failed (registry error, invocation failed or timed out, invalid
 profile); 2 usage error (bad option, bad JSON, missing file); 3 registry unreachable; 4 not
-registered or not logged in; 5 the transparency log does not back what the registry served (verify,
-mirror).`,
+registered or not logged in, or an operator token refused (federation); 5 the transparency log
+does not back what the registry served (verify, mirror).`,
   );
   withExamples(
     program,

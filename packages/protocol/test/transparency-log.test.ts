@@ -4,16 +4,23 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import {
   LogVerificationError,
+  appendToRange,
   canonicalJson,
+  checkFollowState,
+  compactRange,
   decodeLeaf,
   entryBundlePath,
   extendLog,
+  followStateFromStored,
+  followStateOf,
   hashChildren,
   hashLeaf,
   hashTilePath,
   merkleRoot,
   profileSha256,
+  rangeRoot,
   splitEntryBundle,
+  storedFollowState,
   toBase64,
   verifyCheckpoint,
   verifyConsistency,
@@ -96,6 +103,59 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
     VECTOR_LEAVES.forEach((_, i) => {
       assert.equal(hex(merkleRoot(VECTOR_LEAVES.slice(0, i + 1).map(hashLeaf))), VECTOR_ROOTS[i]);
     });
+  });
+
+  test('a compact range folds to the RFC 6962 root at every size, one leaf at a time', () => {
+    const vectorRange: Uint8Array[] = [];
+    assert.equal(hex(rangeRoot(vectorRange)), hex(merkleRoot([])));
+    VECTOR_LEAVES.forEach((leaf, i) => {
+      appendToRange(vectorRange, i, hashLeaf(leaf));
+      assert.equal(hex(rangeRoot(vectorRange)), VECTOR_ROOTS[i]);
+    });
+    const hashes = Array.from({ length: 600 }, (_, i) => hashLeaf(new TextEncoder().encode(`leaf ${i}`)));
+    const range: Uint8Array[] = [];
+    for (let size = 0; size <= hashes.length; size += 1) {
+      assert.equal(hex(rangeRoot(range)), hex(merkleRoot(hashes.slice(0, size))), `size ${size}`);
+      // One subtree per bit set in the size, each the root of its complete subtree.
+      assert.equal(range.length, size.toString(2).replace(/0/g, '').length, `subtrees of size ${size}`);
+      if (size < hashes.length) appendToRange(range, size, hashes[size]!);
+    }
+    assert.deepEqual(compactRange(hashes), range);
+    assert.deepEqual(
+      compactRange(hashes.slice(0, 300)).map(hex),
+      [
+        merkleRoot(hashes.slice(0, 256)),
+        merkleRoot(hashes.slice(256, 288)),
+        merkleRoot(hashes.slice(288, 296)),
+        merkleRoot(hashes.slice(296, 300)),
+      ].map(hex),
+    );
+  });
+
+  test('a follow state checks itself against its root, and survives storing as JSON', () => {
+    const hashes = Array.from({ length: 300 }, (_, i) => hashLeaf(new TextEncoder().encode(`leaf ${i}`)));
+    const state = followStateOf(hashes);
+    assert.equal(state.root, toBase64(merkleRoot(hashes)));
+    assert.equal(state.partialBundle.length, 44);
+    checkFollowState(state);
+    const stored = JSON.parse(JSON.stringify(storedFollowState(state))) as unknown;
+    assert.deepEqual(followStateFromStored(stored), state);
+    assert.throws(
+      () => followStateFromStored({ size: 3, root: 'x', leaf_hashes: [] }),
+      /not one of this release/,
+    );
+    assert.throws(
+      () => checkFollowState({ ...state, range: [hashes[0]!, ...state.range.slice(1)] }),
+      /does not hash to its own root/,
+    );
+    // The partial bundle's leaves must be the ones the range's smallest subtrees were made of.
+    assert.throws(
+      () => checkFollowState({ ...state, partialBundle: [hashes[0]!, ...state.partialBundle.slice(1)] }),
+      /does not hash to its own root/,
+    );
+    assert.throws(() => checkFollowState({ ...state, size: 301 }), /for 301 entries/);
+    const earlierRelease = { size: 300, root: state.root, leafHashes: hashes } as unknown as LogFollowState;
+    assert.throws(() => checkFollowState(earlierRelease), /rebuild it with followStateOf\(leafHashes\)/);
   });
 
   test('every inclusion and consistency proof up to 40 leaves verifies, and a tampered one does not', () => {
@@ -196,14 +256,40 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
     data = data.map((entry, i) => (i === 10 ? leafData(2000) : entry));
     await assert.rejects(
       extendLog(source(300), verifierKey, full.state),
-      /forked log: entry 10, verified before/,
+      /forked log: an entry among 0 to 255, verified before, is another one now, so the tree of size 256 has two roots/,
     );
+    // An entry of the partial bundle is checked by the re-read; a fork deeper down is named by the
+    // subtree of the verified compact range it falls in.
+    data = Array.from({ length: 800 }, (_, i) => leafData(i));
+    const odd = await extendLog(source(513), verifierKey);
+    data = data.map((entry, i) => (i === 512 ? leafData(3000) : entry));
+    await assert.rejects(extendLog(source(600), verifierKey, odd.state), /entry 512 was rewritten/);
+    const grown = { ...odd.state, partialBundle: [] as Uint8Array[] };
+    await assert.rejects(extendLog(source(600), verifierKey, grown), /verified state holds/);
+    data = data.map((entry, i) => (i === 512 ? leafData(512) : i === 300 ? leafData(3001) : entry));
+    await assert.rejects(
+      extendLog(source(600), verifierKey, odd.state),
+      /forked log: an entry among 0 to 511, verified before, .* size 513/,
+    );
+    data = Array.from({ length: 800 }, (_, i) => leafData(i));
+    const twoSubtrees = await extendLog(source(768), verifierKey);
+    data = data.map((entry, i) => (i === 600 ? leafData(3002) : entry));
+    await assert.rejects(
+      extendLog(source(800), verifierKey, twoSubtrees.state),
+      /forked log: an entry among 512 to 767, verified before/,
+    );
+    // A follow state rebuilt from all its leaf hashes follows on exactly as the one extendLog left.
+    data = Array.from({ length: 800 }, (_, i) => leafData(i));
+    const rebuilt = followStateOf(data.slice(0, 513).map(hashLeaf));
+    assert.deepEqual(rebuilt, odd.state);
+    assert.equal((await extendLog(source(600), verifierKey, rebuilt)).entries.length, 87);
+    // Nothing new: the partial bundle is read again and checked, no entry is returned.
+    const same = await extendLog(source(513), verifierKey, odd.state);
+    assert.equal(same.entries.length, 0);
+    assert.deepEqual(same.state, odd.state);
     // A server whose entries do not hash to the root it signs is caught before any entry is returned.
     await assert.rejects(
-      extendLog(
-        { ...source(300), checkpoint: async () => sign(300, second.state.leafHashes[0]!) },
-        verifierKey,
-      ),
+      extendLog({ ...source(300), checkpoint: async () => sign(300, second.state.range[0]!) }, verifierKey),
       /do not hash to the checkpoint's root/,
     );
   });

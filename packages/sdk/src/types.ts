@@ -49,6 +49,8 @@ export type ChainInfo = ResponseOf<'/api/chains/{chain_id}', 'get'>;
 export type Stats = ResponseOf<'/api/stats', 'get'>;
 export type Jwks = ResponseOf<'/.well-known/jwks.json', 'get'>;
 export type Readiness = ResponseOf<'/readyz', 'get'>;
+export type FederationStatus = ResponseOf<'/api/federation/status', 'get'>;
+export type FederationSourceStatus = FederationStatus['sources'][number];
 
 /** A JSON object: the shape of invocation inputs and outputs. */
 export type JsonObject = { [member: string]: unknown };

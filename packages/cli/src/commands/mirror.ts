@@ -1,6 +1,7 @@
 import path from 'node:path';
 import {
   EMPTY_FOLLOW_STATE,
+  hashLeaf,
   LogVerificationError,
   parseVerifierKey,
   type LogFollowState,
@@ -22,7 +23,7 @@ export function registerMirror(program: Command): void {
   const command = program
     .command('mirror')
     .description(
-      "Keep a verified copy of the registry's transparency log and its agents' profiles in <dir>/mirror.db (SQLite): each run checks the signed checkpoint, that the log only grew since the last run, recomputes the tree from the entries and checks each new agent's served profile against its leaf, and only then applies them. A rewound, forked or rewritten log, a dropped entry or a profile that is not the logged one stops it (exit 5, LOG_VERIFICATION_FAILED) and changes nothing",
+      "Keep a verified copy of the registry's transparency log and its agents' profiles in <dir>/mirror.db (SQLite): each run checks the signed checkpoint, that the log only grew since the last run (the new entries, folded into the verified tree, lead to the signed root) and checks each new agent's served profile against its leaf, and only then applies them. A rewound, forked or rewritten log, a dropped entry or a profile that is not the logged one stops it (exit 5, LOG_VERIFICATION_FAILED) and changes nothing",
     )
     .argument('<dir>', 'the mirror directory (created on first use; one registry per directory)')
     .option(
@@ -100,15 +101,10 @@ export function registerMirror(program: Command): void {
         const { state, entries, entryData, profiles, checkpoint } = caughtUp;
         const origin = checkpoint.slice(0, checkpoint.indexOf('\n'));
         store.apply(
-          { treeSize: state.size, rootHash: state.root, checkpoint, origin },
+          { state, checkpoint, origin },
           entries.map((leaf, i) => {
-            const index = previous.size + i;
-            return {
-              index,
-              leafHash: state.leafHashes[index] as Uint8Array,
-              data: entryData[i] as Uint8Array,
-              leaf,
-            };
+            const data = entryData[i] as Uint8Array;
+            return { index: previous.size + i, leafHash: hashLeaf(data), data, leaf };
           }),
           profiles.map((followed) => ({
             did: followed.did,

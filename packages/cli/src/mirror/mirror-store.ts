@@ -3,7 +3,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { CliError, EXIT } from '../exit-codes.js';
-import type { LogFollowState, LogLeaf } from '@agent-registry/protocol';
+import {
+  EMPTY_FOLLOW_STATE,
+  followStateFromStored,
+  followStateOf,
+  LogVerificationError,
+  storedFollowState,
+  type LogFollowState,
+  type LogLeaf,
+} from '@agent-registry/protocol';
 
 /** The file a mirror directory holds: the verified log, its trust point and the agents' profiles. */
 export const MIRROR_FILE = 'mirror.db';
@@ -46,7 +54,8 @@ CREATE TABLE IF NOT EXISTS mirror_head (
   tree_size INTEGER NOT NULL,
   root_hash TEXT NOT NULL,
   checkpoint TEXT,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  follow_state TEXT
 );
 CREATE TABLE IF NOT EXISTS log_entries (
   leaf_index INTEGER PRIMARY KEY,
@@ -89,6 +98,12 @@ function openDatabase(file: string): Database {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  // A mirror directory written by an earlier release kept no follow state: the column is added
+  // here and followState() rebuilds it once from the stored entries.
+  const columns = db.prepare('PRAGMA table_info(mirror_head)').all() as { name: string }[];
+  if (!columns.some((column) => column.name === 'follow_state')) {
+    db.exec('ALTER TABLE mirror_head ADD COLUMN follow_state TEXT');
+  }
   return db;
 }
 
@@ -144,17 +159,37 @@ export class MirrorStore {
       .run(registry, verifierKey, keySource, emptyRoot, Date.now());
   }
 
-  /** The verified state as the protocol's follower takes it: every leaf hash in log order. */
+  /**
+   * The verified state as the protocol's follower takes it (its compact range), as stored with the
+   * head; one a mirror of an earlier release lacks is rebuilt from the stored entries, checked against
+   * the verified root, and stored.
+   */
   followState(head: MirrorHead): LogFollowState {
+    const row = this.db.prepare('SELECT follow_state FROM mirror_head WHERE id = 1').get() as
+      { follow_state: string | null } | undefined;
+    if (row?.follow_state != null) return followStateFromStored(JSON.parse(row.follow_state));
+    if (head.treeSize === 0) return EMPTY_FOLLOW_STATE;
     const leafHashes = (
-      this.db.prepare('SELECT leaf_hash FROM log_entries ORDER BY leaf_index').raw().all() as [Buffer][]
+      this.db
+        .prepare('SELECT leaf_hash FROM log_entries WHERE leaf_index < ? ORDER BY leaf_index')
+        .raw()
+        .all(head.treeSize) as [Buffer][]
     ).map(([hash]) => new Uint8Array(hash));
-    return { size: head.treeSize, root: head.rootHash, leafHashes };
+    const state = followStateOf(leafHashes);
+    if (state.size !== head.treeSize || state.root !== head.rootHash) {
+      throw new LogVerificationError(
+        `${this.file} holds ${state.size} entries hashing to ${state.root}, not the ${head.treeSize} verified ones of root ${head.rootHash}: the copy was changed; start a new mirror directory`,
+      );
+    }
+    this.db
+      .prepare('UPDATE mirror_head SET follow_state = ? WHERE id = 1')
+      .run(JSON.stringify(storedFollowState(state)));
+    return state;
   }
 
   /** Everything one verified catch-up brought, in one transaction: all of it or none. */
   apply(
-    head: { treeSize: number; rootHash: string; checkpoint: string; origin: string },
+    head: { state: LogFollowState; checkpoint: string; origin: string },
     entries: AppliedEntry[],
     profiles: AppliedProfile[],
   ): void {
@@ -192,9 +227,16 @@ export class MirrorStore {
       }
       this.db
         .prepare(
-          'UPDATE mirror_head SET tree_size = ?, root_hash = ?, checkpoint = ?, origin = ?, updated_at = ? WHERE id = 1',
+          'UPDATE mirror_head SET tree_size = ?, root_hash = ?, follow_state = ?, checkpoint = ?, origin = ?, updated_at = ? WHERE id = 1',
         )
-        .run(head.treeSize, head.rootHash, head.checkpoint, head.origin, Date.now());
+        .run(
+          head.state.size,
+          head.state.root,
+          JSON.stringify(storedFollowState(head.state)),
+          head.checkpoint,
+          head.origin,
+          Date.now(),
+        );
     })();
   }
 

@@ -4904,6 +4904,14 @@ export interface operations {
               last_success_at: number | null;
               /** @description Active entries from this source */
               entries: number;
+              /** @description peer: the last checkpoint of its log this registry verified (absent before the first) */
+              checkpoint?: {
+                origin: string;
+                /** @description Entries of the peer's log verified so far */
+                size: number;
+                /** @description base64, as in the signed checkpoint */
+                root_hash: string;
+              };
               /** @description peer: the last time an operator resumed it after a stop, and who */
               resumed?: {
                 by: string;
@@ -5001,6 +5009,14 @@ export interface operations {
             last_success_at: number | null;
             /** @description Active entries from this source */
             entries: number;
+            /** @description peer: the last checkpoint of its log this registry verified (absent before the first) */
+            checkpoint?: {
+              origin: string;
+              /** @description Entries of the peer's log verified so far */
+              size: number;
+              /** @description base64, as in the signed checkpoint */
+              root_hash: string;
+            };
             /** @description peer: the last time an operator resumed it after a stop, and who */
             resumed?: {
               by: string;

@@ -424,6 +424,8 @@ const SHELL_BLOCKS: Record<string, string> = {
     'the worker never exits: packages/cli/test/two-minutes.test.ts runs it command for command',
   'README.md: export AGENT_REGISTRY_HOME=~/.config/agent-registry-caller   # one config directory per agent':
     '<did> and <task id> placeholders: packages/cli/test/two-minutes.test.ts runs it command for command',
+  'docs/federation.md: # Each peer and import source: state, last verified checkpoint, entries, last error':
+    'example registry, peer and tokens: packages/cli/test/federation.test.ts runs both commands against a real registry following peers',
   'docs/mirroring.md: # From the beginning (no since): every agent the registry has known, each at its latest state.':
     'example cursor of a registry of more than 1,000 agents at localhost:8080',
   'docs/operations.md: npm ci && npm start          # PORT=8080, data in ./data/registry.db':

@@ -232,6 +232,56 @@ describe('agent-registry mirror against a running registry', () => {
     assert.equal(copy<{ tree_size: number }>(later, 'SELECT tree_size FROM mirror_head')[0]?.tree_size, 6);
   });
 
+  test('a mirror directory of an earlier release gets its follow state rebuilt from its entries, checked against its root', async () => {
+    const { registry } = await fresh();
+    for (let i = 0; i < 3; i += 1) await registerOn(registry, `Earlier ${i}`);
+    const dir = path.join(work, 'earlier-release');
+    assert.equal((await mirror(registry, dir)).json.tree_size, 3);
+    // The shape an earlier release wrote: every leaf hash in log_entries, no follow state in the head.
+    const asEarlierRelease = (target: string, statements: string) => {
+      const db = new Database(path.join(target, 'mirror.db'));
+      try {
+        db.exec(`ALTER TABLE mirror_head DROP COLUMN follow_state; ${statements}`);
+      } finally {
+        db.close();
+      }
+    };
+    const changed = path.join(work, 'earlier-release-changed');
+    fs.cpSync(dir, changed, { recursive: true });
+    asEarlierRelease(dir, '');
+    asEarlierRelease(changed, 'UPDATE log_entries SET leaf_hash = zeroblob(32) WHERE leaf_index = 1');
+
+    await registerOn(registry, 'Earlier 3');
+    const next = await mirror(registry, dir);
+    assert.equal(next.code, 0, next.stderr);
+    assert.deepEqual([next.json.tree_size, next.json.added], [4, 1]);
+    const [head] = copy<{ follow_state: string; root_hash: string }>(
+      dir,
+      'SELECT follow_state, root_hash FROM mirror_head',
+    );
+    const state = JSON.parse(head?.follow_state ?? '{}') as {
+      size: number;
+      root: string;
+      range: string[];
+      partial_bundle: string[];
+    };
+    assert.equal(state.size, 4);
+    assert.equal(state.root, head?.root_hash);
+    assert.equal(state.range.length, 1);
+    assert.deepEqual(
+      state.partial_bundle,
+      copy<{ hash: string }>(dir, 'SELECT leaf_hash AS hash FROM log_entries ORDER BY leaf_index').map(
+        (row) => Buffer.from(row.hash).toString('base64'),
+      ),
+    );
+    assert.equal((await mirror(registry, dir)).json.added, 0);
+
+    assertStopped(
+      await mirror(registry, changed),
+      /mirror\.db holds 3 entries hashing to .*, not the 3 verified ones of root .*: the copy was changed/,
+    );
+  });
+
   test('a restore from an older backup is a shrink, then a fork, never silently accepted', async () => {
     const { registry, database } = await fresh();
     for (let i = 0; i < 3; i += 1) await registerOn(registry, `Before ${i}`);

@@ -5,7 +5,9 @@ import { agentPath, bearer, createTestDatabase, freePort } from '@agent-registry
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
+import { checkFollowState, followStateFromStored } from '@agent-registry/protocol';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
+import { readSources } from '../../src/modules/federation/remote-entries-store.js';
 
 interface Entry {
   id: string;
@@ -20,6 +22,7 @@ interface SourceStatus {
   last_error: string | null;
   entries: number;
   resumed?: { by: string; at: number; reason: string };
+  checkpoint?: { origin: string; size: number; root_hash: string };
 }
 
 describe('following a peer registry through its transparency log (FEDERATION_PEERS)', () => {
@@ -73,7 +76,18 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
       url: '/api/agents/search?scope=federated&capability=mapping',
     });
     assert.equal(search.json().total, 3);
-    assert.equal((await status()).state, 'ok');
+    const current = await status();
+    assert.equal(current.state, 'ok');
+    // The status names the checkpoint the entries were verified against; the source keeps the
+    // verified tree as its compact range, not every leaf hash.
+    assert.deepEqual(current.checkpoint, found[0]?.provenance.checkpoint);
+    const [source] = await readSources(follower.ctx.database.db);
+    const cursor = JSON.parse(source?.cursor ?? '{}') as Record<string, unknown>;
+    assert.equal(cursor.leaf_hashes, undefined);
+    const state = followStateFromStored(cursor);
+    checkFollowState(state);
+    assert.equal(state.size, current.checkpoint?.size);
+    assert.equal(state.partialBundle.length, state.size % 256);
   });
 
   test('updates and deactivations at the peer follow; invoking a mirrored agent refers to the peer', async () => {

@@ -17,6 +17,7 @@ import * as availability from './013-availability.js';
 import * as transparencyLog from './014-transparency-log.js';
 import * as webhookProbes from './015-webhook-probes.js';
 import * as federation from './017-federation.js';
+import * as peerFollowState from './018-peer-follow-state.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['014-transparency-log', transparencyLog],
   ['015-webhook-probes', webhookProbes],
   ['017-federation', federation],
+  ['018-peer-follow-state', peerFollowState],
 ];
 
 /**

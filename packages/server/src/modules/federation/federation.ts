@@ -12,7 +12,7 @@ import {
 } from './remote-entries-store.js';
 import type { FederatedIndex } from './federated-index.js';
 import type { SourceRefresher } from './federation-jobs.js';
-import { peerResumed, peerSourceId, type PeerFollower } from './peer-follower.js';
+import { peerCursorStatus, peerSourceId, type PeerFollower } from './peer-follower.js';
 import type { FederationStatus, RemoteEntriesPage, RemoteEntriesQuery, RemoteEntry } from './schemas.js';
 import { FEDERATION_RULES } from './schemas.js';
 
@@ -116,9 +116,7 @@ export class FederationService {
         last_attempt_at: source.last_attempt_at === null ? null : Number(source.last_attempt_at),
         last_success_at: source.last_success_at === null ? null : Number(source.last_success_at),
         entries: bySource.get(source.id) ?? 0,
-        ...(source.kind === 'peer' && peerResumed(source.cursor) !== undefined
-          ? { resumed: peerResumed(source.cursor) }
-          : {}),
+        ...(source.kind === 'peer' ? peerCursorStatus(source.cursor) : {}),
       })),
       search_index: this.deps.index.status(),
     };

@@ -2,12 +2,13 @@ import {
   checkProfileAgainstLeaf,
   entryBundlePath,
   extendLog,
-  fromBase64,
+  followStateFromStored,
   LogVerificationError,
-  toBase64,
+  storedFollowState,
   verifyLogProof,
   EMPTY_FOLLOW_STATE,
   type LogFollowState,
+  type StoredFollowState,
   type LogLeaf,
   type LogProof,
 } from '@agent-registry/protocol';
@@ -37,13 +38,10 @@ export interface PeerFollowDeps {
   onPeerStopped(peer: string, reason: string): void;
 }
 
-/** What a peer's source keeps between catch-ups: its key and the verified tree. */
-interface PeerCursor {
+/** What a peer's source keeps between catch-ups: its key and the verified tree (its compact range). */
+interface PeerCursor extends StoredFollowState {
   /** The note verifier key: pinned in FEDERATION_PEERS, or taken on first contact. */
   key: string;
-  size: number;
-  root: string;
-  leaf_hashes: string[];
   origin?: string;
   /** The last time an operator resumed the peer after a stop (kept across catch-ups). */
   resumed?: PeerResumed;
@@ -55,10 +53,25 @@ export interface PeerResumed {
   reason: string;
 }
 
-/** Who resumed a peer and when, from its source's cursor; undefined if never. */
-export function peerResumed(cursor: string | null): PeerResumed | undefined {
-  if (cursor === null) return undefined;
-  return (JSON.parse(cursor) as Partial<PeerCursor>).resumed;
+/** The last checkpoint verified of a peer, as its status shows it (as a mirrored entry names it). */
+type PeerCheckpoint = NonNullable<Provenance['checkpoint']>;
+
+/**
+ * What a peer's status shows of its source's cursor: the last checkpoint verified (none before the
+ * first verified catch-up, or after a resume), and who resumed it after a stop and when (if ever).
+ */
+export function peerCursorStatus(cursor: string | null): {
+  checkpoint?: PeerCheckpoint;
+  resumed?: PeerResumed;
+} {
+  if (cursor === null) return {};
+  const stored = JSON.parse(cursor) as Partial<PeerCursor>;
+  return {
+    ...(stored.key !== undefined && stored.size !== undefined && stored.root !== undefined
+      ? { checkpoint: { origin: stored.origin ?? '', size: stored.size, root_hash: stored.root } }
+      : {}),
+    ...(stored.resumed === undefined ? {} : { resumed: stored.resumed }),
+  };
 }
 
 export const peerSourceId = (peer: string): string => `peer:${peer}`;
@@ -144,9 +157,7 @@ export class PeerFollower {
       if (cursor !== undefined && cursor.key !== key)
         throw new LogVerificationError(`the peer's verifier key is not the one followed so far`);
       const previous: LogFollowState =
-        cursor === undefined
-          ? EMPTY_FOLLOW_STATE
-          : { size: cursor.size, root: cursor.root, leafHashes: cursor.leaf_hashes.map(fromBase64) };
+        cursor === undefined ? EMPTY_FOLLOW_STATE : followStateFromStored(cursor);
       const extension = await extendLog(
         {
           checkpoint: () => this.text(new URL(`${peer}/log/checkpoint`), limits, signal),
@@ -185,9 +196,7 @@ export class PeerFollower {
         last_success_at: clock.now(),
         cursor: JSON.stringify({
           key,
-          size: extension.state.size,
-          root: extension.state.root,
-          leaf_hashes: extension.state.leafHashes.map(toBase64),
+          ...storedFollowState(extension.state),
           origin: extension.origin,
           ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
         } satisfies PeerCursor),

@@ -87,6 +87,18 @@ export const SourceStatus = Type.Object({
   last_attempt_at: Nullable(Type.Integer()),
   last_success_at: Nullable(Type.Integer()),
   entries: Type.Integer({ description: 'Active entries from this source' }),
+  checkpoint: Type.Optional(
+    Type.Object(
+      {
+        origin: Type.String(),
+        size: Type.Integer({ description: "Entries of the peer's log verified so far" }),
+        root_hash: Type.String({ description: 'base64, as in the signed checkpoint' }),
+      },
+      {
+        description: 'peer: the last checkpoint of its log this registry verified (absent before the first)',
+      },
+    ),
+  ),
   resumed: Type.Optional(
     Type.Object(
       {

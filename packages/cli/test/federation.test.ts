@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { FederationSourceStatus as SourceStatus } from '@agent-registry/sdk';
+import { createTestDatabase, startRegistryProcess, testDatabase } from '@agent-registry/testkit';
+import { ok, parseJson, runCli, tempHome, type ErrorOutput } from './harness.js';
+
+/** A peer registry's log as far as a follower reads it: its verifier key and its checkpoint. */
+function peerLog(name: string): { verifierKey: string; emptyCheckpoint: string } {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ed25519');
+  const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const keyBytes = Buffer.concat([Buffer.of(1), raw]);
+  const keyId = crypto.createHash('sha256').update(`${name}\n`).update(keyBytes).digest().subarray(0, 4);
+  const text = `${name}\n0\n${crypto.createHash('sha256').digest('base64')}\n`;
+  const signature = crypto.sign(null, Buffer.from(text), privateKey);
+  return {
+    verifierKey: `${name}+${keyId.toString('hex')}+${keyBytes.toString('base64')}`,
+    emptyCheckpoint: `${text}\n\u2014 ${name} ${Buffer.concat([keyId, signature]).toString('base64')}\n`,
+  };
+}
+
+async function listen(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe(`agent-registry federation against a real registry (${testDatabase})`, () => {
+  const home = tempHome();
+  const log = peerLog('peer.test/log');
+  /** The forking peer serves a checkpoint that is no signed note until it is mended. */
+  let mended = false;
+  let forking: { server: http.Server; url: string };
+  let failing: { server: http.Server; url: string };
+  let registry: Awaited<ReturnType<typeof startRegistryProcess>>;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runCli([...args, '--registry', registry.url], {
+      home,
+      env: { METRICS_TOKEN: undefined, FEDERATION_ADMIN_TOKEN: undefined, ...env },
+    });
+  const status = async (): Promise<SourceStatus[]> =>
+    parseJson<{ sources: SourceStatus[] }>(
+      ok(await cli(['federation', 'status', '--json'], { METRICS_TOKEN: 'metrics-secret-0123456789' })),
+    ).sources;
+
+  before(async () => {
+    forking = await listen((request, response) => {
+      if (request.url === '/log/verifier-key') response.end(log.verifierKey);
+      else if (request.url === '/log/checkpoint')
+        response.end(mended ? log.emptyCheckpoint : 'not a signed note');
+      else response.writeHead(404).end();
+    });
+    failing = await listen((_request, response) => response.writeHead(503).end('down for maintenance'));
+    database = await createTestDatabase();
+    registry = await startRegistryProcess({
+      DATABASE_URL: database.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_PEERS: `${forking.url},${failing.url}`,
+      METRICS_TOKEN: 'metrics-secret-0123456789',
+      FEDERATION_ADMIN_TOKEN: 'admin-secret-0123456789',
+    });
+    // The first round runs soon after start: wait until both peers were tried.
+    for (let tries = 0; ; tries += 1) {
+      const sources = await status();
+      if (sources.length === 2 && sources.every((source) => source.state !== 'ok')) break;
+      assert.ok(tries < 100, `the peers were not tried: ${JSON.stringify(sources)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  after(async () => {
+    await registry?.stop();
+    await database?.drop();
+    forking?.server.close();
+    failing?.server.close();
+  });
+
+  test('status shows each peer with its state and the reason it stopped or failed', async () => {
+    const sources = await status();
+    const stopped = sources.find((source) => source.url === forking.url);
+    const failed = sources.find((source) => source.url === failing.url);
+    assert.equal(stopped?.state, 'stopped');
+    assert.match(stopped?.last_error ?? '', /^no longer followed: the checkpoint has no signature/);
+    assert.equal(failed?.state, 'error');
+    assert.match(failed?.last_error ?? '', /answered 503/);
+    assert.equal(failed?.checkpoint, undefined);
+
+    const text = ok(
+      await cli(['federation', 'status'], { METRICS_TOKEN: 'metrics-secret-0123456789' }),
+    ).stdout;
+    assert.match(text, new RegExp(`peer ${forking.url}: stopped`));
+    assert.match(text, /last error: +no longer followed: the checkpoint has no signature/);
+    assert.match(text, new RegExp(`peer ${failing.url}: error`));
+    assert.match(text, /last error: +.*answered 503/);
+    assert.match(text, /checkpoint: +none verified yet/);
+    // The token from the option works as the one from the environment.
+    ok(await cli(['federation', 'status', '--metrics-token', 'metrics-secret-0123456789']));
+  });
+
+  test('a missing or wrong token is refused with exit 4, naming the token to pass', async () => {
+    const missing = await cli(['federation', 'status']);
+    assert.equal(missing.code, 4, missing.stderr);
+    assert.match(missing.stderr, /no token was given: pass --metrics-token or set METRICS_TOKEN/);
+    const wrong = await cli(['federation', 'status', '--json'], { METRICS_TOKEN: 'guess' });
+    assert.equal(wrong.code, 4);
+    const body = parseJson<ErrorOutput>(wrong).error;
+    assert.equal(body.code, 'INVALID_METRICS_TOKEN');
+    assert.match(body.message, /is not the registry's METRICS_TOKEN/);
+
+    const noAdmin = await cli(['federation', 'resume', forking.url]);
+    assert.equal(noAdmin.code, 2);
+    assert.match(noAdmin.stderr, /pass --admin-token or set FEDERATION_ADMIN_TOKEN/);
+    // The metrics token does not resume a peer.
+    const wrongAdmin = await cli([
+      'federation',
+      'resume',
+      forking.url,
+      '--admin-token',
+      'metrics-secret-0123456789',
+    ]);
+    assert.equal(wrongAdmin.code, 4);
+    assert.match(wrongAdmin.stderr, /is not the registry's FEDERATION_ADMIN_TOKEN/);
+    assert.equal((await status()).find((source) => source.url === forking.url)?.state, 'stopped');
+  });
+
+  test('resume re-follows a stopped peer and records who; a peer that is not stopped or not followed is refused', async () => {
+    const notStopped = await cli(['federation', 'resume', failing.url, '--json'], {
+      FEDERATION_ADMIN_TOKEN: 'admin-secret-0123456789',
+    });
+    assert.equal(notStopped.code, 1);
+    assert.equal(parseJson<ErrorOutput>(notStopped).error.code, 'PEER_NOT_STOPPED');
+    const unknown = await cli(['federation', 'resume', 'https://elsewhere.example'], {
+      FEDERATION_ADMIN_TOKEN: 'admin-secret-0123456789',
+    });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /is not a peer this registry follows/);
+
+    mended = true;
+    const resumed = parseJson<SourceStatus>(
+      ok(
+        await cli(['federation', 'resume', forking.url, '--by', 'alice', '--json'], {
+          FEDERATION_ADMIN_TOKEN: 'admin-secret-0123456789',
+        }),
+      ),
+    );
+    assert.equal(resumed.state, 'ok');
+    assert.equal(resumed.last_error, null);
+    assert.equal(resumed.resumed?.by, 'alice');
+    assert.match(resumed.resumed?.reason ?? '', /the checkpoint has no signature/);
+    assert.deepEqual(resumed.checkpoint, {
+      origin: 'peer.test/log',
+      size: 0,
+      root_hash: crypto.createHash('sha256').digest('base64'),
+    });
+    const text = ok(
+      await cli(['federation', 'status'], { METRICS_TOKEN: 'metrics-secret-0123456789' }),
+    ).stdout;
+    assert.match(text, new RegExp(`peer ${forking.url}: ok`));
+    assert.match(
+      text,
+      /checkpoint: +size 0, root 47DEQpj8HBSa\+\/TImW\+5JCeuQeRkm5NMpJWZG3hSuFU= \(peer\.test\/log\)/,
+    );
+    assert.match(text, /resumed: +by alice at \d{4}-/);
+  });
+});
