@@ -7,6 +7,7 @@ import {
   bearer,
   defaultProfile,
   ed25519Agent,
+  eventually,
   registrationBody,
   testDatabase,
   privateClusterUnavailable,
@@ -55,7 +56,7 @@ class WriteLoad {
   }
 
   async until(writes: number): Promise<void> {
-    while (this.acknowledged < writes) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => this.acknowledged >= writes, `${writes} acknowledged writes`, 120_000);
   }
 
   async stop(): Promise<void> {
@@ -92,10 +93,6 @@ function assertOnlyUnavailable(failures: Answer[]): void {
     assert.equal(failure.code, 'DATABASE_UNAVAILABLE', JSON.stringify(failure));
     assert.ok(failure.retryAfter !== null && Number(failure.retryAfter) >= 1, JSON.stringify(failure));
   }
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 async function waitForReady(url: string): Promise<void> {
@@ -171,7 +168,7 @@ describe('PostgreSQL restarts under write load (private cluster)', { skip: skipP
             // Requests meanwhile fail fast with 503 (connect timeout); none hangs or crashes the node.
             cluster.stop('immediate');
             const failuresBefore = load.failures.length;
-            await until(() => load.failures.length >= failuresBefore + 10);
+            await eventually(() => load.failures.length >= failuresBefore + 10, 'ten more failed writes');
             cluster.start();
           } else {
             cluster.restart(mode);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { WebhookDeliverer } from '../../src/modules/tasks/deliverers.js';
-import { agentPath, bearer } from '@agent-registry/testkit';
+import { agentPath, bearer, eventually } from '@agent-registry/testkit';
 import {
   register,
   startRegistry,
@@ -91,10 +91,6 @@ function invoke(registry: TestRegistry, caller: Registered, target: Registered, 
   });
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
 describe('webhook deliveries are isolated per target agent', () => {
   let registry: TestRegistry;
   let origin: Origin;
@@ -123,7 +119,10 @@ describe('webhook deliveries are isolated per target agent', () => {
     ).deps.deliverers.webhook.lanes;
 
     const hanging = Array.from({ length: 300 }, () => invoke(registry, caller, slow, 8_000));
-    await until(() => lanes.load(slow.did).waiting === 300 - LIMIT && origin.slowOpen === LIMIT);
+    await eventually(
+      () => lanes.load(slow.did).waiting === 300 - LIMIT && origin.slowOpen === LIMIT,
+      `${LIMIT} deliveries open at the slow agent and ${300 - LIMIT} queued`,
+    );
 
     // The slow agent holds its LIMIT sockets and 296 queued deliveries; the fast agent is not behind them.
     const answered = await invoke(registry, caller, fast, 8_000);
@@ -142,12 +141,19 @@ describe('webhook deliveries are isolated per target agent', () => {
       assert.equal(outcome.json().code, 'INVOCATION_TIMEOUT');
     }
     // Every slot and queue entry is released (the delivery's abort may land just after the 504 answer).
-    await until(() => lanes.load(slow.did).active === 0 && lanes.load(slow.did).waiting === 0);
+    await eventually(
+      () => lanes.load(slow.did).active === 0 && lanes.load(slow.did).waiting === 0,
+      "the slow agent's slots and queue released",
+    );
 
-    // With its queue drained, the slow agent's next delivery goes out again.
-    const again = await invoke(registry, caller, slow, 200);
-    assert.equal(again.statusCode, 504, again.body);
-    await until(() => origin.slowTaskIds.has(String(again.json().task_id)));
+    // With its queue drained, the slow agent's next delivery goes out again (seen arriving before its
+    // deadline, so a loaded machine cannot let the deadline pass before the request is sent).
+    const receivedBefore = origin.slowReceived;
+    const again = invoke(registry, caller, slow, 5_000);
+    await eventually(() => origin.slowReceived > receivedBefore, "the slow agent's next delivery");
+    const answered504 = await again;
+    assert.equal(answered504.statusCode, 504, answered504.body);
+    assert.ok(origin.slowTaskIds.has(String(answered504.json().task_id)));
   });
 
   test('a delivery queued behind its own agent’s hanging ones ends at its own deadline, as a timeout', async () => {
@@ -157,7 +163,7 @@ describe('webhook deliveries are isolated per target agent', () => {
       registry.ctx.invocation as unknown as { deps: { deliverers: { webhook: WebhookDeliverer } } }
     ).deps.deliverers.webhook.lanes;
     const long = Array.from({ length: LIMIT }, () => invoke(registry, caller, slow, 30_000));
-    await until(() => lanes.load(slow.did).active === LIMIT);
+    await eventually(() => lanes.load(slow.did).active === LIMIT, `${LIMIT} long deliveries open`);
 
     const queued = await invoke(registry, caller, slow, 300);
     assert.equal(queued.statusCode, 504, queued.body);
