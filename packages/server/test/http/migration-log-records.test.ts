@@ -15,13 +15,13 @@ test(`migration 019 keeps every log record and the log's root (${testDatabase})`
   const database = await createTestDatabase();
   try {
     const config = loadConfig({ DATABASE_URL: database.url, PUBLIC_URL: 'http://localhost:8080' });
+    const now = Date.now();
+    const did = (i: number) => `did:web:localhost%3A8080:agent:${i.toString(16).padStart(32, '0')}`;
     const before = openDatabase(config.database);
     let logged: { seq: number; operation: string; record: string }[];
     try {
       await migrateToLatest(before.db, { until: '018-peer-follow-state' });
       // Records as the previous release wrote them: registrations, then an update of every third agent.
-      const now = Date.now();
-      const did = (i: number) => `did:web:localhost%3A8080:agent:${i.toString(16).padStart(32, '0')}`;
       await before.db.transaction().execute(async (trx) => {
         for (let i = 0; i < AGENTS; i += 1) {
           await insertAgentIn(trx, {
