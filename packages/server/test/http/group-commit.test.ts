@@ -51,7 +51,7 @@ describe('concurrent registrations (group commit on SQLite)', () => {
    */
   const postBurst = async (bodies: Record<string, unknown>[]) => {
     if (testDatabase !== 'sqlite') return Promise.all(bodies.map(post));
-    const writes = registry.ctx.registrationWrites;
+    const writes = registry.ctx.agentWrites;
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let holding = (): void => undefined;
@@ -100,7 +100,7 @@ describe('concurrent registrations (group commit on SQLite)', () => {
     assert.equal(existingOnceMore?.status, 409);
     assert.deepEqual([twiceA?.status, twiceB?.status].sort(), [201, 409]);
     if (testDatabase === 'sqlite') {
-      assert.ok(registry.ctx.registrationWrites.largestGroup > 1, 'registrations shared a transaction');
+      assert.ok(registry.ctx.agentWrites.largestGroup > 1, 'registrations shared a transaction');
     }
 
     // Every 201 was committed: readable, its token accepted, in the change feed; the 409s left nothing.

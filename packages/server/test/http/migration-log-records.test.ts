@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, testDatabase } from '@agent-registry/testkit';
 import { startRegistry } from '@agent-registry/testkit/in-process';
 import { openDatabase } from '../../src/db/connect.js';
+import { transactionRunner } from '../../src/db/group-commit.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { loadConfig } from '../../src/kernel/config.js';
 import { insertAgentIn, updateAgentAndStamp } from '../../src/modules/agents/agent-writes-store.js';
@@ -53,7 +54,10 @@ test(`migration 019 keeps every log record and the log's root (${testDatabase})`
       });
       for (let i = 0; i < AGENTS; i += 3) {
         assert.ok(
-          await updateAgentAndStamp(before.db, did(i), { description: `Revised ${i}`, updated_at: now + 1 }),
+          await updateAgentAndStamp(transactionRunner(before.db, before.dialect), did(i), {
+            description: `Revised ${i}`,
+            updated_at: now + 1,
+          }),
         );
       }
       const records = async (db: typeof before.db) =>
@@ -107,7 +111,7 @@ test(`migration 019 keeps every log record and the log's root (${testDatabase})`
       );
       // And it goes on logging after the upgrade.
       assert.ok(
-        await updateAgentAndStamp(registry.ctx.database.db, did(1), {
+        await updateAgentAndStamp(registry.ctx.agentWrites, did(1), {
           description: 'After',
           updated_at: now + 2,
         }),
