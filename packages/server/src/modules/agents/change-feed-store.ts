@@ -2,6 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
+import { prepareOnce } from '../../db/prepared-statements.js';
 import { PROFILE_COLUMNS, type AgentRow } from './agents-store.js';
 
 /** Moves the head one number on; the row stays locked (PostgreSQL) or written (SQLite) until commit. */
@@ -31,6 +32,8 @@ const STAMP_AND_LOG_POSTGRES = CompiledQuery.raw(
     insert into log_records (seq, operation, record)
       select change_seq, $2::text, ${profileRecordJson('postgres')} from stamped returning seq`,
 );
+// Parsed and planned once per connection (db/prepared-statements.ts): every write of an agent runs it.
+prepareOnce(STAMP_AND_LOG_POSTGRES.sql);
 
 /**
  * Gives the agent the next change sequence number and appends the change to the transparency log's
