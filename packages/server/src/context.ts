@@ -62,7 +62,7 @@ export interface AppContext {
   tokens: TokenService;
   registration: RegistrationService;
   /** How registrations write (group commit on SQLite). */
-  registrationWrites: TransactionRunner;
+  agentWrites: TransactionRunner;
   authentication: AuthenticationService;
   agents: AgentService;
   /** Agents' capability JSON Schemas: publish checks and compiled validators (counts compilations). */
@@ -305,16 +305,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       (error) => log.error({ err: error, job: 'federated-index' }, 'federated search index load failed'),
     );
     const probeJobs = overrides.manualProbes ? probes.stopper() : probes.start();
-    const registrationWrites = transactionRunner(db, database.dialect);
+    const agentWrites = transactionRunner(db, database.dialect);
     return {
-      registrationWrites,
+      agentWrites,
       config,
       clock,
       database,
       tokens,
       registration: new RegistrationService({
         db,
-        writes: registrationWrites,
+        writes: agentWrites,
         telemetry,
         clock,
         tokens,
@@ -341,6 +341,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       }),
       agents: new AgentService({
         db,
+        writes: agentWrites,
         telemetry,
         clock,
         didWebDomain,

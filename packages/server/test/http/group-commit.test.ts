@@ -5,7 +5,7 @@ import { openDatabase } from '../../src/db/connect.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
-import { insertAgentIn } from '../../src/modules/agents/agent-writes-store.js';
+import { insertAgentIn, updateAgentAndStamp } from '../../src/modules/agents/agent-writes-store.js';
 import type { RegisteredAgentRow } from '../../src/modules/agents/agents-store.js';
 import { readChangeHead } from '../../src/modules/agents/change-feed-store.js';
 import {
@@ -51,7 +51,7 @@ describe('concurrent registrations (group commit on SQLite)', () => {
    */
   const postBurst = async (bodies: Record<string, unknown>[]) => {
     if (testDatabase !== 'sqlite') return Promise.all(bodies.map(post));
-    const writes = registry.ctx.registrationWrites;
+    const writes = registry.ctx.agentWrites;
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let holding = (): void => undefined;
@@ -100,7 +100,7 @@ describe('concurrent registrations (group commit on SQLite)', () => {
     assert.equal(existingOnceMore?.status, 409);
     assert.deepEqual([twiceA?.status, twiceB?.status].sort(), [201, 409]);
     if (testDatabase === 'sqlite') {
-      assert.ok(registry.ctx.registrationWrites.largestGroup > 1, 'registrations shared a transaction');
+      assert.ok(registry.ctx.agentWrites.largestGroup > 1, 'registrations shared a transaction');
     }
 
     // Every 201 was committed: readable, its token accepted, in the change feed; the 409s left nothing.
@@ -139,6 +139,46 @@ describe('concurrent registrations (group commit on SQLite)', () => {
     const found = await registry.app.inject({ url: '/api/agents/search?q=fresh&limit=100' });
     const foundDids = new Set(found.json<{ agents: { did: string }[] }>().agents.map((agent) => agent.did));
     for (const answer of freshAnswers) assert.ok(foundDids.has(answer.json.did as string), 'in the search');
+  });
+});
+
+describe('profile updates through the shared transaction runner', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startRegistry();
+  });
+  after(() => registry.close());
+
+  test('concurrent updates are each answered with their own change, stamped once and logged once', async () => {
+    const editors = [];
+    for (let i = 0; i < 12; i += 1) editors.push(await register(registry));
+    const writes = registry.ctx.agentWrites;
+    const receivedBefore = writes.received;
+    const headBefore = await readChangeHead(registry.ctx.database.db);
+    const logSize = async () =>
+      Number((await registry.app.inject({ url: '/log/checkpoint' })).body.split('\n')[1]);
+    const logBefore = await logSize();
+    const answers = await Promise.all(
+      editors.map((editor, index) =>
+        registry.app.inject({
+          method: 'PUT',
+          url: agentPath(editor.did),
+          headers: bearer(editor.token),
+          payload: { description: `Edited in a burst, number ${index}` },
+        }),
+      ),
+    );
+    answers.forEach((answer, index) => {
+      assert.equal(answer.statusCode, 200, answer.body);
+      assert.equal(answer.json().description, `Edited in a burst, number ${index}`);
+    });
+    assert.equal(writes.received, receivedBefore + editors.length, 'every update went through the runner');
+    assert.equal(await readChangeHead(registry.ctx.database.db), headBefore + editors.length);
+    assert.equal(await logSize(), logBefore + editors.length);
+    for (const [index, editor] of editors.entries()) {
+      const profile = await registry.app.inject({ url: agentPath(editor.did) });
+      assert.equal(profile.json().description, `Edited in a burst, number ${index}`);
+    }
   });
 });
 
@@ -213,6 +253,47 @@ test('one group, one transaction: failing units leave nothing, the others commit
     // Each stored unit took the next number; failed units took none (or left no trace of one).
     const seqs = rows.slice(1).map((row) => Number(row.change_seq));
     assert.deepEqual(seqs, [headBefore + 1, headBefore + 2, headBefore + 3]);
+    assert.equal(await readChangeHead(db), headBefore + 3);
+  } finally {
+    await handle.close();
+    await database.drop();
+  }
+});
+
+test('updates in one group: each stamped and logged in order, an update of no active agent changes nothing', async () => {
+  const database = await createTestDatabase();
+  const handle = openDatabase(
+    loadConfig({ DATABASE_URL: database.url, PUBLIC_URL: TEST_PUBLIC_URL }).database,
+  );
+  try {
+    await migrateToLatest(handle.db);
+    const { db } = handle;
+    for (const id of ['1', '2', '3']) await insertAgentIn(db, agentRow(id, `k${id}`));
+    const headBefore = await readChangeHead(db);
+    const group = new GroupCommit(db);
+    const did = (id: string) => agentRow(id, `k${id}`).did;
+    const outcomes = await Promise.all([
+      updateAgentAndStamp(group, did('1'), { description: 'first', updated_at: 2 }),
+      updateAgentAndStamp(group, did('9'), { description: 'nobody', updated_at: 2 }),
+      updateAgentAndStamp(group, did('3'), { description: 'third', updated_at: 2 }),
+      updateAgentAndStamp(group, did('2'), { description: 'second', updated_at: 2 }),
+    ]);
+    assert.equal(group.largestGroup, 4, 'all four shared one transaction');
+    assert.deepEqual(outcomes, [true, false, true, true]);
+    const logged = await db
+      .selectFrom('log_records')
+      .select(['seq', 'operation', 'record'])
+      .where('seq', '>', headBefore)
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      logged.map((row) => [Number(row.seq), row.operation, JSON.parse(row.record).description]),
+      [
+        [headBefore + 1, 'update', 'first'],
+        [headBefore + 2, 'update', 'third'],
+        [headBefore + 3, 'update', 'second'],
+      ],
+    );
     assert.equal(await readChangeHead(db), headBefore + 3);
   } finally {
     await handle.close();

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { canonicalJson } from '@agent-registry/protocol';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { stampAgentChange } from '../../src/modules/agents/change-feed-store.js';
 import { loadLogSigningKey } from '../../src/modules/identity/signing-key.js';
 import { registerNamed, startSecondNode } from '../support/discovery-helpers.js';
 import {
@@ -155,6 +156,28 @@ describe('transparency log (/log/, log-proof)', () => {
     delete served.provenance;
     assert.equal(leaf.profile_sha256, createHash('sha256').update(canonicalJson(served)).digest('hex'));
     assert.equal(leaf.time, served.updated_at);
+  });
+
+  test('a reputation change whose averages are not short decimals is logged exactly as it is served', async () => {
+    const ibis = await registerNamed(registry, 'Log Ibis');
+    // Doubles whose shortest text takes 16-17 digits: the record must carry them without rounding.
+    await registry.ctx.database.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('agents')
+        .set({ average_rating: 14 / 3, reputation_score: 0.1 + 0.2, total_reviews: 3 })
+        .where('did', '=', ibis.did)
+        .execute();
+      await stampAgentChange(trx, ibis.did, 'reputation');
+    });
+    const proof = (await get(registry, agentPath(ibis.did, '/log-proof'))).json<LogProofBody>();
+    const leaf = JSON.parse(Buffer.from(b64(proof.entry)).toString('utf8')) as Record<string, unknown>;
+    assert.equal(leaf.op, 'reputation');
+    const served = (await get(registry, agentPath(ibis.did))).json<Record<string, unknown>>();
+    assert.equal(served.average_rating, 14 / 3);
+    delete served.service_record;
+    delete served.availability;
+    delete served.provenance;
+    assert.equal(leaf.profile_sha256, createHash('sha256').update(canonicalJson(served)).digest('hex'));
   });
 
   test('a second node (a restart) continues the same log and serves the identical checkpoint', async () => {

@@ -18,6 +18,7 @@ import * as transparencyLog from './014-transparency-log.js';
 import * as webhookProbes from './015-webhook-probes.js';
 import * as federation from './017-federation.js';
 import * as peerFollowState from './018-peer-follow-state.js';
+import * as logRecordsRowid from './019-log-records-rowid.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['015-webhook-probes', webhookProbes],
   ['017-federation', federation],
   ['018-peer-follow-state', peerFollowState],
+  ['019-log-records-rowid', logRecordsRowid],
 ];
 
 /**

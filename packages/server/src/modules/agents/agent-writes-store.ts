@@ -1,5 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
+import type { TransactionRunner } from '../../db/group-commit.js';
 import {
   insertRegisteredAgent,
   updateActiveAgent,
@@ -31,9 +32,17 @@ export async function insertAgentIn(trx: Db, row: RegisteredAgentRow): Promise<v
   await stampAgentChange(trx, row.did, 'register');
 }
 
-/** updateActiveAgent and the agent's place in the change feed, in one transaction. */
-export async function updateAgentAndStamp(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+/**
+ * updateActiveAgent and the agent's place in the change feed, in one transaction, or (SQLite) in a
+ * savepoint of a transaction shared with other writes of agents (db/group-commit.ts): the feed's head,
+ * the log's last page and the commit are then written once for the group.
+ */
+export async function updateAgentAndStamp(
+  writes: TransactionRunner,
+  did: string,
+  patch: AgentPatch,
+): Promise<boolean> {
+  return writes.run(async (trx) => {
     const updated = await updateActiveAgent(trx, did, patch);
     if (updated) await stampAgentChange(trx, did);
     return updated;

@@ -2,6 +2,7 @@ import type { Telemetry } from '../../telemetry/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
+import type { TransactionRunner } from '../../db/group-commit.js';
 import { updateAgentAndStamp } from './agent-writes-store.js';
 import {
   findActiveAgent,
@@ -45,6 +46,8 @@ import {
 
 export interface AgentServiceDeps {
   db: Db;
+  /** Where profile, invocation-settings and status writes run: shared with registrations (context.ts). */
+  writes: TransactionRunner;
   telemetry: Telemetry;
   clock: Clock;
   didWebDomain: string;
@@ -156,14 +159,14 @@ export class AgentService {
       patch.capabilities = JSON.stringify(update.capabilities.map(normaliseCapability));
     if (update.tags != null) patch.tags = JSON.stringify(update.tags);
     assertProfileSize({ ...current, ...patch }, this.deps.profileMaxBytes);
-    if (!(await updateAgentAndStamp(this.deps.db, did, patch))) throw agentNotFound(did);
+    if (!(await updateAgentAndStamp(this.deps.writes, did, patch))) throw agentNotFound(did);
     return this.getProfile(did);
   }
 
   async deactivate(caller: AuthenticatedAgent, rawDid: string | undefined): Promise<DeactivateResponse> {
     const { did } = await this.requireOwnActiveAgent(caller, rawDid);
     const now = this.deps.clock.now();
-    const changed = await updateAgentAndStamp(this.deps.db, did, {
+    const changed = await updateAgentAndStamp(this.deps.writes, did, {
       status: 'deactivated',
       deactivated_at: now,
       updated_at: now,
@@ -218,7 +221,7 @@ export class AgentService {
         webhookSecret = generatedSecret;
       }
     }
-    const saved = await updateAgentAndStamp(this.deps.db, did, {
+    const saved = await updateAgentAndStamp(this.deps.writes, did, {
       invocation_enabled: update.enabled ? 1 : 0,
       delivery_mode: update.delivery_mode,
       webhook_url: webhookUrl,

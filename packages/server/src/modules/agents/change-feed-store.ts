@@ -1,7 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
-import { compiledOnce, compiledWrite } from '../../db/compiled.js';
+import { compiledOnce } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
 import { sqlDialect } from '../../db/dialect.js';
+import { prepareOnce } from '../../db/prepared-statements.js';
 import { PROFILE_COLUMNS, type AgentRow } from './agents-store.js';
 
 /** Moves the head one number on; the row stays locked (PostgreSQL) or written (SQLite) until commit. */
@@ -14,8 +15,25 @@ const ADVANCE_HEAD = CompiledQuery.raw('update change_feed_head set seq = seq + 
  */
 export type LoggedOperation = 'register' | 'update' | 'reputation';
 
-/** PostgreSQL: the public profile columns as JSON text, built in the statement that logs them. */
-const PROFILE_RECORD_JSON = `json_build_object(${PROFILE_COLUMNS.map((column) => `'${column}', ${column}`).join(', ')})::text`;
+/**
+ * The public profile columns as one JSON object, built by the database in the statement that logs them
+ * (no round trip through JavaScript). SQLite's json_object writes a REAL with as many digits as it takes
+ * to read back the same double, so the record round-trips like the row itself.
+ */
+const profileRecordJson = (dialect: 'postgres' | 'sqlite'): string => {
+  const pairs = PROFILE_COLUMNS.map((column) => `'${column}', ${column}`).join(', ');
+  return dialect === 'postgres' ? `json_build_object(${pairs})::text` : `json_object(${pairs})`;
+};
+
+/** PostgreSQL: moves the head, stamps the agent and logs its record, in one statement. */
+const STAMP_AND_LOG_POSTGRES = CompiledQuery.raw(
+  `with head as (update change_feed_head set seq = seq + 1 where id = 1 returning seq),
+    stamped as (update agents set change_seq = head.seq from head where agents.did = $1 returning agents.*)
+    insert into log_records (seq, operation, record)
+      select change_seq, $2::text, ${profileRecordJson('postgres')} from stamped returning seq`,
+);
+// Parsed and planned once per connection (db/prepared-statements.ts): every write of an agent runs it.
+prepareOnce(STAMP_AND_LOG_POSTGRES.sql);
 
 /**
  * Gives the agent the next change sequence number and appends the change to the transparency log's
@@ -32,15 +50,7 @@ export async function stampAgentChange(
   operation: LoggedOperation = 'update',
 ): Promise<void> {
   if (sqlDialect(db) === 'postgres') {
-    const { rows } = await db.executeQuery(
-      CompiledQuery.raw(
-        `with head as (update change_feed_head set seq = seq + 1 where id = 1 returning seq),
-          stamped as (update agents set change_seq = head.seq from head where agents.did = $1 returning agents.*)
-          insert into log_records (seq, operation, record)
-            select change_seq, $2::text, ${PROFILE_RECORD_JSON} from stamped returning seq`,
-        [did, operation],
-      ),
-    );
+    const { rows } = await db.executeQuery({ ...STAMP_AND_LOG_POSTGRES, parameters: [did, operation] });
     if (rows.length === 0) throw new Error(`no change_feed_head row (migration 008) or no agent ${did}`);
     return;
   }
@@ -49,33 +59,20 @@ export async function stampAgentChange(
   await logStampedChange(db, did, operation);
 }
 
+/** SQLite: the stamped agent's log record, written from its row in one statement. */
+const LOG_STAMPED_SQLITE = CompiledQuery.raw(
+  `insert into log_records (seq, operation, record)
+    select change_seq, ?, ${profileRecordJson('sqlite')} from agents where did = ?`,
+);
+
 /**
  * SQLite: logs the agent's change under the number it was stamped with (the last step of a stamp; the
- * registration insert, which takes its number in the insert, calls it after advanceChangeHead). The
- * record is serialised here, not by SQLite's json_object, whose text for a REAL may not round-trip.
+ * registration insert, which takes its number in the insert, calls it after advanceChangeHead).
  */
 export async function logStampedChange(db: Db, did: string, operation: LoggedOperation): Promise<void> {
-  const [row] = await stampedProfile(db, did);
-  if (row === undefined) throw new Error(`no agent ${did} to log`);
-  const { change_seq: seq, ...record } = row;
-  await insertLogRecord(db, Number(seq), operation, JSON.stringify(record));
+  const result = await db.executeQuery({ ...LOG_STAMPED_SQLITE, parameters: [operation, did] });
+  if (!result.numAffectedRows) throw new Error(`no agent ${did} to log`);
 }
-
-// Every write of an agent runs these two: compiled once, like the stamp's other statements.
-const stampedProfile = compiledOnce(
-  (db, did: string) =>
-    db
-      .selectFrom('agents')
-      .select([...PROFILE_COLUMNS, 'change_seq'])
-      .where('did', '=', did),
-  ['\u0000did'] as const,
-);
-
-const insertLogRecord = compiledWrite(
-  (db, seq: number, operation: string, record: string) =>
-    db.insertInto('log_records').values({ seq, operation, record }),
-  ['\u0000seq' as unknown as number, '\u0000operation', '\u0000record'] as const,
-);
 
 const stampFromHead = compiledOnce(
   (db, did: string) =>
