@@ -169,22 +169,22 @@ export function renderHome(view: HomeView): Html {
           </select>
         </div>
         <div class="field">
+          <label for="order">Order</label>
+          <select id="order" name="order">
+            ${option('', 'Descending', form.order)} ${option('asc', 'Ascending', form.order)}
+          </select>
+        </div>
+        <div class="field field-check">
           <label for="available">
             <input id="available" name="available" type="checkbox" value="true" ${form.available === 'true' ? html` checked` : ''} />
             Only online now
           </label>
         </div>
-        <div class="field">
+        <div class="field field-check">
           <label for="scope">
             <input id="scope" name="scope" type="checkbox" value="federated" ${form.scope === 'federated' ? html` checked` : ''} />
             Include other registries
           </label>
-        </div>
-        <div class="field">
-          <label for="order">Order</label>
-          <select id="order" name="order">
-            ${option('', 'Descending', form.order)} ${option('asc', 'Ascending', form.order)}
-          </select>
         </div>
         </div>
       </details>
