@@ -3,8 +3,21 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { FederationSourceStatus as SourceStatus } from '@agent-registry/sdk';
-import { createTestDatabase, startRegistryProcess, testDatabase } from '@agent-registry/testkit';
+import {
+  AgentKey,
+  RegistryClient,
+  type FederationSourceStatus as SourceStatus,
+  type SearchHit,
+  type SearchResponse,
+} from '@agent-registry/sdk';
+import {
+  createTestDatabase,
+  serveAgentCard,
+  startRegistryProcess,
+  testDatabase,
+  type AgentCardHost,
+} from '@agent-registry/testkit';
+import { whereItLives } from '../src/commands/discover.js';
 import { ok, parseJson, runCli, tempHome, type ErrorOutput } from './harness.js';
 
 /** A peer registry's log as far as a follower reads it: its verifier key and its checkpoint. */
@@ -165,4 +178,112 @@ describe(`agent-registry federation against a real registry (${testDatabase})`, 
     );
     assert.match(text, /resumed: +by alice at \d{4}-/);
   });
+});
+
+describe(`agent-registry search --federated against a registry holding a remote entry (${testDatabase})`, () => {
+  const home = tempHome();
+  let card: AgentCardHost;
+  let registry: Awaited<ReturnType<typeof startRegistryProcess>>;
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let localDid: string;
+  const cli = (args: string[]) => runCli([...args, '--registry', registry.url], { home });
+
+  before(async () => {
+    card = await serveAgentCard({
+      name: 'Remote Planner',
+      description: 'Plans routes elsewhere',
+      skill: 'route_planning',
+    });
+    database = await createTestDatabase();
+    registry = await startRegistryProcess({
+      DATABASE_URL: database.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: card.cardUrl,
+    });
+    const agent = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    localDid = (
+      await agent.register({
+        name: 'Local Planner',
+        description: 'Plans routes here',
+        capabilities: [{ type: 'route_planning', description: 'Plans routes' }],
+        tags: ['maps'],
+      })
+    ).did;
+    // The import runs soon after start: wait until the card is an entry here.
+    const client = new RegistryClient({ registry: registry.url });
+    for (let tries = 0; (await client.listRemoteEntries()).entries.length === 0; tries += 1) {
+      assert.ok(tries < 300, `the card was not imported:\n${registry.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  after(async () => {
+    await registry?.stop();
+    await database?.drop();
+    await card?.close();
+  });
+
+  test('without --federated only the agents registered here are listed, and no "lives at" column', async () => {
+    const text = ok(await cli(['search', '--capability', 'route_planning'])).stdout;
+    assert.match(text, /Local Planner/);
+    assert.doesNotMatch(text, /Remote Planner/);
+    assert.doesNotMatch(text, /LIVES AT/);
+    const page = parseJson<SearchResponse>(
+      ok(await cli(['search', '--capability', 'route_planning', '--json'])),
+    );
+    assert.deepEqual(
+      page.agents.map((agent) => agent.did),
+      [localDid],
+    );
+  });
+
+  test('--federated lists the remote entry too, saying where each agent lives; --json is the API answer', async () => {
+    const text = ok(await cli(['search', '--capability', 'route_planning', '--federated'])).stdout;
+    const lines = text.split('\n');
+    assert.match(lines[0] ?? '', /LIVES AT$/);
+    const local = lines.find((line) => line.includes('Local Planner'));
+    const remote = lines.find((line) => line.includes('Remote Planner'));
+    assert.match(local ?? '', /\bhere\s*$/);
+    assert.ok(
+      remote?.trimEnd().endsWith(`${card.origin} (imported, unsigned)`),
+      `the remote row names its home and provenance:\n${text}`,
+    );
+    assert.match(text, /1-2 of 2/);
+
+    const page = parseJson<SearchResponse>(
+      ok(await cli(['search', '--capability', 'route_planning', '--federated', '--json'])),
+    );
+    const hit = page.agents.find((agent) => agent.name === 'Remote Planner');
+    assert.equal(hit?.home_registry, card.origin);
+    assert.equal(hit?.provenance.kind, 'imported');
+    assert.equal(hit?.provenance.source_url, card.cardUrl);
+    assert.equal(page.total, 2);
+    assert.equal('lives at' in (hit ?? {}), false, '--json adds nothing to the answer');
+  });
+});
+
+test('a mirrored hit lives at its peer, with its state; an imported one with its verification', () => {
+  const hit = (provenance: SearchHit['provenance']): SearchHit => ({
+    did: 'did:web:peer.example:agent:1',
+    name: 'Mirrored',
+    description: null,
+    capabilities: [],
+    tags: [],
+    reputation_score: 50,
+    average_rating: 0,
+    total_reviews: 0,
+    created_at: 0,
+    status: 'active',
+    home_registry: provenance.home_registry,
+    provenance,
+  });
+  assert.equal(
+    whereItLives(hit({ kind: 'mirrored', home_registry: 'https://peer.example', state: 'unverified' })),
+    'https://peer.example (mirrored, unverified)',
+  );
+  assert.equal(
+    whereItLives(hit({ kind: 'imported', home_registry: 'https://cards.example', verification: 'verified' })),
+    'https://cards.example (imported, verified)',
+  );
+  assert.equal(whereItLives(hit({ kind: 'registered', home_registry: 'https://here.example' })), 'here');
 });
