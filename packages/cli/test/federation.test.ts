@@ -3,16 +3,10 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  AgentKey,
-  RegistryClient,
-  type FederationSourceStatus as SourceStatus,
-  type SearchHit,
-  type SearchResponse,
-} from '@agent-registry/sdk';
+import type { FederationSourceStatus as SourceStatus, SearchHit, SearchResponse } from '@agent-registry/sdk';
 import {
   createTestDatabase,
-  serveAgentCard,
+  startRegistryImportingCards,
   startRegistryProcess,
   testDatabase,
   type AgentCardHost,
@@ -182,46 +176,21 @@ describe(`agent-registry federation against a real registry (${testDatabase})`, 
 
 describe(`agent-registry search --federated against a registry holding a remote entry (${testDatabase})`, () => {
   const home = tempHome();
+  let started: Awaited<ReturnType<typeof startRegistryImportingCards>>;
   let card: AgentCardHost;
-  let registry: Awaited<ReturnType<typeof startRegistryProcess>>;
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let localDid: string;
-  const cli = (args: string[]) => runCli([...args, '--registry', registry.url], { home });
+  const cli = (args: string[]) => runCli([...args, '--registry', started.registry.url], { home });
 
   before(async () => {
-    card = await serveAgentCard({
-      name: 'Remote Planner',
-      description: 'Plans routes elsewhere',
-      skill: 'route_planning',
-    });
-    database = await createTestDatabase();
-    registry = await startRegistryProcess({
-      DATABASE_URL: database.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      FEDERATION_A2A_CARDS: card.cardUrl,
-    });
-    const agent = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
-    localDid = (
-      await agent.register({
-        name: 'Local Planner',
-        description: 'Plans routes here',
-        capabilities: [{ type: 'route_planning', description: 'Plans routes' }],
-        tags: ['maps'],
-      })
-    ).did;
-    // The import runs soon after start: wait until the card is an entry here.
-    const client = new RegistryClient({ registry: registry.url });
-    for (let tries = 0; (await client.listRemoteEntries()).entries.length === 0; tries += 1) {
-      assert.ok(tries < 300, `the card was not imported:\n${registry.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    started = await startRegistryImportingCards([
+      { name: 'Remote Planner', description: 'Plans routes elsewhere', skill: 'route_planning' },
+    ]);
+    [card] = started.hosts as [AgentCardHost];
+    ok(await cli(['init', '--name', 'Local Planner', '--capability', 'route_planning:Plans routes']));
+    localDid = parseJson<{ did: string }>(ok(await cli(['register', '--json']))).did;
   });
 
-  after(async () => {
-    await registry?.stop();
-    await database?.drop();
-    await card?.close();
-  });
+  after(() => started?.close());
 
   test('without --federated only the agents registered here are listed, and no "lives at" column', async () => {
     const text = ok(await cli(['search', '--capability', 'route_planning'])).stdout;

@@ -1,38 +1,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
-  createTestDatabase,
-  serveAgentCard,
-  startRegistryProcess,
+  startRegistryImportingCards,
   testDatabase,
   type AgentCardHost,
   type RegistryProcess,
-  type TestDatabase,
 } from '@agent-registry/testkit';
 import { AgentKey, RegistryClient, type RemoteEntry } from '../src/index.js';
 
 describe(`federated search and remote entries against a real registry (${testDatabase})`, () => {
-  let database: TestDatabase;
+  let started: Awaited<ReturnType<typeof startRegistryImportingCards>>;
   let registry: RegistryProcess;
   let hosts: AgentCardHost[];
   let client: RegistryClient;
   let localDid: string;
 
   before(async () => {
-    hosts = await Promise.all([
-      serveAgentCard({
-        name: 'Remote Planner',
-        description: 'Plans routes elsewhere',
-        skill: 'route_planning',
-      }),
-      serveAgentCard({ name: 'Remote Mapper', description: 'Draws maps elsewhere', skill: 'route_planning' }),
+    started = await startRegistryImportingCards([
+      { name: 'Remote Planner', description: 'Plans routes elsewhere', skill: 'route_planning' },
+      { name: 'Remote Mapper', description: 'Draws maps elsewhere', skill: 'route_planning' },
     ]);
-    database = await createTestDatabase();
-    registry = await startRegistryProcess({
-      DATABASE_URL: database.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      FEDERATION_A2A_CARDS: hosts.map((host) => host.cardUrl).join(','),
-    });
+    ({ registry, hosts } = started);
     client = new RegistryClient({ registry: registry.url });
     const agent = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
     localDid = (
@@ -43,18 +31,9 @@ describe(`federated search and remote entries against a real registry (${testDat
         tags: ['maps'],
       })
     ).did;
-    // The imports run soon after start: wait until both cards are entries here.
-    for (let tries = 0; (await client.listRemoteEntries()).entries.length < 2; tries += 1) {
-      assert.ok(tries < 300, `the cards were not imported:\n${registry.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
   });
 
-  after(async () => {
-    await registry?.stop();
-    await database?.drop();
-    await Promise.all((hosts ?? []).map((host) => host.close()));
-  });
+  after(() => started?.close());
 
   test('the default scope is local: only agents registered here, each saying so', async () => {
     const page = await client.search({ capability: 'route_planning' });
