@@ -3,8 +3,15 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { FederationSourceStatus as SourceStatus } from '@agent-registry/sdk';
-import { createTestDatabase, startRegistryProcess, testDatabase } from '@agent-registry/testkit';
+import type { FederationSourceStatus as SourceStatus, SearchHit, SearchResponse } from '@agent-registry/sdk';
+import {
+  createTestDatabase,
+  startRegistryImportingCards,
+  startRegistryProcess,
+  testDatabase,
+  type AgentCardHost,
+} from '@agent-registry/testkit';
+import { whereItLives } from '../src/commands/discover.js';
 import { ok, parseJson, runCli, tempHome, type ErrorOutput } from './harness.js';
 
 /** A peer registry's log as far as a follower reads it: its verifier key and its checkpoint. */
@@ -165,4 +172,87 @@ describe(`agent-registry federation against a real registry (${testDatabase})`, 
     );
     assert.match(text, /resumed: +by alice at \d{4}-/);
   });
+});
+
+describe(`agent-registry search --federated against a registry holding a remote entry (${testDatabase})`, () => {
+  const home = tempHome();
+  let started: Awaited<ReturnType<typeof startRegistryImportingCards>>;
+  let card: AgentCardHost;
+  let localDid: string;
+  const cli = (args: string[]) => runCli([...args, '--registry', started.registry.url], { home });
+
+  before(async () => {
+    started = await startRegistryImportingCards([
+      { name: 'Remote Planner', description: 'Plans routes elsewhere', skill: 'route_planning' },
+    ]);
+    [card] = started.hosts as [AgentCardHost];
+    ok(await cli(['init', '--name', 'Local Planner', '--capability', 'route_planning:Plans routes']));
+    localDid = parseJson<{ did: string }>(ok(await cli(['register', '--json']))).did;
+  });
+
+  after(() => started?.close());
+
+  test('without --federated only the agents registered here are listed, and no "lives at" column', async () => {
+    const text = ok(await cli(['search', '--capability', 'route_planning'])).stdout;
+    assert.match(text, /Local Planner/);
+    assert.doesNotMatch(text, /Remote Planner/);
+    assert.doesNotMatch(text, /LIVES AT/);
+    const page = parseJson<SearchResponse>(
+      ok(await cli(['search', '--capability', 'route_planning', '--json'])),
+    );
+    assert.deepEqual(
+      page.agents.map((agent) => agent.did),
+      [localDid],
+    );
+  });
+
+  test('--federated lists the remote entry too, saying where each agent lives; --json is the API answer', async () => {
+    const text = ok(await cli(['search', '--capability', 'route_planning', '--federated'])).stdout;
+    const lines = text.split('\n');
+    assert.match(lines[0] ?? '', /LIVES AT$/);
+    const local = lines.find((line) => line.includes('Local Planner'));
+    const remote = lines.find((line) => line.includes('Remote Planner'));
+    assert.match(local ?? '', /\bhere\s*$/);
+    assert.ok(
+      remote?.trimEnd().endsWith(`${card.origin} (imported, unsigned)`),
+      `the remote row names its home and provenance:\n${text}`,
+    );
+    assert.match(text, /1-2 of 2/);
+
+    const page = parseJson<SearchResponse>(
+      ok(await cli(['search', '--capability', 'route_planning', '--federated', '--json'])),
+    );
+    const hit = page.agents.find((agent) => agent.name === 'Remote Planner');
+    assert.equal(hit?.home_registry, card.origin);
+    assert.equal(hit?.provenance.kind, 'imported');
+    assert.equal(hit?.provenance.source_url, card.cardUrl);
+    assert.equal(page.total, 2);
+    assert.equal('lives at' in (hit ?? {}), false, '--json adds nothing to the answer');
+  });
+});
+
+test('a mirrored hit lives at its peer, with its state; an imported one with its verification', () => {
+  const hit = (provenance: SearchHit['provenance']): SearchHit => ({
+    did: 'did:web:peer.example:agent:1',
+    name: 'Mirrored',
+    description: null,
+    capabilities: [],
+    tags: [],
+    reputation_score: 50,
+    average_rating: 0,
+    total_reviews: 0,
+    created_at: 0,
+    status: 'active',
+    home_registry: provenance.home_registry,
+    provenance,
+  });
+  assert.equal(
+    whereItLives(hit({ kind: 'mirrored', home_registry: 'https://peer.example', state: 'unverified' })),
+    'https://peer.example (mirrored, unverified)',
+  );
+  assert.equal(
+    whereItLives(hit({ kind: 'imported', home_registry: 'https://cards.example', verification: 'verified' })),
+    'https://cards.example (imported, verified)',
+  );
+  assert.equal(whereItLives(hit({ kind: 'registered', home_registry: 'https://here.example' })), 'here');
 });

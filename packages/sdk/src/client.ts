@@ -18,6 +18,8 @@ import type {
   PendingTask,
   Profile,
   Readiness,
+  RemoteEntriesPage,
+  RemoteEntriesQuery,
   Reputation,
   Review,
   ReviewList,
@@ -287,6 +289,14 @@ export class RegistryClient {
     options: { since?: string; limit?: number; onCursor?: (cursor: string) => void } = {},
   ): AsyncGenerator<AgentChange> {
     return discovery.followChanges(this, options);
+  }
+
+  /**
+   * One page of the read-only entries of agents that live elsewhere (docs/federation.md), filtered
+   * by `source`, `kind` and `verification`; pass the page's `next_after` as `after` for the next.
+   */
+  listRemoteEntries(filters: RemoteEntriesQuery = {}): Promise<RemoteEntriesPage> {
+    return discovery.listRemoteEntries(this, filters);
   }
 
   resolveDid(did: string): Promise<DidDocument> {

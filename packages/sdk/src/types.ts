@@ -36,6 +36,9 @@ export type PendingTask = PendingTasks['tasks'][number];
 export type TaskAck = ResponseOf<'/api/agent/tasks/{id}/accept', 'post'>;
 export type SearchQuery = QueryOf<'/api/agents/search', 'get'>;
 export type SearchResponse = ResponseOf<'/api/agents/search', 'get'>;
+export type SearchHit = SearchResponse['agents'][number];
+/** Where an agent lives and how this registry knows it: registered here, mirrored or imported. */
+export type Provenance = SearchHit['provenance'];
 export type ChangePage = ResponseOf<'/api/agents/changes', 'get'>;
 export type AgentChange = ChangePage['changes'][number];
 export type Review = ResponseOf<'/api/reviews', 'post', 201>;
@@ -51,6 +54,9 @@ export type Jwks = ResponseOf<'/.well-known/jwks.json', 'get'>;
 export type Readiness = ResponseOf<'/readyz', 'get'>;
 export type FederationStatus = ResponseOf<'/api/federation/status', 'get'>;
 export type FederationSourceStatus = FederationStatus['sources'][number];
+export type RemoteEntriesQuery = QueryOf<'/api/federation/entries', 'get'>;
+export type RemoteEntriesPage = ResponseOf<'/api/federation/entries', 'get'>;
+export type RemoteEntry = RemoteEntriesPage['entries'][number];
 
 /** A JSON object: the shape of invocation inputs and outputs. */
 export type JsonObject = { [member: string]: unknown };

@@ -17,6 +17,12 @@ export {
   type Profile,
   type TestAgent,
 } from './agents.js';
+export {
+  serveAgentCard,
+  startRegistryImportingCards,
+  type AgentCardHost,
+  type CardListing,
+} from './agent-cards.js';
 export { createTestDatabase, testDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 export { eventually } from './eventually.js';
 export { freePort } from './ports.js';

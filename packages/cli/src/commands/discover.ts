@@ -1,4 +1,5 @@
 import { SEARCH_LIMITS, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
+import type { SearchHit } from '@agent-registry/sdk';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
@@ -26,11 +27,23 @@ export const numberIn =
     return number;
   };
 
+/**
+ * Where a search hit lives: `here` for an agent registered at this registry, else its home registry
+ * with how this registry knows it (mirrored and its state, or imported and its verification).
+ */
+export function whereItLives(agent: SearchHit): string {
+  const { provenance } = agent;
+  if (provenance.kind === 'registered') return 'here';
+  const trust = provenance.kind === 'mirrored' ? provenance.state : provenance.verification;
+  return `${agent.home_registry} (${provenance.kind}${trust === undefined ? '' : `, ${trust}`})`;
+}
+
 interface SearchOptions {
   capability?: string;
   tags?: string;
   minReputation?: number;
   available?: boolean;
+  federated?: boolean;
   sort?: SearchSort;
   order?: SearchOrder;
   limit?: number;
@@ -52,6 +65,10 @@ export function registerSearch(program: Command): void {
       numberIn(minReputation.min, minReputation.max),
     )
     .option('--available', 'only agents whose worker is online now')
+    .option(
+      '--federated',
+      'also the read-only entries of agents that live elsewhere (peer registries, A2A cards, MCP Registries); a "lives at" column says where',
+    )
     .addOption(
       new Option(
         '--sort <field>',
@@ -90,6 +107,7 @@ export function registerSearch(program: Command): void {
         ...(tags && tags.length > 0 ? { tags } : {}),
         ...(options.minReputation !== undefined ? { minReputation: options.minReputation } : {}),
         ...(options.available ? { available: true } : {}),
+        ...(options.federated ? { scope: 'federated' as const } : {}),
         ...(options.sort ? { sort: options.sort } : {}),
         ...(options.order ? { order: options.order } : {}),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
@@ -109,6 +127,9 @@ export function registerSearch(program: Command): void {
               value: (agent) => agent.capabilities.map((c) => c.type).join(', '),
               max: 40,
             },
+            ...(options.federated
+              ? [{ header: 'lives at', value: (agent: SearchHit) => whereItLives(agent), max: 60 }]
+              : []),
           ],
           'no agents match',
         );
@@ -128,6 +149,7 @@ export function registerSearch(program: Command): void {
     'agent-registry search translate',
     'agent-registry search --capability translation --tags fr,de --min-reputation 60',
     'agent-registry search --sort reputation --order desc --limit 10 --json',
+    'agent-registry search translate --federated',
   );
 }
 

@@ -7,6 +7,9 @@ import type {
   DidDocument,
   Jwks,
   Readiness,
+  RemoteEntriesPage,
+  RemoteEntriesQuery,
+  SearchQuery,
   SearchResponse,
   Stats,
 } from '../types.js';
@@ -23,6 +26,12 @@ export interface SearchOptions {
   activeWithinDays?: number;
   /** true: only agents whose availability is online now (docs/availability.md). */
   available?: boolean;
+  /**
+   * `federated` also searches the read-only entries of agents that live elsewhere (mirrored from
+   * peer registries, imported from A2A cards and MCP Registries); `local`, the default, only this
+   * registry's own agents. Each hit's `home_registry` and `provenance` say which it is.
+   */
+  scope?: SearchQuery['scope'];
   limit?: number;
   offset?: number;
   /** `next_cursor` of the previous page of the same search, instead of `offset`. */
@@ -41,6 +50,7 @@ export function search(transport: Transport, options: SearchOptions): Promise<Se
       min_success_rate: options.minSuccessRate,
       active_within_days: options.activeWithinDays,
       available: options.available === undefined ? undefined : String(options.available),
+      scope: options.scope,
       limit: options.limit,
       offset: options.offset,
       cursor: options.cursor,
@@ -84,6 +94,13 @@ export async function* followChanges(
     options.onCursor?.(since);
     if (!page.has_more) return;
   }
+}
+
+export function listRemoteEntries(
+  transport: Transport,
+  filters: RemoteEntriesQuery,
+): Promise<RemoteEntriesPage> {
+  return transport.request('GET', '/api/federation/entries', { query: { ...filters } });
 }
 
 export function resolveDid(transport: Transport, did: string): Promise<DidDocument> {
