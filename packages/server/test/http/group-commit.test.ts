@@ -8,6 +8,7 @@ import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { insertAgentIn, updateAgentAndStamp } from '../../src/modules/agents/agent-writes-store.js';
 import type { RegisteredAgentRow } from '../../src/modules/agents/agents-store.js';
 import { readChangeHead } from '../../src/modules/agents/change-feed-store.js';
+import { registeredAgentRow } from '../support/database-fixtures.js';
 import {
   TEST_PUBLIC_URL,
   agentPath,
@@ -182,33 +183,13 @@ describe('profile updates through the shared transaction runner', () => {
   });
 });
 
-/** A registration's row, as RegistrationService builds it. */
+/** A registration's row with a short id and key (padded as DIDs and keys are). */
 function agentRow(id: string, key: string): RegisteredAgentRow {
-  return {
-    did: `did:web:localhost%3A8080:agent:${id.padStart(32, '0')}`,
-    key_type: 'ed25519',
+  return registeredAgentRow(`did:web:localhost%3A8080:agent:${id.padStart(32, '0')}`, {
     public_key: key.padStart(64, '0'),
     key_id: `ed25519:${key.padStart(64, '0')}`,
-    chain_id: null,
     name: `Agent ${id}`,
-    description: null,
-    avatar: null,
-    website: null,
-    capabilities: '[{"type":"general"}]',
-    tags: '[]',
-    status: 'active',
-    invocation_enabled: 0,
-    delivery_mode: 'none',
-    webhook_url: null,
-    webhook_secret: null,
-    referrer: null,
-    average_rating: 0,
-    reputation_score: 0,
-    total_reviews: 0,
-    created_at: 1,
-    updated_at: 1,
-    deactivated_at: null,
-  };
+  });
 }
 
 test('one group, one transaction: failing units leave nothing, the others commit with feed numbers in order', async () => {

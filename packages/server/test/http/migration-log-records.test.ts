@@ -8,6 +8,7 @@ import { transactionRunner } from '../../src/db/group-commit.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { loadConfig } from '../../src/kernel/config.js';
 import { insertAgentIn, updateAgentAndStamp } from '../../src/modules/agents/agent-writes-store.js';
+import { registeredAgentRow } from '../support/database-fixtures.js';
 import { hashLeaf, merkleRoot, splitBundle, verifyCheckpoint } from '../support/tlog-verifier.js';
 
 const AGENTS = 300;
@@ -25,31 +26,20 @@ test(`migration 019 keeps every log record and the log's root (${testDatabase})`
       // Records as the previous release wrote them: registrations, then an update of every third agent.
       await before.db.transaction().execute(async (trx) => {
         for (let i = 0; i < AGENTS; i += 1) {
-          await insertAgentIn(trx, {
-            did: did(i),
-            key_type: 'ed25519',
-            public_key: i.toString(16).padStart(64, '0'),
-            key_id: `ed25519:${i.toString(16).padStart(64, '0')}`,
-            chain_id: null,
-            name: `Migrated Agent ${i}`,
-            description: 'Logged before the upgrade',
-            avatar: null,
-            website: null,
-            capabilities: JSON.stringify([{ type: 'mapping' }]),
-            tags: JSON.stringify(['geo']),
-            status: 'active',
-            invocation_enabled: 0,
-            delivery_mode: 'none',
-            webhook_url: null,
-            webhook_secret: null,
-            referrer: null,
-            average_rating: 0,
-            reputation_score: 0,
-            total_reviews: 0,
-            created_at: now,
-            updated_at: now,
-            deactivated_at: null,
-          });
+          const key = i.toString(16).padStart(64, '0');
+          await insertAgentIn(
+            trx,
+            registeredAgentRow(did(i), {
+              public_key: key,
+              key_id: `ed25519:${key}`,
+              name: `Migrated Agent ${i}`,
+              description: 'Logged before the upgrade',
+              capabilities: JSON.stringify([{ type: 'mapping' }]),
+              tags: JSON.stringify(['geo']),
+              created_at: now,
+              updated_at: now,
+            }),
+          );
         }
       });
       for (let i = 0; i < AGENTS; i += 3) {
