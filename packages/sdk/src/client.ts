@@ -20,6 +20,7 @@ import type {
   Readiness,
   RemoteEntriesPage,
   RemoteEntriesQuery,
+  RemoteEntry,
   Reputation,
   Review,
   ReviewList,
@@ -297,6 +298,15 @@ export class RegistryClient {
    */
   listRemoteEntries(filters: RemoteEntriesQuery = {}): Promise<RemoteEntriesPage> {
     return discovery.listRemoteEntries(this, filters);
+  }
+
+  /**
+   * One remote entry by its id (from `listRemoteEntries` or a federated search), with its provenance
+   * and the endpoints where it is invoked at its home; a RegistryError 404 `REMOTE_ENTRY_NOT_FOUND`
+   * once it is gone.
+   */
+  getRemoteEntry(id: string): Promise<RemoteEntry> {
+    return discovery.getRemoteEntry(this, id);
   }
 
   resolveDid(did: string): Promise<DidDocument> {

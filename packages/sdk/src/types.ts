@@ -56,7 +56,7 @@ export type FederationStatus = ResponseOf<'/api/federation/status', 'get'>;
 export type FederationSourceStatus = FederationStatus['sources'][number];
 export type RemoteEntriesQuery = QueryOf<'/api/federation/entries', 'get'>;
 export type RemoteEntriesPage = ResponseOf<'/api/federation/entries', 'get'>;
-export type RemoteEntry = RemoteEntriesPage['entries'][number];
+export type RemoteEntry = ResponseOf<'/api/federation/entries/{id}', 'get'>;
 
 /** A JSON object: the shape of invocation inputs and outputs. */
 export type JsonObject = { [member: string]: unknown };

@@ -103,6 +103,20 @@ describe(`federated search and remote entries against a real registry (${testDat
     assert.deepEqual(seen.map((entry) => entry.name).sort(), ['Remote Mapper', 'Remote Planner']);
   });
 
+  test('getRemoteEntry reads one listed entry by its id, and an unknown id is the 404 naming it', async () => {
+    const [listed] = (await client.listRemoteEntries({ source: `a2a:${hosts[0]?.cardUrl}` })).entries;
+    assert.ok(listed !== undefined);
+    const entry = await client.getRemoteEntry(listed.id);
+    assert.deepEqual(entry, listed);
+    assert.equal(entry.name, 'Remote Planner');
+    assert.equal(entry.provenance.kind, 'imported');
+    await assert.rejects(
+      client.getRemoteEntry(`${listed.id}-gone`),
+      (error: Error & { status?: number; code?: string }) =>
+        error.status === 404 && error.code === 'REMOTE_ENTRY_NOT_FOUND',
+    );
+  });
+
   test('a bad filter is the registry error naming it', async () => {
     await assert.rejects(
       // A value the type refuses, as plain JavaScript could send it.

@@ -9,6 +9,7 @@ import type {
   Readiness,
   RemoteEntriesPage,
   RemoteEntriesQuery,
+  RemoteEntry,
   SearchQuery,
   SearchResponse,
   Stats,
@@ -101,6 +102,10 @@ export function listRemoteEntries(
   filters: RemoteEntriesQuery,
 ): Promise<RemoteEntriesPage> {
   return transport.request('GET', '/api/federation/entries', { query: { ...filters } });
+}
+
+export function getRemoteEntry(transport: Transport, id: string): Promise<RemoteEntry> {
+  return transport.request('GET', `/api/federation/entries/${enc(id)}`);
 }
 
 export function resolveDid(transport: Transport, did: string): Promise<DidDocument> {
