@@ -74,7 +74,13 @@ function bitCount(n: number): number {
 export function appendToRange(range: Uint8Array[], size: number, leafHash: Uint8Array): void {
   let hash = leafHash;
   for (let rest = size; rest % 2 === 1; rest = Math.floor(rest / 2)) {
-    hash = hashChildren(range.pop() as Uint8Array, hash);
+    const left = range.pop();
+    if (left === undefined) {
+      throw new LogVerificationError(
+        `a compact range of ${range.length} subtrees cannot hold ${size} entries`,
+      );
+    }
+    hash = hashChildren(left, hash);
   }
   range.push(hash);
 }
@@ -272,12 +278,14 @@ async function forkedSubtree(
   for (let bundle = 0; bundle * TILE_WIDTH < previous.size; bundle += 1) {
     const width = Math.min(TILE_WIDTH, size - bundle * TILE_WIDTH);
     const data = splitEntryBundle(await source.entryBundle(bundle, width));
+    // A bundle that came back short ends the fold: the subtree it falls in is the one that changed.
+    if (data.length !== width) break;
     for (const [offset, entry] of data.entries()) {
       const index = bundle * TILE_WIDTH + offset;
       if (index < previous.size) appendToRange(range, index, hashLeaf(entry));
     }
   }
-  // A bundle that came back short leaves the range short: its missing subtrees differ too.
+  // A range folded short (a short bundle) lacks or differs in the subtrees from there on.
   let from = 0;
   for (const [i, verified] of previous.range.entries()) {
     let width = 1;

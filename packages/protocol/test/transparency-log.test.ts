@@ -278,6 +278,16 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
       extendLog(source(800), verifierKey, twoSubtrees.state),
       /forked log: an entry among 512 to 767, verified before/,
     );
+    // A rewound log that serves an early bundle short (entries dropped) is named a fork, not a crash.
+    const afterDrop = {
+      ...source(800),
+      entryBundle: async (index: number, width: number) =>
+        bundle(index === 0 ? [] : data.slice(index * 256, index * 256 + width)),
+    };
+    await assert.rejects(
+      extendLog(afterDrop, verifierKey, twoSubtrees.state),
+      /forked log: an entry among 0 to 511, verified before, is another one now/,
+    );
     // A follow state rebuilt from all its leaf hashes follows on exactly as the one extendLog left.
     data = Array.from({ length: 800 }, (_, i) => leafData(i));
     const rebuilt = followStateOf(data.slice(0, 513).map(hashLeaf));

@@ -7,6 +7,7 @@ import { readAgentCard, InvalidCardError } from './a2a-card.js';
 import { readFile } from 'node:fs/promises';
 import { verifyCardSignatures, type TrustRoot } from './card-signatures.js';
 import { fetchRemote, maxAgeSeconds, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
+import { refreshEach } from './source-rounds.js';
 import {
   ensureSource,
   putRemoteEntry,
@@ -46,10 +47,13 @@ export class A2aCardImporter {
 
   refreshAll(signal?: AbortSignal): Promise<void> {
     const round = this.rounds.then(async () => {
-      for (const url of this.deps.config.a2aCards) {
-        if (signal?.aborted === true) return;
-        await this.refresh(url, signal);
-      }
+      await refreshEach(
+        this.deps.db,
+        this.deps.config.a2aCards,
+        cardSourceId,
+        (url) => this.refresh(url, signal),
+        signal,
+      );
     });
     this.rounds = round.catch(() => undefined);
     return round;

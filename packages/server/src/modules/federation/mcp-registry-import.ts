@@ -5,6 +5,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
+import { refreshEach } from './source-rounds.js';
 import {
   ensureSource,
   putRemoteEntry,
@@ -56,10 +57,13 @@ export class McpRegistryImporter {
 
   refreshAll(signal?: AbortSignal): Promise<void> {
     const round = this.rounds.then(async () => {
-      for (const base of this.deps.config.mcpRegistries) {
-        if (signal?.aborted === true) return;
-        await this.refresh(base, signal);
-      }
+      await refreshEach(
+        this.deps.db,
+        this.deps.config.mcpRegistries,
+        mcpSourceId,
+        (base) => this.refresh(base, signal),
+        signal,
+      );
     });
     this.rounds = round.catch(() => undefined);
     return round;

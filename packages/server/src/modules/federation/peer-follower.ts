@@ -18,6 +18,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
+import { refreshEach } from './source-rounds.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
   activeEntryIdsOfSource,
@@ -94,10 +95,13 @@ export class PeerFollower {
 
   refreshAll(signal?: AbortSignal): Promise<void> {
     const round = this.rounds.then(async () => {
-      for (const peer of this.deps.config.peers) {
-        if (signal?.aborted === true) return;
-        await this.refresh(peer.url, peer.key, signal);
-      }
+      await refreshEach(
+        this.deps.db,
+        this.deps.config.peers,
+        (peer) => peerSourceId(peer.url),
+        (peer) => this.refresh(peer.url, peer.key, signal),
+        signal,
+      );
     });
     this.rounds = round.catch(() => undefined);
     return round;
