@@ -40,6 +40,7 @@ import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
 import { startFederatedIndexLoad, startFederationJobs } from './modules/federation/federation-jobs.js';
 import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
+import { anyRemoteEntry } from './modules/federation/remote-entries-store.js';
 import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
@@ -232,6 +233,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       ...(config.federation.mcpRegistries.length > 0 ? [mcpImports] : []),
     ];
     const federation = new FederationService({ db, clock, index: federatedIndex, sources, peers });
+    // Read before any background job starts: a failure here leaves nothing running.
+    const anythingFederated = sources.length > 0 || (await anyRemoteEntry(db));
     const invocation = new InvocationService({
       db,
       remote: federation,
@@ -297,10 +300,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
     );
     // Off the request path: in the background now when anything is federated, else on first use.
-    const federatedIndexLoad = await startFederatedIndexLoad(
-      db,
+    const federatedIndexLoad = startFederatedIndexLoad(
       federatedIndex,
-      sources.length > 0,
+      anythingFederated,
       (status, ms) => log.info({ indexed: status.indexed, ms }, 'federated search index loaded'),
       (error) => log.error({ err: error, job: 'federated-index' }, 'federated search index load failed'),
     );
@@ -391,6 +393,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       invocation,
       agentTasks,
       stopWaiters: async () => {
+        federatedIndex.close();
         agentTasks.shutdown();
         await invocation.shutdown();
       },

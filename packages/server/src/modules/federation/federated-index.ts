@@ -1,5 +1,6 @@
 import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
 import type { Clock } from '../../kernel/clock.js';
+import { shuttingDown } from '../../kernel/errors.js';
 import type { Db } from '../../db/connect.js';
 import { SearchIndexFollower } from '../discovery/search-follower.js';
 import { readSearchRows } from '../discovery/agent-search-store.js';
@@ -29,24 +30,34 @@ export interface FederatedIndexState {
  * Loaded at start, in the background, when the registry has remote entries or sources (the context
  * calls `load`); otherwise on the first federated search. A federated search never reads a partly
  * loaded index: it waits for the load under way, as no search runs before the local index is loaded
- * (docs/decisions.md).
+ * (docs/decisions.md). Each load fills a fresh index and swaps it in only when whole, so a load that
+ * failed (the database went away meanwhile) is simply started again by the next caller.
  */
 export class FederatedIndex implements SearchSource {
-  private readonly agents: SearchIndexFollower;
+  /** The follower of the loaded index (an empty, unloaded one until the first load ends). */
+  private agents: SearchIndexFollower;
+  /** The last remote change (remote_entries.seq) applied to the loaded index. */
   private position = 0;
   private loading: Promise<void> | undefined;
   private loaded = false;
   private loadedAt: number | null = null;
   private catchingUp: Promise<void> | undefined;
+  /** Aborted when the registry shuts down: the load stops and its waiters get a 503. */
+  private readonly closing = new AbortController();
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
   ) {
-    // A restore reloads the registry's agents into a fresh index: the remote entries go in again.
-    this.agents = new SearchIndexFollower(db, new SearchIndex(), () => {
-      this.position = 0;
+    this.agents = this.newFollower();
+  }
+
+  private newFollower(): SearchIndexFollower {
+    const follower: SearchIndexFollower = new SearchIndexFollower(this.db, new SearchIndex(), () => {
+      // A restore reloads the registry's agents into a fresh index: the remote entries go in again.
+      if (follower === this.agents) this.position = 0;
     });
+    return follower;
   }
 
   get follower(): SearchSource['follower'] {
@@ -67,23 +78,34 @@ export class FederatedIndex implements SearchSource {
 
   /**
    * Loads the index (every active agent, then every remote entry), once: later and concurrent callers
-   * share the load. Aborted or failed, it is left unloaded and the next caller starts again.
+   * share the load. A load that fails is forgotten, and the next caller starts a fresh one.
    */
-  load(signal?: AbortSignal): Promise<void> {
-    this.loading ??= this.fill(signal).catch((error: unknown) => {
+  load(): Promise<void> {
+    this.loading ??= this.fill().catch((error: unknown) => {
       this.loading = undefined;
       throw error;
     });
     return this.loading;
   }
 
-  private async fill(signal?: AbortSignal): Promise<void> {
-    await this.agents.load(signal);
-    if (this.agents.ready) await this.applyRemote(signal);
-    if (signal?.aborted === true) {
-      this.loading = undefined;
-      return;
+  /**
+   * Stops a load under way at shutdown: it and every search waiting for it end with 503
+   * SHUTTING_DOWN instead of holding the shutdown, and no later load starts.
+   */
+  close(): void {
+    this.closing.abort();
+  }
+
+  private async fill(): Promise<void> {
+    const signal = this.closing.signal;
+    const agents = this.newFollower();
+    if (!signal.aborted) await agents.load(signal);
+    const position = agents.ready ? await applyRemoteChanges(this.db, agents.index, 0, signal) : 0;
+    if (signal.aborted || !agents.ready) {
+      throw shuttingDown('This registry node is shutting down: retry the federated search on another node');
     }
+    this.agents = agents;
+    this.position = position;
     this.loaded = true;
     this.loadedAt = this.clock.now();
   }
@@ -92,24 +114,14 @@ export class FederatedIndex implements SearchSource {
     await this.load();
     await this.agents.catchUp();
     while (this.catchingUp !== undefined) await this.catchingUp;
-    this.catchingUp = this.applyRemote().finally(() => {
-      this.catchingUp = undefined;
-    });
+    this.catchingUp = applyRemoteChanges(this.db, this.agents.index, this.position)
+      .then((position) => {
+        this.position = position;
+      })
+      .finally(() => {
+        this.catchingUp = undefined;
+      });
     await this.catchingUp;
-  }
-
-  /** Applies the remote changes after the index's position, yielding to the event loop between batches. */
-  private async applyRemote(signal?: AbortSignal): Promise<void> {
-    for (;;) {
-      if (signal?.aborted === true) return;
-      const rows = await remoteEntriesChangedAfter(this.db, this.position, BATCH);
-      const index = this.agents.index;
-      for (const row of rows) index.apply(indexed(row));
-      const last = rows.at(-1);
-      if (last !== undefined) this.position = Number(last.seq);
-      if (rows.length < BATCH) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
   }
 
   async readRows(keys: readonly string[]): Promise<SearchRow[]> {
@@ -123,6 +135,28 @@ export class FederatedIndex implements SearchSource {
     for (const row of local) byKey.set(row.did, row);
     for (const row of remote) if (row.status === 'active') byKey.set(row.id, searchRow(row));
     return keys.flatMap((key) => byKey.get(key) ?? []);
+  }
+}
+
+/**
+ * Applies the remote changes after `position` to `index`, yielding to the event loop between
+ * batches; the position reached (where it stopped, if aborted).
+ */
+async function applyRemoteChanges(
+  db: Db,
+  index: SearchIndex,
+  position: number,
+  signal?: AbortSignal,
+): Promise<number> {
+  let reached = position;
+  for (;;) {
+    if (signal?.aborted === true) return reached;
+    const rows = await remoteEntriesChangedAfter(db, reached, BATCH);
+    for (const row of rows) index.apply(indexed(row));
+    const last = rows.at(-1);
+    if (last !== undefined) reached = Number(last.seq);
+    if (rows.length < BATCH) return reached;
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 

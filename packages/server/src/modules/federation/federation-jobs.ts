@@ -1,7 +1,5 @@
-import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
 import type { FederatedIndex, FederatedIndexState } from './federated-index.js';
-import { anyRemoteEntry } from './remote-entries-store.js';
 
 /** What refreshes every source: the importers and peer followers, one after another. */
 export interface SourceRefresher {
@@ -21,7 +19,8 @@ export function startFederationJobs(
   const round = async (signal: AbortSignal): Promise<void> => {
     for (const refresher of refreshers) {
       if (signal.aborted) return;
-      await refresher.refreshAll(signal);
+      // Each kind in turn whatever the one before met: its failure is reported, not the end of the round.
+      await refresher.refreshAll(signal).catch(onError);
     }
   };
   const first = new AbortController();
@@ -37,26 +36,29 @@ export function startFederationJobs(
 }
 
 /**
- * Starts loading the federated index now, in the background, when there is anything federated: a
- * configured source or a remote entry already stored. Otherwise it is loaded on the first federated
- * search. stop() aborts a load in progress and waits for it.
+ * Starts loading the federated index now, in the background, when there is anything federated (a
+ * configured source or a remote entry already stored). Otherwise it is loaded on the first federated
+ * search. stop() stops a load in progress (the index's close) and waits for it.
  */
-export async function startFederatedIndexLoad(
-  db: Db,
+export function startFederatedIndexLoad(
   index: FederatedIndex,
-  hasSources: boolean,
+  anythingFederated: boolean,
   onLoaded: (status: FederatedIndexState, ms: number) => void,
   onError: (error: unknown) => void,
-): Promise<BackgroundJobs> {
-  if (!hasSources && !(await anyRemoteEntry(db))) return { stop: async () => {} };
-  const controller = new AbortController();
+): BackgroundJobs {
+  if (!anythingFederated) return { stop: async () => index.close() };
+  let stopped = false;
   const started = Date.now();
-  const loading = index.load(controller.signal).then(() => {
-    if (!controller.signal.aborted) onLoaded(index.status(), Date.now() - started);
-  }, onError);
+  const loading = index.load().then(
+    () => onLoaded(index.status(), Date.now() - started),
+    (error: unknown) => {
+      if (!stopped) onError(error);
+    },
+  );
   return {
     stop: async () => {
-      controller.abort();
+      stopped = true;
+      index.close();
       await loading;
     },
   };
