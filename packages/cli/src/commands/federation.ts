@@ -11,6 +11,15 @@ import { CliError, EXIT, UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { anonymousClient } from '../registry.js';
 
+/** The login name, or '' where the user has no passwd entry (a container's arbitrary uid): then --by is asked for. */
+function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return '';
+  }
+}
+
 const when = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString());
 
 /**
@@ -34,7 +43,7 @@ async function operatorRequest<T>(
       const given =
         token.value === undefined
           ? `no token was given: pass ${token.flag} or set ${token.name}`
-          : `the token given (${token.flag} or ${token.name}) is not the registry's ${token.name}`;
+          : `the token given (${token.flag} or ${token.name}) was not accepted`;
       throw new CliError(`${method} ${path} was refused (${error.details}); ${given}`, EXIT.auth, error.code);
     }
     throw error;
@@ -132,9 +141,14 @@ export function registerFederation(program: Command): void {
           'ADMIN_TOKEN_MISSING',
         );
       }
-      const by = (options.by ?? cli.env.USER ?? os.userInfo().username).trim();
+      const by = (options.by ?? cli.env.USER ?? userName()).trim();
       if (by === '' || by.length > 200) {
-        throw new UsageError('--by must name who resumes the peer in 1 to 200 characters', 'INVALID_OPTION');
+        throw new UsageError(
+          options.by === undefined
+            ? 'federation resume records who resumes the peer, and no user name was found: pass --by NAME'
+            : '--by must name who resumes the peer in 1 to 200 characters',
+          'INVALID_OPTION',
+        );
       }
       const source = await operatorRequest<SourceStatus>(
         anonymousClient(cli),
