@@ -7,7 +7,7 @@ import { readAgentCard, InvalidCardError } from './a2a-card.js';
 import { readFile } from 'node:fs/promises';
 import { verifyCardSignatures, type TrustRoot } from './card-signatures.js';
 import { fetchRemote, maxAgeSeconds, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
-import { refreshEach } from './source-rounds.js';
+import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
   putRemoteEntry,
@@ -41,22 +41,20 @@ export const cardSourceId = (url: string): string => `a2a:${url}`;
  */
 export class A2aCardImporter {
   /** Rounds run one after another: the schedule's and an explicit refresh never write at once. */
-  private rounds: Promise<void> = Promise.resolve();
+  private readonly rounds = new OneAtATime();
 
   constructor(private readonly deps: A2aImportDeps) {}
 
   refreshAll(signal?: AbortSignal): Promise<void> {
-    const round = this.rounds.then(async () => {
-      await refreshEach(
+    return this.rounds.run(() =>
+      refreshEach(
         this.deps.db,
         this.deps.config.a2aCards,
         cardSourceId,
         (url) => this.refresh(url, signal),
         signal,
-      );
-    });
-    this.rounds = round.catch(() => undefined);
-    return round;
+      ),
+    );
   }
 
   /** One card; never throws for what the remote side did (that goes on the source's status). */

@@ -5,7 +5,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
-import { refreshEach } from './source-rounds.js';
+import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
   putRemoteEntry,
@@ -51,22 +51,21 @@ const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
  * whole round, so the next round reads the failed part again (writes of unchanged servers are no-ops).
  */
 export class McpRegistryImporter {
-  private rounds: Promise<void> = Promise.resolve();
+  /** Rounds run one after another: the schedule's and an explicit refresh never write at once. */
+  private readonly rounds = new OneAtATime();
 
   constructor(private readonly deps: McpImportDeps) {}
 
   refreshAll(signal?: AbortSignal): Promise<void> {
-    const round = this.rounds.then(async () => {
-      await refreshEach(
+    return this.rounds.run(() =>
+      refreshEach(
         this.deps.db,
         this.deps.config.mcpRegistries,
         mcpSourceId,
         (base) => this.refresh(base, signal),
         signal,
-      );
-    });
-    this.rounds = round.catch(() => undefined);
-    return round;
+      ),
+    );
   }
 
   async refresh(base: string, signal?: AbortSignal): Promise<void> {

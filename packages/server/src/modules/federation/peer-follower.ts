@@ -18,7 +18,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
-import { refreshEach } from './source-rounds.js';
+import { OneAtATime, refreshEach } from './source-rounds.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
   activeEntryIdsOfSource,
@@ -89,22 +89,21 @@ const entryId = (peer: string, did: string): string => `peer:${peer}#${did}`;
  * follow (state `stopped`), alerts, and marks every entry of the peer `unverified`: kept, never replaced.
  */
 export class PeerFollower {
-  private rounds: Promise<void> = Promise.resolve();
+  /** Rounds run one after another: the schedule's and an explicit refresh never write at once. */
+  private readonly rounds = new OneAtATime();
 
   constructor(private readonly deps: PeerFollowDeps) {}
 
   refreshAll(signal?: AbortSignal): Promise<void> {
-    const round = this.rounds.then(async () => {
-      await refreshEach(
+    return this.rounds.run(() =>
+      refreshEach(
         this.deps.db,
         this.deps.config.peers,
         (peer) => peerSourceId(peer.url),
         (peer) => this.refresh(peer.url, peer.key, signal),
         signal,
-      );
-    });
-    this.rounds = round.catch(() => undefined);
-    return round;
+      ),
+    );
   }
 
   /**
@@ -120,7 +119,7 @@ export class PeerFollower {
         'PEER_NOT_FOUND',
         `${JSON.stringify(peer.slice(0, 200))} is not a peer this registry follows (FEDERATION_PEERS lists ${this.deps.config.peers.length === 0 ? 'none' : this.deps.config.peers.map((candidate) => candidate.url).join(', ')})`,
       );
-    const round = this.rounds.then(async () => {
+    return this.rounds.run(async () => {
       const { db, clock } = this.deps;
       const id = peerSourceId(peer);
       const source = await readSource(db, id);
@@ -135,8 +134,6 @@ export class PeerFollower {
       await updateSource(db, id, { state: 'ok', last_error: null, cursor: JSON.stringify({ resumed }) });
       await this.refresh(peer, configured.key);
     });
-    this.rounds = round.catch(() => undefined);
-    return round;
   }
 
   async refresh(peer: string, pinnedKey: string | undefined, signal?: AbortSignal): Promise<void> {

@@ -33,3 +33,17 @@ export async function refreshEach<T>(
     throw new AggregateError(failures, `${failures.length} federation sources failed unexpectedly`);
   }
 }
+
+/**
+ * Runs work one piece after another, in the order asked: a source kind's scheduled rounds, explicit
+ * refreshes and an operator's resume never write at once. A piece that fails does not stop the next.
+ */
+export class OneAtATime {
+  private last: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.last.then(work);
+    this.last = result.catch(() => undefined);
+    return result;
+  }
+}
