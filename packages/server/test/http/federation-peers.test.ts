@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, createTestDatabase, freePort } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
@@ -278,6 +280,74 @@ describe('a peer whose log forks', () => {
       await follower.close();
       await peer.close();
       await database.drop();
+    }
+  });
+});
+
+describe('a peer that is briefly unavailable', () => {
+  test('answering 503 for a profile is an error retried next round, not a stop', async () => {
+    const peer = await startListeningRegistry();
+    let outage = false;
+    // In front of the peer: while `outage`, its profiles answer 503 as an overloaded proxy would.
+    const proxy = http.createServer((request, response) => {
+      if (outage && /^\/api\/agents\/[^/]+$/.test((request.url ?? '').split('?')[0] ?? '')) {
+        response.writeHead(503, { 'retry-after': '1' }).end('{"error":"overloaded"}');
+        return;
+      }
+      const upstream = http.request(
+        new URL(request.url ?? '/', peer.url),
+        { method: request.method, headers: { ...request.headers, host: new URL(peer.url).host } },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      request.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const follower = await startRegistry({
+      FEDERATION_PEERS: proxyUrl,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    const source = async (): Promise<SourceStatus> =>
+      (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
+        sources: SourceStatus[];
+      }>().sources[0] as SourceStatus;
+    const mirrored = async (): Promise<Entry[]> =>
+      (await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })).json<{
+        entries: Entry[];
+      }>().entries;
+    try {
+      await registerNamed(peer, 'Peer Archivist', { capabilities: [{ type: 'archiving' }] });
+      await follower.ctx.federation.refresh();
+      assert.deepEqual(
+        (await mirrored()).map((entry) => [entry.name, entry.provenance.state]),
+        [['Peer Archivist', 'verified']],
+      );
+
+      outage = true;
+      await registerNamed(peer, 'Peer Binder', { capabilities: [{ type: 'archiving' }] });
+      await follower.ctx.federation.refresh();
+      const during = await source();
+      assert.equal(during.state, 'error');
+      assert.match(during.last_error ?? '', /profile of did:.* answered 503; the entries are kept/);
+      assert.deepEqual(
+        (await mirrored()).map((entry) => [entry.name, entry.provenance.state]),
+        [['Peer Archivist', 'verified']],
+      );
+
+      outage = false;
+      await follower.ctx.federation.refresh();
+      assert.equal((await source()).state, 'ok');
+      assert.deepEqual((await mirrored()).map((entry) => [entry.name, entry.provenance.state]).sort(), [
+        ['Peer Archivist', 'verified'],
+        ['Peer Binder', 'verified'],
+      ]);
+    } finally {
+      await follower.close();
+      await new Promise((resolve) => proxy.close(resolve));
+      await peer.close();
     }
   });
 });

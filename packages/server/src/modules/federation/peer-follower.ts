@@ -234,9 +234,15 @@ export class PeerFollower {
       limits,
       signal,
     );
-    if (answer.status !== 200)
+    // Only what the peer states is held against it: a profile it says is not there. A refusal or an
+    // outage (429, 5xx, a proxy's answer) is retried next round, never a reason to stop following.
+    if (answer.status === 404 || answer.status === 410)
       throw new LogVerificationError(
         `${peer} logged ${did} as active at entry ${index} but its profile answers ${answer.status}`,
+      );
+    if (answer.status !== 200)
+      throw new RemoteFetchError(
+        `${peer}'s profile of ${did} answered ${answer.status}; the entries are kept and the next round tries again`,
       );
     const profile = parseObject(answer.body, `${peer}'s profile of ${did}`);
     try {
@@ -250,6 +256,10 @@ export class PeerFollower {
         limits,
         signal,
       );
+      if (proofAnswer.status !== 200 && proofAnswer.status !== 404 && proofAnswer.status !== 410)
+        throw new RemoteFetchError(
+          `${peer}'s log proof of ${did} answered ${proofAnswer.status}; the entries are kept and the next round tries again`,
+        );
       if (proofAnswer.status === 200) {
         const proof = parseObject(proofAnswer.body, `${peer}'s log proof of ${did}`) as unknown as LogProof;
         const { leaf: later } = verifyLogProof(proof, key, did);
