@@ -181,6 +181,26 @@ describe('RegistryClient against a real registry (SQLite)', () => {
     });
   });
 
+  test('followLog leaves an agent that changed after the checkpoint pending, once its later leaf extends the verified tree', async () => {
+    const verifierKey = (await (await fetch(`${registry.url}/log/verifier-key`)).text()).trim();
+    const start = await new RegistryClient({ registry: registry.url }).followLog({ verifierKey });
+    const writer = new RegistryClient({ registry: registry.url, key: AgentKey.generateEd25519() });
+    const { did } = await writer.register(profile('Quick Changer'));
+    const staleCheckpoint = await (await fetch(`${registry.url}/log/checkpoint`)).text();
+    await writer.updateAgent({ description: 'Changed after the checkpoint was read' });
+    // Reads the checkpoint of before the update, as a reader racing the writer would.
+    const racing = new RegistryClient({
+      registry: registry.url,
+      fetch: async (input, init) =>
+        String(input).endsWith('/log/checkpoint') ? new Response(staleCheckpoint) : fetch(input, init),
+    });
+    const caughtUp = await racing.followLog({ verifierKey, state: start.state });
+    assert.deepEqual(
+      caughtUp.profiles.map((followed) => [followed.did, followed.profile]),
+      [[did, null]],
+    );
+  });
+
   test('a registration signed for another registry is refused by this one', async () => {
     const key = AgentKey.generateEd25519();
     const elsewhere = new RegistryClient({ registry: registry.url, key, audience: 'https://other.example' });

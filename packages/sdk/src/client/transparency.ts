@@ -116,7 +116,9 @@ export async function followLog(
     const queue = [...latest.values()];
     const worker = async (): Promise<void> => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-        profiles.push(await servedProfile(transport, next.leaf, next.index, options.verifierKey));
+        profiles.push(
+          await servedProfile(transport, getBytes, next.leaf, next.index, options.verifierKey, state),
+        );
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
@@ -127,9 +129,11 @@ export async function followLog(
 
 async function servedProfile(
   transport: Transport,
+  getBytes: (path: string) => Promise<Uint8Array>,
   leaf: LogLeaf,
   index: number,
   verifierKey: string,
+  verified: LogFollowState,
 ): Promise<FollowedProfile> {
   const did = leaf.did;
   let profile: AgentProfile;
@@ -149,7 +153,18 @@ async function servedProfile(
   // is itself logged later, which its own proof (signed, included, of this agent, with this digest) shows.
   const proof = await transport.request<LogProof>('GET', `/api/agents/${enc(did)}/log-proof`);
   const newer = verifyLogProof(proof, verifierKey, did);
-  if (proof.leaf_index <= index || newer.leaf.seq <= leaf.seq) checkProfileAgainstLeaf(profile, leaf, index);
+  // Later means after the tree just verified (within it, this leaf is the agent's latest).
+  if (proof.leaf_index < verified.size || newer.leaf.seq <= leaf.seq)
+    checkProfileAgainstLeaf(profile, leaf, index);
   checkProfileAgainstLeaf(profile, newer.leaf, proof.leaf_index);
+  // And of a tree that extends the verified one, not of a fork: its checkpoint is followed from it.
+  await extendLog(
+    {
+      checkpoint: async () => proof.checkpoint,
+      entryBundle: (bundle, width) => getBytes(`/log/${entryBundlePath(bundle, width)}`),
+    },
+    verifierKey,
+    verified,
+  );
   return { did, leafIndex: index, seq: leaf.seq, profile: null };
 }
