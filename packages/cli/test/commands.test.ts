@@ -345,9 +345,18 @@ describe('every command against a real registry (SQLite)', () => {
     const verified = parseJson<Json>(ok(await run(caller, 'verify', agentDid, '--json')));
     assert.equal(verified.did, agentDid);
     assert.equal(verified.verified, true);
+    assert.equal(verified.key_source, 'served');
     assert.equal(typeof verified.leaf_index, 'number');
     const text = ok(await run(caller, 'verify', agentDid));
-    assert.match(text.stdout, /logged: +at position \d+ of \d+, verified/);
+    assert.match(
+      text.stdout,
+      /logged: +at position \d+ of \d+, verified \(against the key the registry serves\)/,
+    );
+    assert.match(text.stderr, /checked against the verifier key the registry itself serves/);
+    const servedKey = (await (await fetch(`${registry.url}/log/verifier-key`)).text()).trim();
+    const pinned = ok(await run(caller, 'verify', agentDid, '--verifier-key', servedKey));
+    assert.match(pinned.stdout, /logged: +at position \d+ of \d+, verified$/m);
+    assert.doesNotMatch(pinned.stderr, /itself serves/);
     const otherKey = 'example.com/foo+530d903a+AekyeRrm56hApGFkyQR4ZCbV54Id2LKaANYcrnKv3U2k';
     const refused = await run(caller, 'verify', agentDid, '--verifier-key', otherKey, '--json');
     assert.equal(refused.code, 5);

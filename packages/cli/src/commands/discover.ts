@@ -200,10 +200,19 @@ export function registerVerify(program: Command): void {
       "Check that the agent's profile is the latest one the registry's transparency log holds (signed checkpoint, inclusion proof, profile digest)",
     )
     .argument('[did]', "the agent (default: this agent's own DID)")
-    .option('--verifier-key <key>', "the registry's log verifier key (default: read from /log/verifier-key)")
+    .option(
+      '--verifier-key <key>',
+      "the registry's log verifier key from a source you trust (default: the key the registry serves at /log/verifier-key, which proves the profile is the one its log holds, not that the log is honest)",
+    )
     .action(async (did: string | undefined, options: { verifierKey?: string }, self: Command) => {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
+      const keySource = options.verifierKey === undefined ? 'served' : 'flag';
+      if (keySource === 'served') {
+        cli.out.warn(
+          'checked against the verifier key the registry itself serves: a registry that rewrote its log would serve a key for it too; pass --verifier-key with the key its operator publishes (docs/transparency-log.md) to check against a key you trust',
+        );
+      }
       const verified = await anonymousClient(cli).verifyAgent(
         target,
         options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey },
@@ -211,6 +220,8 @@ export function registerVerify(program: Command): void {
       const result = {
         did: target,
         verified: true,
+        /** Where the verifier key came from: the flag (a key you trust), or the registry it checks. */
+        key_source: keySource,
         leaf_index: verified.leafIndex,
         tree_size: verified.treeSize,
         origin: verified.origin,
@@ -220,7 +231,10 @@ export function registerVerify(program: Command): void {
       cli.out.result(result, () => {
         cli.out.fields([
           ['did', target],
-          ['logged', `at position ${verified.leafIndex} of ${verified.treeSize}, verified`],
+          [
+            'logged',
+            `at position ${verified.leafIndex} of ${verified.treeSize}, verified${keySource === 'served' ? ' (against the key the registry serves)' : ''}`,
+          ],
           ['operation', verified.leaf.op],
           ['log', verified.origin],
           ['root', verified.rootHash],
