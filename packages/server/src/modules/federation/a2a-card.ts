@@ -12,6 +12,25 @@ export interface CardListing {
 
 export class InvalidCardError extends Error {}
 
+/**
+ * The deepest nesting of arrays and objects a card may have. A2A cards are a few levels deep; the
+ * signature check canonicalizes the whole card recursively, so a card nested far deeper (a few hundred
+ * KB of brackets) would exhaust the stack there instead of being refused as a card.
+ */
+export const MAX_CARD_DEPTH = 64;
+
+/** Whether a parsed JSON value nests arrays and objects deeper than `max`; iterative, so any depth is safe. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > max) return true;
+    for (const child of Object.values(next.value)) pending.push({ value: child, depth });
+  }
+  return false;
+}
+
 const text = (value: unknown, max: number): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, max) : undefined;
 
@@ -20,11 +39,16 @@ const text = (value: unknown, max: number): string | undefined =>
  * when it is not an object with a name, a description and a skills array. Each skill becomes a
  * capability (its id the type, its description, its tags); the card's interfaces become the entry's
  * endpoints. Lengths and counts are cut to the profile limits, so a remote entry is never larger than
- * a registered one.
+ * a registered one. A card nested deeper than MAX_CARD_DEPTH is refused before anything walks it
+ * recursively (the signature check's canonical JSON).
  */
 export function readAgentCard(card: unknown): CardListing {
   if (typeof card !== 'object' || card === null || Array.isArray(card))
     throw new InvalidCardError('the card is not a JSON object');
+  if (nestedDeeperThan(card, MAX_CARD_DEPTH))
+    throw new InvalidCardError(
+      `the card nests arrays and objects more than ${MAX_CARD_DEPTH} levels deep; an A2A card needs a few`,
+    );
   const body = card as Record<string, unknown>;
   const name = text(body.name, PROFILE_LIMITS.nameMaxLength);
   if (name === undefined) throw new InvalidCardError('the card has no name (a non-empty string)');
