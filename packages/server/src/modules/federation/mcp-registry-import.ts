@@ -6,6 +6,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
+import { httpUrl, MAX_ENDPOINTS } from './listing-limits.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
@@ -163,9 +164,11 @@ export class McpRegistryImporter {
         continue;
       }
       const name = item.server.name;
-      const endpoints = item.server.remotes.flatMap((remote) =>
-        /^https?:\/\/[^\s{}]+$/.test(remote.url) ? [{ type: 'mcp', url: remote.url }] : [],
-      );
+      // A URL with template variables needs values the registry does not have: not an endpoint.
+      const endpoints = item.server.remotes.flatMap((remote) => {
+        const url = /^https?:\/\/[^\s{}]+$/.test(remote.url) ? httpUrl(remote.url) : undefined;
+        return url === undefined ? [] : [{ type: 'mcp', url }];
+      });
       upserts.push({
         id,
         source_id: mcpSourceId(base),
@@ -175,7 +178,7 @@ export class McpRegistryImporter {
         description: item.server.description.slice(0, PROFILE_LIMITS.descriptionMaxLength),
         capabilities: '[]',
         tags: JSON.stringify(official?.status === 'deprecated' ? ['mcp', 'deprecated'] : ['mcp']),
-        endpoints: JSON.stringify(endpoints.slice(0, 10)),
+        endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
         home_registry: base,
         provenance: provenanceJson({
           kind: 'imported',
