@@ -18,6 +18,7 @@ interface Served {
   status?: number;
   body: string;
   etag?: string;
+  location?: string;
 }
 
 /** A web host for cards and its did.json, answering what the test puts in `files`. */
@@ -41,6 +42,7 @@ class CardHost {
       .writeHead(file.status ?? 200, {
         'content-type': 'application/json',
         ...(file.etag === undefined ? {} : { etag: file.etag }),
+        ...(file.location === undefined ? {} : { location: file.location }),
       })
       .end(file.body);
   });
@@ -307,6 +309,53 @@ describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web tr
     const gone = await source('/gone.json');
     assert.equal(gone?.entries, 0);
     assert.match(gone?.last_error ?? '', /answered 404: its entry was removed/);
+  });
+});
+
+describe('hostile card hosts are refused with a reason, never a crash', () => {
+  const host = new CardHost();
+  let registry: TestRegistry;
+  const status = async (path: string): Promise<SourceStatus | undefined> => {
+    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    return response
+      .json<{ sources: SourceStatus[] }>()
+      .sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
+  };
+
+  before(async () => {
+    await host.start();
+    host.files.set('/bad-redirect.json', { status: 302, body: '', location: 'http://[' });
+    // Signed, so its canonical JSON is computed; 200,000 levels of brackets, about 400 KB.
+    // Written as text: serializing such a value would overflow the test's own stack.
+    const deep = card('Deep Planner', 'Nested far too deep');
+    deep.signatures = [{ protected: 'e30', signature: 'AA' }];
+    const shallow = JSON.stringify(deep);
+    host.files.set('/deep.json', {
+      body: `${shallow.slice(0, -1)},"extra":${'['.repeat(200_000)}${']'.repeat(200_000)}}`,
+    });
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: ['/bad-redirect.json', '/deep.json'].map((path) => host.url(path)).join(','),
+      FEDERATION_MAX_RESPONSE_KB: '1024',
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await host.close();
+  });
+
+  test('a redirect whose Location is not a URL is a fetch error naming the Location', async () => {
+    const found = await status('/bad-redirect.json');
+    assert.equal(found?.state, 'error');
+    assert.match(found?.last_error ?? '', /redirected to "http:\/\/\[", which is not a URL/);
+  });
+
+  test('a card nested deeper than the bound is an invalid card, with no entry', async () => {
+    const found = await status('/deep.json');
+    assert.equal(found?.state, 'error');
+    assert.match(found?.last_error ?? '', /nests arrays and objects more than 64 levels deep/);
+    assert.equal(found?.entries, 0);
   });
 });
 

@@ -18,7 +18,7 @@ interface Version {
   isLatest: boolean;
 }
 
-type Mode = 'normal' | 'garbage' | 'wrong-shape' | 'loop' | 'huge' | 'drip';
+type Mode = 'normal' | 'garbage' | 'wrong-shape' | 'loop' | 'huge' | 'drip' | 'long-cursor' | 'overfull';
 
 /**
  * An MCP Registry built from the shapes of its published OpenAPI (GET /v0.1/servers: ServerList of
@@ -63,9 +63,18 @@ class FakeMcpRegistry {
     const matching = this.versions.filter((version) =>
       since === null ? version.status !== 'deleted' : version.updatedAt > since,
     );
-    const page = matching.slice(start, start + limit);
+    // overfull: more servers than the limit asked for (the versions list holds more than a page).
+    const page =
+      this.mode === 'overfull' ? this.versions.slice(0, limit + 1) : matching.slice(start, start + limit);
     const nextCursor =
-      this.mode === 'loop' ? '0' : start + limit < matching.length ? String(start + limit) : undefined;
+      this.mode === 'loop'
+        ? '0'
+        : this.mode === 'long-cursor'
+          ? // A fresh cursor over the bound on every page: following it would grow without end.
+            `${start + limit}:${'x'.repeat(2000)}`
+          : start + limit < matching.length
+            ? String(start + limit)
+            : undefined;
     response.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         servers: page.map((version) => ({
@@ -223,6 +232,8 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
     ['loop', /cursor loop/],
     ['huge', /more than 48 KB/],
     ['drip', /did not answer in full within 1000 ms/],
+    ['long-cursor', /metadata\.nextCursor has 2004 characters, more than 1024: refused/],
+    ['overfull', /answered 101 servers to a request for at most 100: refused/],
   ] as const) {
     test(`a registry answering ${mode} is refused with the reason on the status; callers are unaffected`, async () => {
       const before = (await entries()).length;

@@ -9,7 +9,8 @@ import { registerNamed } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 import { checkFollowState, followStateFromStored } from '@agent-registry/protocol';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
-import { readSources } from '../../src/modules/federation/remote-entries-store.js';
+import { putRemoteEntry, readSources } from '../../src/modules/federation/remote-entries-store.js';
+import { mirroredEntry } from '../../src/modules/federation/peer-follower.js';
 
 interface Entry {
   id: string;
@@ -349,5 +350,74 @@ describe('a peer that is briefly unavailable', () => {
       await new Promise((resolve) => proxy.close(resolve));
       await peer.close();
     }
+  });
+});
+
+describe("a peer's profile is cleaned like an imported card before it is mirrored", () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startRegistry({});
+  });
+  after(async () => {
+    await registry.close();
+  });
+
+  test('non-http(s) endpoints are dropped and the listed fields are cut to the profile limits', async () => {
+    // What a hostile peer could log and serve: its log proves it published this, not that it is safe.
+    const peerUrl = 'https://hostile-peer.example';
+    const did = 'did:key:z6MkhostilePeerAgent';
+    const hostile: Record<string, unknown> = {
+      did,
+      name: `  ${'N'.repeat(500)}  `,
+      description: 'D'.repeat(5000),
+      tags: Array.from({ length: 30 }, (_, index) => `${index}-${'t'.repeat(80)}`),
+      capabilities: Array.from({ length: 60 }, (_, index) => ({
+        type: `${index}-${'c'.repeat(200)}`,
+        description: 'x'.repeat(3000),
+        tags: ['ok', 7, 'y'.repeat(80)],
+        input_schema: { type: 'object' },
+      })),
+      endpoints: [
+        { type: 'a2a_agent_card', url: 'javascript:alert(document.cookie)' },
+        { type: 'mcp', url: 'data:text/html,<script>alert(1)</script>' },
+        { type: 'invoke', url: 'https://hostile-peer.example/api/invoke' },
+        { type: 'did_document', url: `https://hostile-peer.example/${'p'.repeat(3000)}` },
+        ...Array.from({ length: 20 }, (_, index) => ({ type: 'extra', url: `https://e.example/${index}` })),
+      ],
+    };
+    const checkpoint = { origin: 'hostile-peer.example/log', size: 1, root_hash: 'AA' };
+    await putRemoteEntry(
+      registry.ctx.database.db,
+      mirroredEntry(peerUrl, did, hostile, checkpoint, Date.now()),
+      Date.now(),
+    );
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: `/api/federation/entries/${encodeURIComponent(`peer:${peerUrl}#${did}`)}`,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const entry = response.json<{
+      name: string;
+      description: string;
+      tags: string[];
+      capabilities: { type: string; description?: string; tags?: string[]; input_schema?: unknown }[];
+      endpoints: { type: string; url: string }[];
+    }>();
+    assert.ok(
+      entry.endpoints.every((endpoint) => /^https?:\/\//.test(endpoint.url)),
+      JSON.stringify(entry.endpoints.slice(0, 3)),
+    );
+    assert.deepEqual(entry.endpoints[0], { type: 'invoke', url: 'https://hostile-peer.example/api/invoke' });
+    assert.equal(entry.endpoints.length, 10);
+    assert.equal(entry.name, 'N'.repeat(100));
+    assert.equal(entry.description.length, 1000);
+    assert.equal(entry.tags.length, 20);
+    assert.ok(entry.tags.every((tag) => tag.length <= 50));
+    assert.equal(entry.capabilities.length, 50);
+    const [first] = entry.capabilities;
+    assert.equal(first?.type.length, 100);
+    assert.equal(first?.description?.length, 1000);
+    assert.deepEqual(first?.tags, ['ok', 'y'.repeat(50)]);
+    assert.equal(first?.input_schema, undefined);
   });
 });

@@ -9,6 +9,7 @@ import {
   type JWK,
 } from 'jose';
 import type { ImportVerification } from '../agents/provenance-schemas.js';
+import { MAX_CARD_DEPTH, nestedDeeperThan } from './a2a-card.js';
 
 export interface CardVerification {
   verification: ImportVerification;
@@ -61,6 +62,9 @@ export async function verifyCardSignatures(
   if (signatures === undefined || (Array.isArray(signatures) && signatures.length === 0))
     return { verification: 'unsigned' };
   if (!Array.isArray(signatures)) return { verification: 'invalid', reason: 'signatures is not an array' };
+  // Canonical JSON recurses: a card too deep for it is refused here too, not left to overflow the stack.
+  if (nestedDeeperThan(card, MAX_CARD_DEPTH))
+    return { verification: 'invalid', reason: `the card nests more than ${MAX_CARD_DEPTH} levels deep` };
   const { signatures: _excluded, ...signed } = card;
   const payload = Buffer.from(canonicalJson(signed), 'utf8').toString('base64url');
   const did = didWebOf(cardUrl);

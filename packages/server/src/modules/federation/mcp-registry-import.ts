@@ -1,10 +1,12 @@
 import { PROFILE_LIMITS } from '@agent-registry/protocol';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
+import { httpUrl, MAX_ENDPOINTS } from './listing-limits.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
@@ -25,6 +27,11 @@ export interface McpImportDeps {
 /** Servers asked per page, and the most pages one round reads (a registry that never ends is refused). */
 const PAGE_SIZE = 100;
 const MAX_PAGES = 2000;
+/**
+ * The longest cursor followed. Cursors are opaque but short (the official registry's are a name and a
+ * version); a bound keeps a hostile registry from handing out a fresh megabyte per page.
+ */
+export const MAX_CURSOR_LENGTH = 1024;
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 /** What a registry's source keeps between rounds: the newest updatedAt fully read. */
@@ -46,7 +53,8 @@ const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
  * does not list tools, and the registry claims none it does not know.
  *
  * A page that is not JSON or not the documented shape, an answer over the size limit or past the
- * deadline, a cursor returned twice, or more than MAX_PAGES pages ends the round with the reason on
+ * deadline, more servers than the page asked for, a cursor longer than MAX_CURSOR_LENGTH or returned
+ * twice, or more than MAX_PAGES pages ends the round with the reason on
  * the source's status. What earlier pages said stays applied; the high-water mark moves only after a
  * whole round, so the next round reads the failed part again (writes of unchanged servers are no-ops).
  */
@@ -97,6 +105,7 @@ export class McpRegistryImporter {
   ): Promise<string | undefined> {
     const { config, policy } = this.deps;
     const limits = { timeoutMs: config.fetchTimeoutMs, maxResponseBytes: config.maxResponseBytes };
+    // Loop detection needs only to recognise a cursor again: a digest of each, not the cursor itself.
     const seen = new Set<string>();
     let newest = updatedSince;
     let next: string | undefined;
@@ -111,6 +120,10 @@ export class McpRegistryImporter {
       if (response.status !== 200)
         throw new RemoteFetchError(`${url.href} answered ${response.status}; entries are kept as last read`);
       const body = parsePage(url, response.body);
+      if (body.servers.length > PAGE_SIZE)
+        throw new InvalidPageError(
+          `${url.href} answered ${body.servers.length} servers to a request for at most ${PAGE_SIZE}: refused`,
+        );
       const { upserts, removals, newestHere } = this.mapPage(base, body.servers);
       const now = this.deps.clock.now();
       for (const entry of upserts) await putRemoteEntry(this.deps.db, entry, now);
@@ -118,11 +131,16 @@ export class McpRegistryImporter {
       if (newestHere !== undefined && (newest === undefined || newestHere > newest)) newest = newestHere;
       const cursor = body.nextCursor;
       if (cursor === undefined || cursor === '') return newest;
-      if (seen.has(cursor))
+      if (cursor.length > MAX_CURSOR_LENGTH)
+        throw new InvalidPageError(
+          `${url.href}: metadata.nextCursor has ${cursor.length} characters, more than ${MAX_CURSOR_LENGTH}: refused`,
+        );
+      const digest = createHash('sha256').update(cursor).digest('base64');
+      if (seen.has(digest))
         throw new InvalidPageError(
           `${base} returned the cursor ${JSON.stringify(cursor.slice(0, 100))} twice (a cursor loop): refused`,
         );
-      seen.add(cursor);
+      seen.add(digest);
       next = cursor;
     }
   }
@@ -146,9 +164,11 @@ export class McpRegistryImporter {
         continue;
       }
       const name = item.server.name;
-      const endpoints = item.server.remotes.flatMap((remote) =>
-        /^https?:\/\/[^\s{}]+$/.test(remote.url) ? [{ type: 'mcp', url: remote.url }] : [],
-      );
+      // A URL with template variables needs values the registry does not have: not an endpoint.
+      const endpoints = item.server.remotes.flatMap((remote) => {
+        const url = /^https?:\/\/[^\s{}]+$/.test(remote.url) ? httpUrl(remote.url) : undefined;
+        return url === undefined ? [] : [{ type: 'mcp', url }];
+      });
       upserts.push({
         id,
         source_id: mcpSourceId(base),
@@ -158,7 +178,7 @@ export class McpRegistryImporter {
         description: item.server.description.slice(0, PROFILE_LIMITS.descriptionMaxLength),
         capabilities: '[]',
         tags: JSON.stringify(official?.status === 'deprecated' ? ['mcp', 'deprecated'] : ['mcp']),
-        endpoints: JSON.stringify(endpoints.slice(0, 10)),
+        endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
         home_registry: base,
         provenance: provenanceJson({
           kind: 'imported',

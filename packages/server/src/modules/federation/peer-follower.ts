@@ -11,6 +11,7 @@ import {
   type StoredFollowState,
   type LogLeaf,
   type LogProof,
+  PROFILE_LIMITS,
 } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -19,6 +20,7 @@ import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
+import { httpUrl, limitedCapability, limitedTags, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
   activeEntryIdsOfSource,
@@ -28,6 +30,7 @@ import {
   removeRemoteEntries,
   restampSource,
   updateSource,
+  type RemoteEntryWrite,
 } from './remote-entries-store.js';
 
 export interface PeerFollowDeps {
@@ -188,7 +191,7 @@ export class PeerFollower {
         }
         const profile = await this.profile(peer, did, leaf, index, key, extension.state.size, limits, signal);
         if (profile === undefined) continue;
-        await putRemoteEntry(db, this.entry(peer, did, profile, checkpoint), clock.now());
+        await putRemoteEntry(db, mirroredEntry(peer, did, profile, checkpoint, clock.now()), clock.now());
       }
       await removeRemoteEntries(db, removed, clock.now());
       await updateSource(db, id, {
@@ -269,41 +272,6 @@ export class PeerFollower {
     }
   }
 
-  private entry(
-    peer: string,
-    did: string,
-    profile: Record<string, unknown>,
-    checkpoint: NonNullable<Provenance['checkpoint']>,
-  ): Parameters<typeof putRemoteEntry>[1] {
-    const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-    const endpoints = Array.isArray(profile.endpoints)
-      ? (profile.endpoints as { type?: unknown; url?: unknown }[]).flatMap((endpoint) =>
-          typeof endpoint.type === 'string' && typeof endpoint.url === 'string'
-            ? [{ type: endpoint.type === 'a2a_agent_card' ? 'a2a' : endpoint.type, url: endpoint.url }]
-            : [],
-        )
-      : [];
-    return {
-      id: entryId(peer, did),
-      source_id: peerSourceId(peer),
-      kind: 'mirrored',
-      did,
-      name: text(profile.name) ?? did,
-      description: text(profile.description),
-      capabilities: JSON.stringify(Array.isArray(profile.capabilities) ? profile.capabilities : []),
-      tags: JSON.stringify(Array.isArray(profile.tags) ? profile.tags : []),
-      endpoints: JSON.stringify(endpoints),
-      home_registry: peer,
-      provenance: provenanceJson({
-        kind: 'mirrored',
-        home_registry: peer,
-        checkpoint,
-        state: 'verified',
-        verified_at: this.deps.clock.now(),
-      }),
-    };
-  }
-
   /** Stops following: the reason on the status, the alert, and every entry of the peer unverified. */
   private async stop(peer: string, reason: string): Promise<void> {
     const { db, clock } = this.deps;
@@ -332,6 +300,57 @@ export class PeerFollower {
     if (answer.status !== 200) throw new RemoteFetchError(`${url.href} answered ${answer.status}`);
     return answer.body;
   }
+}
+
+/**
+ * The entry a peer's verified profile becomes. A log proves only that the peer published it, not that
+ * it is safe to hand on: the listed fields go through the same limits as imported entries, and only
+ * http(s) endpoints are kept (the profile's `a2a_agent_card` is named `a2a`, as imports name theirs).
+ */
+export function mirroredEntry(
+  peer: string,
+  did: string,
+  profile: Record<string, unknown>,
+  checkpoint: PeerCheckpoint,
+  now: number,
+): RemoteEntryWrite {
+  const endpoints = Array.isArray(profile.endpoints)
+    ? (profile.endpoints as unknown[]).flatMap((raw) => {
+        const endpoint = raw as { type?: unknown; url?: unknown } | null;
+        const type = limitedText(endpoint?.type, PROFILE_LIMITS.capabilityTypeMaxLength);
+        const url = httpUrl(endpoint?.url);
+        return type === undefined || url === undefined
+          ? []
+          : [{ type: type === 'a2a_agent_card' ? 'a2a' : type, url }];
+      })
+    : [];
+  const capabilities = Array.isArray(profile.capabilities)
+    ? (profile.capabilities as unknown[])
+        .flatMap((raw) => {
+          const capability = raw as { type?: unknown; description?: unknown; tags?: unknown } | null;
+          return limitedCapability(capability?.type, capability?.description, capability?.tags) ?? [];
+        })
+        .slice(0, PROFILE_LIMITS.capabilitiesMaxCount)
+    : [];
+  return {
+    id: entryId(peer, did),
+    source_id: peerSourceId(peer),
+    kind: 'mirrored',
+    did,
+    name: limitedText(profile.name, PROFILE_LIMITS.nameMaxLength) ?? did,
+    description: limitedText(profile.description, PROFILE_LIMITS.descriptionMaxLength) ?? null,
+    capabilities: JSON.stringify(capabilities),
+    tags: JSON.stringify(limitedTags(profile.tags)),
+    endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
+    home_registry: peer,
+    provenance: provenanceJson({
+      kind: 'mirrored',
+      home_registry: peer,
+      checkpoint,
+      state: 'verified',
+      verified_at: now,
+    }),
+  };
 }
 
 function parseObject(body: Buffer, what: string): Record<string, unknown> {

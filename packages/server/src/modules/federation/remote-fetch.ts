@@ -64,7 +64,13 @@ export async function fetchRemote(
     ) {
       if (hop >= MAX_REDIRECTS)
         throw new RemoteFetchError(`${url.href} redirected more than ${MAX_REDIRECTS} times`);
-      current = new URL(location, current);
+      try {
+        current = new URL(location, current);
+      } catch {
+        throw new RemoteFetchError(
+          `${current.href} redirected to ${JSON.stringify(location.slice(0, 200))}, which is not a URL`,
+        );
+      }
       continue;
     }
     return { ...response, url: current.href };
