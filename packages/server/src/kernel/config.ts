@@ -256,6 +256,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       refreshMs: integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60) * 1000,
       fetchTimeoutMs: integer('FEDERATION_FETCH_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
+      a2aAllowHttpTrustRoots: boolean('FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS', false),
     },
     webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
     probes: {

@@ -8,6 +8,11 @@ export interface FederationConfig {
    * absolute file path), instead of the origin's did:web document.
    */
   a2aJwks: { origin: string; jwks: string }[];
+  /**
+   * Development only: a card served over plain http may be verified against its origin's did.json,
+   * read over http too. Off, such a card is at most signed-untrusted (did:web resolves over https).
+   */
+  a2aAllowHttpTrustRoots: boolean;
   /** Peer registries of this kind to follow, each with its pinned note verifier key if given. */
   peers: { url: string; key?: string }[];
   /** MCP Registry API bases to import (servers paged from <base>/v0.1/servers). */

@@ -204,6 +204,8 @@ describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web tr
 
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // The host is plain http on loopback: its did.json may be the trust root only with this switch.
+      FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: 'true',
       FEDERATION_A2A_CARDS: paths.map((path) => host.url(path)).join(','),
       FEDERATION_MAX_RESPONSE_KB: '32',
     });
@@ -356,6 +358,76 @@ describe('hostile card hosts are refused with a reason, never a crash', () => {
     assert.equal(found?.state, 'error');
     assert.match(found?.last_error ?? '', /nests arrays and objects more than 64 levels deep/);
     assert.equal(found?.entries, 0);
+  });
+});
+
+describe('the did:web trust root is read as did:web defines it', () => {
+  test('over https only: a card served over http is at most signed-untrusted unless the operator allows it', async () => {
+    const host = new CardHost();
+    await host.start();
+    const key = await keyPair();
+    const did = host.did;
+    const didDocument = {
+      '@context': ['https://www.w3.org/ns/did/v1'],
+      id: did,
+      verificationMethod: [
+        { id: `${did}#key-1`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: key.jwk },
+      ],
+      assertionMethod: [`${did}#key-1`],
+    };
+    host.files.set('/.well-known/did.json', { body: JSON.stringify(didDocument) });
+    const signed = card('Plain Http Planner', 'Signed, served over http');
+    signed.signatures = [await sign(signed, key, { kid: `${did}#key-1` })];
+    host.files.set('/card.json', { body: JSON.stringify(signed) });
+    const provenanceOf = async (registry: TestRegistry): Promise<Provenance | undefined> => {
+      const response = await registry.app.inject({
+        method: 'GET',
+        url: `/api/federation/entries/${encodeURIComponent(`a2a:${host.url('/card.json')}`)}`,
+      });
+      return response.statusCode === 200 ? response.json<Entry>().provenance : undefined;
+    };
+    const strict = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: host.url('/card.json'),
+    });
+    try {
+      await strict.ctx.federation.refresh();
+      const provenance = await provenanceOf(strict);
+      assert.equal(provenance?.verification, 'signed-untrusted');
+      assert.match(
+        provenance?.reason ?? '',
+        /serves its card over http, and did:web resolves over https only.*FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS=true/,
+      );
+      assert.ok(
+        !host.requests.some((request) => request.path === '/.well-known/did.json'),
+        'no did.json was read over http',
+      );
+    } finally {
+      await strict.close();
+    }
+
+    // A did.json that redirects elsewhere (here a copy on the same host) is not followed.
+    host.files.set('/moved-did.json', { body: JSON.stringify(didDocument) });
+    host.files.set('/.well-known/did.json', { status: 302, body: '', location: host.url('/moved-did.json') });
+    const development = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: 'true',
+      FEDERATION_A2A_CARDS: host.url('/card.json'),
+    });
+    try {
+      await development.ctx.federation.refresh();
+      const redirected = await provenanceOf(development);
+      assert.equal(redirected?.verification, 'signed-untrusted');
+      assert.match(redirected?.reason ?? '', /answered 302: a trust root is read where it is named/);
+      assert.ok(!host.requests.some((request) => request.path === '/moved-did.json'));
+
+      host.files.set('/.well-known/did.json', { body: JSON.stringify(didDocument) });
+      await development.ctx.federation.refresh();
+      assert.equal((await provenanceOf(development))?.verification, 'verified');
+    } finally {
+      await development.close();
+      await host.close();
+    }
   });
 });
 

@@ -101,10 +101,15 @@ export class A2aCardImporter {
    * through the size limit); the card never chooses.
    */
   private trustRoot(url: URL, limits: FetchLimits, signal: AbortSignal | undefined): TrustRoot {
-    const { policy } = this.deps;
+    const { policy, config } = this.deps;
+    // Read where it is named: a redirect would let another host (or http) answer for the card's domain.
     const json = async (source: URL): Promise<{ document: unknown } | { error: string }> => {
       try {
-        const answer = await fetchRemote(policy, source, {}, limits, signal);
+        const answer = await fetchRemote(policy, source, {}, limits, signal, false);
+        if (answer.status >= 300 && answer.status < 400)
+          return {
+            error: `${source.href} answered ${answer.status}: a trust root is read where it is named, redirects are not followed`,
+          };
         if (answer.status !== 200) return { error: `${source.href} answered ${answer.status}` };
         return { document: JSON.parse(answer.body.toString('utf8')) as unknown };
       } catch (error) {
@@ -112,8 +117,14 @@ export class A2aCardImporter {
       }
     };
     const pinned = this.deps.config.a2aJwks.find((entry) => entry.origin === url.origin)?.jwks;
-    if (pinned === undefined)
-      return { kind: 'did-web', document: () => json(new URL('/.well-known/did.json', url)) };
+    if (pinned === undefined) {
+      if (url.protocol !== 'https:' && !config.a2aAllowHttpTrustRoots) {
+        const error = `${url.origin} serves its card over http, and did:web resolves over https only: nothing ties these keys to the card's domain (FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS=true allows it, for development only)`;
+        return { kind: 'did-web', document: async () => ({ error }) };
+      }
+      // did:web's own resolution: the document at the DID's domain, the card's origin.
+      return { kind: 'did-web', document: () => json(new URL('/.well-known/did.json', url.origin)) };
+    }
     if (!pinned.startsWith('/')) return { kind: 'jwks', where: pinned, keys: () => json(new URL(pinned)) };
     return {
       kind: 'jwks',

@@ -33,6 +33,8 @@ export async function fetchRemote(
   headers: Record<string, string>,
   limits: FetchLimits,
   signal?: AbortSignal,
+  /** False for a trust root: it is read where it is named, and a redirect is answered as it came. */
+  followRedirects = true,
 ): Promise<RemoteResponse> {
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   const combined = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
@@ -57,6 +59,7 @@ export async function fetchRemote(
     );
     const location = response.headers.location;
     if (
+      followRedirects &&
       response.status >= 300 &&
       response.status < 400 &&
       response.status !== 304 &&
