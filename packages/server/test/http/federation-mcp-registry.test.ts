@@ -29,9 +29,12 @@ class FakeMcpRegistry {
   versions: Version[] = [];
   mode: Mode = 'normal';
   readonly requests: URL[] = [];
+  /** Called with each request before it is answered: a change made here lands mid-round. */
+  onRequest: ((url: URL) => void) | undefined;
   private server = http.createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://x');
     this.requests.push(url);
+    this.onRequest?.(url);
     if (url.pathname !== '/v0.1/servers') {
       response.writeHead(404).end('{"error":"not found"}');
       return;
@@ -165,6 +168,27 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
     return response.json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
   };
 
+  /**
+   * Checks the updated_since a round asked with: the newest updatedAt the round before read, less
+   * that round's length (its status, last attempt to last success, read before the next round) and a
+   * minute, to within the instants the registry measured it between.
+   */
+  const sinceFrom = async (newest: string): Promise<(asked: string | null | undefined) => void> => {
+    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const [source] = response.json<{ sources: { last_attempt_at: number; last_success_at: number }[] }>()
+      .sources;
+    assert.ok(source !== undefined);
+    const latest = Date.parse(newest) - 60_000;
+    const earliest = latest - (source.last_success_at - source.last_attempt_at);
+    return (asked) => {
+      const at = Date.parse(asked ?? '');
+      assert.ok(
+        at >= earliest && at <= latest,
+        `${asked} within ${new Date(earliest).toISOString()}..${new Date(latest).toISOString()}`,
+      );
+    };
+  };
+
   before(async () => {
     await upstream.start();
     upstream.versions = servers(250);
@@ -212,18 +236,56 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
       updatedAt: stamp(301),
     });
     upstream.versions[1] = { ...upstream.versions[1]!, status: 'deleted', updatedAt: stamp(302) };
+    const askedAfterFirstRound = await sinceFrom(stamp(249));
     await registry.ctx.federation.refresh();
     assert.ok(upstream.requests.length > 0);
-    for (const request of upstream.requests)
-      assert.equal(request.searchParams.get('updated_since'), stamp(249));
+    const asked = upstream.requests[0]?.searchParams.get('updated_since');
+    askedAfterFirstRound(asked);
+    for (const request of upstream.requests) assert.equal(request.searchParams.get('updated_since'), asked);
     const all = await entries();
     assert.equal(all.length, 249);
     const replaced = all.find((entry) => entry.id === `mcp:${upstream.base}#io.example/server-000`);
     assert.equal(replaced?.name, 'Weather Two');
     assert.ok(!all.some((entry) => entry.id === `mcp:${upstream.base}#io.example/server-001`));
+    const askedNext = await sinceFrom(stamp(302));
     upstream.requests.length = 0;
     await registry.ctx.federation.refresh();
-    assert.equal(upstream.requests[0]?.searchParams.get('updated_since'), stamp(302));
+    askedNext(upstream.requests[0]?.searchParams.get('updated_since'));
+  });
+
+  test('a server changed during a round, on a page already read, is read by the next round', async () => {
+    // Every server changed since the last round: this round reads three pages.
+    upstream.versions = upstream.versions.map((version, i) => ({
+      ...version,
+      updatedAt: stamp(400 + (i % 10)),
+    }));
+    const changedAt = Date.parse(stamp(420));
+    const server = (index: number): string => `io.example/server-${String(index).padStart(3, '0')}`;
+    const at = (index: number): number =>
+      upstream.versions.findIndex((version) => version.name === server(index));
+    upstream.onRequest = (url) => {
+      if (url.searchParams.get('cursor') !== '100') return;
+      upstream.onRequest = undefined;
+      // While page 2 is read: a server of page 1 changes, then one of page 3, a little later.
+      upstream.versions[at(5)] = {
+        ...upstream.versions[at(5)]!,
+        description: 'Changed while the round read page 2',
+        updatedAt: new Date(changedAt).toISOString(),
+      };
+      upstream.versions[at(240)] = {
+        ...upstream.versions[at(240)]!,
+        description: 'Changed a little later',
+        updatedAt: new Date(changedAt + 30_000).toISOString(),
+      };
+    };
+    const description = async (index: number): Promise<string | undefined> =>
+      (await entries()).find((entry) => entry.id === `mcp:${upstream.base}#${server(index)}`)?.description;
+    await registry.ctx.federation.refresh();
+    assert.equal(upstream.onRequest, undefined, 'the round read page 2');
+    assert.equal(await description(240), 'Changed a little later');
+    assert.equal(await description(5), 'Weather tools number 5');
+    await registry.ctx.federation.refresh();
+    assert.equal(await description(5), 'Changed while the round read page 2');
   });
 
   for (const [mode, reason] of [

@@ -44,6 +44,27 @@ class InvalidPageError extends Error {}
 export const mcpSourceId = (base: string): string => `mcp:${base}`;
 const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
 
+/** Beyond a round's own length, how far back the next round reads again (clock rates, equal stamps). */
+const ROUND_OVERLAP_MS = 60_000;
+
+/**
+ * The next round's updated_since: the newest updatedAt read, less the round's length and a minute. A
+ * server changed during the round, on a page already read, has an updatedAt after the round began,
+ * which is at least the newest read less the round's length (whatever the two clocks say); reading it
+ * again is harmless (an unchanged entry is not written). Never earlier than the round's own.
+ */
+export function nextUpdatedSince(
+  previous: string | undefined,
+  newest: string | undefined,
+  overlapMs: number,
+): string | undefined {
+  const newestMs = newest === undefined ? Number.NaN : Date.parse(newest);
+  if (Number.isNaN(newestMs)) return newest ?? previous;
+  const back = newestMs - overlapMs;
+  const previousMs = previous === undefined ? Number.NaN : Date.parse(previous);
+  return !Number.isNaN(previousMs) && back <= previousMs ? previous : new Date(back).toISOString();
+}
+
 /**
  * Imports servers from the MCP Registries the operator lists (FEDERATION_MCP_REGISTRIES), as the
  * registry's published OpenAPI describes `GET /v0.1/servers`: pages followed by `metadata.nextCursor`,
@@ -82,14 +103,16 @@ export class McpRegistryImporter {
     await ensureSource(db, { id, kind: 'mcp', url: base });
     const source = await readSource(db, id);
     const cursor = (source?.cursor == null ? {} : JSON.parse(source.cursor)) as RegistryCursor;
-    await updateSource(db, id, { last_attempt_at: clock.now() });
+    const started = clock.now();
+    await updateSource(db, id, { last_attempt_at: started });
     try {
       const newest = await this.readChanges(base, cursor.updated_since, signal);
+      const overlapMs = clock.now() - started + ROUND_OVERLAP_MS;
       await updateSource(db, id, {
         state: 'ok',
         last_error: null,
         last_success_at: clock.now(),
-        cursor: JSON.stringify({ updated_since: newest ?? cursor.updated_since }),
+        cursor: JSON.stringify({ updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs) }),
       });
     } catch (error) {
       if (!(error instanceof RemoteFetchError || error instanceof InvalidPageError)) throw error;
