@@ -253,6 +253,11 @@ describe('transparency log (/log/, log-proof)', () => {
       ['/log/tile/64/000', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/0/000.p/256', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/entries/x000', 400, 'INVALID_TILE_PATH'],
+      // One path per tile (tlog-tiles): no leading x000 element, so no second name for tile 0 or 1.
+      ['/log/tile/0/x000/000', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/0/x000/001.p/1', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/entries/x000/x000/000', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/1/x000/000.p/1', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/0/000', 404, 'TILE_NOT_FOUND'],
       ['/log/tile/0/x001/000', 404, 'TILE_NOT_FOUND'],
       [`/log/tile/0/000.p/${size + 1}`, 404, 'TILE_NOT_FOUND'],
