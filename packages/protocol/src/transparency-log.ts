@@ -69,6 +69,25 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 }
 
 export const fromBase64 = (text: string): Uint8Array => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+
+/** Base64 a registry served, decoded; not base64 is a LogVerificationError naming `what` (atob throws a DOMException). */
+function servedBase64(text: string, what: string): Uint8Array {
+  try {
+    return fromBase64(text);
+  } catch {
+    throw new LogVerificationError(`${what} is not base64`);
+  }
+}
+
+/** A served hash, decoded: 32 bytes of base64 or a LogVerificationError naming `what`. */
+function servedHash(text: string, what: string): Uint8Array {
+  const hash = servedBase64(text, what);
+  if (hash.length !== 32)
+    throw new LogVerificationError(`${what} is ${hash.length} bytes, not a 32-byte hash`);
+  return hash;
+}
+
+const isHash = (bytes: Uint8Array): boolean => bytes.length === 32;
 export function toBase64(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
@@ -135,8 +154,20 @@ export function verifyCheckpoint(note: string, verifierKey: string): Checkpoint 
   if (signed === undefined || signed === null) {
     throw new LogVerificationError(`the checkpoint carries no signature by ${name}`);
   }
-  const signature = fromBase64(signed[2] ?? '').subarray(4);
-  if (!ed25519.verify(signature, encoder.encode(text), publicKey)) {
+  // A signature line is base64(key ID || 64-byte Ed25519 signature); @noble throws on another length.
+  const signature = servedBase64(signed[2] ?? '', `the checkpoint's signature by ${name}`).subarray(4);
+  if (signature.length !== 64) {
+    throw new LogVerificationError(
+      `the checkpoint's signature by ${name} is ${signature.length} bytes after its key ID, not 64`,
+    );
+  }
+  let valid: boolean;
+  try {
+    valid = ed25519.verify(signature, encoder.encode(text), publicKey);
+  } catch {
+    valid = false;
+  }
+  if (!valid) {
     throw new LogVerificationError(`the checkpoint's signature by ${name} does not verify`);
   }
   const [origin = '', size = '', root = ''] = text.split('\n');
@@ -169,7 +200,7 @@ export function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): boolean {
-  if (index < 0 || index >= size) return false;
+  if (index < 0 || index >= size || !isHash(leafHash) || !isHash(root) || !proof.every(isHash)) return false;
   let fn = index;
   let sn = size - 1;
   let r = leafHash;
@@ -199,6 +230,7 @@ export function verifyConsistency(
   secondRoot: Uint8Array,
 ): boolean {
   if (firstSize < 0 || firstSize > secondSize) return false;
+  if (!isHash(firstRoot) || !isHash(secondRoot) || !proof.every(isHash)) return false;
   if (firstSize === secondSize) return proof.length === 0 && sameBytes(firstRoot, secondRoot);
   if (firstSize === 0) return proof.length === 0;
   const path = (firstSize & (firstSize - 1)) === 0 ? [firstRoot, ...proof] : [...proof];
@@ -302,16 +334,9 @@ export function verifyLogProof(
       `the proof is for tree size ${proof.tree_size} but its checkpoint is for ${checkpoint.size}`,
     );
   }
-  const entry = fromBase64(proof.entry);
-  if (
-    !verifyInclusion(
-      proof.leaf_index,
-      proof.tree_size,
-      hashLeaf(entry),
-      proof.inclusion_proof.map(fromBase64),
-      checkpoint.root,
-    )
-  ) {
+  const entry = servedBase64(proof.entry, "the proof's entry");
+  const path = proof.inclusion_proof.map((hash, i) => servedHash(hash, `inclusion proof hash ${i}`));
+  if (!verifyInclusion(proof.leaf_index, proof.tree_size, hashLeaf(entry), path, checkpoint.root)) {
     throw new LogVerificationError(
       `the inclusion proof of leaf ${proof.leaf_index} does not lead to the signed root of tree size ${proof.tree_size}`,
     );

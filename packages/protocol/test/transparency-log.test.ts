@@ -25,6 +25,7 @@ import {
   verifyCheckpoint,
   verifyConsistency,
   verifyInclusion,
+  verifyLogProof,
   type LogFollowState,
 } from '../src/index.js';
 
@@ -202,6 +203,63 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
     );
     assert.throws(() => verifyCheckpoint(note, 'someone.else+00000000+AQ=='), LogVerificationError);
     assert.throws(() => verifyCheckpoint(`${name}\n8\n`, verifierKey), /no signature/);
+  });
+
+  test('a malformed signature, entry or proof hash is a LogVerificationError naming it, never a RangeError', () => {
+    const leaves = [0, 1, 2].map((i) => hashLeaf(leafData(i)));
+    const root = merkleRoot(leaves);
+    const note = sign(3, root);
+    const signatureLine = (bytes: Uint8Array): string =>
+      note.replace(/\u2014 \S+ \S+\n$/, `\u2014 ${name} ${toBase64(bytes)}\n`);
+    const refused = (run: () => unknown, message: RegExp) =>
+      assert.throws(
+        run,
+        (error: unknown) => error instanceof LogVerificationError && message.test(error.message),
+      );
+    // The right key ID, then too few signature bytes (@noble throws a RangeError on them).
+    refused(
+      () => verifyCheckpoint(signatureLine(Uint8Array.of(...keyId, 1, 2, 3)), verifierKey),
+      /signature by registry\.example\/log is 3 bytes after its key ID, not 64/,
+    );
+    refused(
+      () =>
+        verifyCheckpoint(
+          signatureLine(Uint8Array.of(...keyId, ...new Uint8Array(64).fill(0xff))),
+          verifierKey,
+        ),
+      /does not verify/,
+    );
+
+    const proof = {
+      leaf_index: 1,
+      tree_size: 3,
+      inclusion_proof: path(1, leaves).map(toBase64),
+      entry: toBase64(leafData(1)),
+      checkpoint: note,
+    };
+    assert.equal(verifyLogProof(proof, verifierKey).leaf.did, 'did:key:z1');
+    refused(
+      () => verifyLogProof({ ...proof, entry: 'not base64!' }, verifierKey),
+      /the proof's entry is not base64/,
+    );
+    refused(
+      () =>
+        verifyLogProof(
+          { ...proof, inclusion_proof: ['%%%', ...proof.inclusion_proof.slice(1)] },
+          verifierKey,
+        ),
+      /inclusion proof hash 0 is not base64/,
+    );
+    const short = toBase64(new Uint8Array(31));
+    refused(
+      () => verifyLogProof({ ...proof, inclusion_proof: [proof.inclusion_proof[0]!, short] }, verifierKey),
+      /inclusion proof hash 1 is 31 bytes, not a 32-byte hash/,
+    );
+    // The boolean checks answer false for a hash of another length instead of hashing it.
+    const path1 = path(1, leaves);
+    assert.equal(verifyInclusion(1, 3, leaves[1]!, path1, root), true);
+    assert.equal(verifyInclusion(1, 3, leaves[1]!, [path1[0]!, path1[1]!.subarray(1)], root), false);
+    assert.equal(verifyConsistency(2, 3, [new Uint8Array(31)], merkleRoot(leaves.slice(0, 2)), root), false);
   });
 
   test('tile paths, bundles and leaves decode as tlog-tiles and the leaf format say', () => {

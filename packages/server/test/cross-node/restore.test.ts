@@ -21,6 +21,7 @@ import {
 } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { http } from '../support/http.js';
+import { merkleRoot, splitBundle, verifyCheckpoint } from '../support/tlog-verifier.js';
 
 const run = promisify(execFile);
 
@@ -43,6 +44,21 @@ async function found(node: RegistryProcess, word: string): Promise<string[]> {
   const agents = response.body.agents as { name: string }[];
   assert.equal(response.body.total, agents.length);
   return agents.map((agent) => agent.name).sort();
+}
+
+/** A node's checkpoint, and whether its root is the root of the entry bundles it serves. */
+async function logRootMatchesEntries(node: RegistryProcess): Promise<{ size: number; matches: boolean }> {
+  const key = (await (await fetch(`${node.url}/log/verifier-key`)).text()).trim();
+  const { size, root } = verifyCheckpoint(await (await fetch(`${node.url}/log/checkpoint`)).text(), key);
+  const entries: Uint8Array[] = [];
+  for (let index = 0; index * 256 < size; index += 1) {
+    const width = Math.min(256, size - index * 256);
+    const tile = `${String(index).padStart(3, '0')}${width < 256 ? `.p/${width}` : ''}`;
+    const response = await fetch(`${node.url}/log/tile/entries/${tile}`);
+    assert.equal(response.status, 200, tile);
+    entries.push(...splitBundle(new Uint8Array(await response.arrayBuffer())));
+  }
+  return { size, matches: Buffer.from(merkleRoot(entries)).equals(Buffer.from(root)) };
 }
 
 const names = (word: string, count: number): string[] =>
@@ -120,7 +136,7 @@ describe('pg_restore while two nodes run', { skip: postgresOnly }, () => {
     if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test('each node notices the restore at its next search, even after new writes carried the head past it', async () => {
+  test('each node notices the restore at its next search or log request, even after new writes carried the head past it', async () => {
     const alpha: Agent[] = [];
     for (let index = 0; index < 6; index += 1) alpha.push(await registerOn(a, `Alpha ${index}`));
     const dump = path.join(dir, 'registry.dump');
@@ -134,6 +150,8 @@ describe('pg_restore while two nodes run', { skip: postgresOnly }, () => {
       const response = await http(b, 'DELETE', `/api/agents/${encodeURIComponent(agent.did)}`, agent.token);
       assert.equal(response.status, 200, JSON.stringify(response.body));
     }
+    const logged = await logRootMatchesEntries(b);
+    assert.ok(logged.matches);
     for (const node of [a, b]) {
       assert.deepEqual(await found(node, 'bravo'), names('Bravo', 4));
       assert.deepEqual(await found(node, 'alpha'), names('Alpha', 6).slice(2));
@@ -160,5 +178,10 @@ describe('pg_restore while two nodes run', { skip: postgresOnly }, () => {
       assert.deepEqual(await found(node, 'bravo'), []);
       assert.deepEqual(await found(node, 'charlie'), names('Charlie', 8));
     }
+    // Node b has not read the log since the restore, and the head is past what it had read: it
+    // rebuilds its tree rather than appending the new records to the lost ones.
+    const rebuilt = await logRootMatchesEntries(b);
+    assert.equal(rebuilt.size, logged.size - 6 + 8);
+    assert.ok(rebuilt.matches, 'the signed root is the root of the entries served');
   });
 });

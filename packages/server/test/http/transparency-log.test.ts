@@ -2,10 +2,27 @@ import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { canonicalJson } from '@agent-registry/protocol';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import pg from 'pg';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { stampAgentChange } from '../../src/modules/agents/change-feed-store.js';
+import type { DatabaseSchema } from '../../src/db/schema/index.js';
+import type { DatabaseConfig } from '../../src/kernel/config.js';
 import { loadLogSigningKey } from '../../src/modules/identity/signing-key.js';
+import { NoteSigner } from '../../src/modules/transparency-log/note.js';
+import { TransparencyLogService } from '../../src/modules/transparency-log/transparency-log.js';
 import { registerNamed, startSecondNode } from '../support/discovery-helpers.js';
 import {
   hashLeaf,
@@ -236,6 +253,11 @@ describe('transparency log (/log/, log-proof)', () => {
       ['/log/tile/64/000', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/0/000.p/256', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/entries/x000', 400, 'INVALID_TILE_PATH'],
+      // One path per tile (tlog-tiles): no leading x000 element, so no second name for tile 0 or 1.
+      ['/log/tile/0/x000/000', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/0/x000/001.p/1', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/entries/x000/x000/000', 400, 'INVALID_TILE_PATH'],
+      ['/log/tile/1/x000/000.p/1', 400, 'INVALID_TILE_PATH'],
       ['/log/tile/0/000', 404, 'TILE_NOT_FOUND'],
       ['/log/tile/0/x001/000', 404, 'TILE_NOT_FOUND'],
       [`/log/tile/0/000.p/${size + 1}`, 404, 'TILE_NOT_FOUND'],
@@ -255,6 +277,158 @@ describe('transparency log (/log/, log-proof)', () => {
     }
   });
 });
+
+describe('the transparency log of a node whose database moves under it', () => {
+  let registry: TestRegistry;
+  let verifierKey: string;
+
+  before(async () => {
+    registry = await startRegistry();
+    verifierKey = (await get(registry, '/log/verifier-key')).body.trim();
+  });
+
+  after(async () => {
+    await registry.close();
+  });
+
+  test('a restore the head has already passed again is noticed: the tree is rebuilt from the database', async () => {
+    for (let i = 0; i < 4; i += 1) await registerNamed(registry, `Restored log ${i}`);
+    const read = await verifiedCheckpoint(registry, verifierKey);
+    // What a restore leaves (SQLite has no table identity to tell it by): the last two changes gone,
+    // the head back before them. Then more writes than it took back, before the node's next log
+    // request, so the head is past what the node had read.
+    const { db } = registry.ctx.database;
+    const { first_seq } = await db.selectFrom('log_start').select('first_seq').executeTakeFirstOrThrow();
+    const kept = Number(first_seq) + read.size - 3;
+    await db.deleteFrom('agents').where('change_seq', '>', kept).execute();
+    await db.deleteFrom('log_records').where('seq', '>', kept).execute();
+    await sql`update change_feed_head set seq = ${kept} where id = 1`.execute(db);
+    for (let i = 0; i < 3; i += 1) await registerNamed(registry, `After restore ${i}`);
+
+    const checkpoint = await verifiedCheckpoint(registry, verifierKey);
+    assert.equal(checkpoint.size, read.size + 1);
+    const entries = await entriesUpTo(registry, checkpoint.size);
+    assert.equal(hex(merkleRoot(entries)), hex(checkpoint.root), 'the root of the entries it serves');
+    const level0 = await get(registry, `/log/tile/0/000.p/${checkpoint.size}`);
+    assert.equal(level0.statusCode, 200);
+    entries.forEach((entry, i) => {
+      assert.equal(hex(level0.rawPayload.subarray(i * 32, i * 32 + 32)), hex(hashLeaf(entry)), `leaf ${i}`);
+    });
+    const fresh = await startSecondNode(registry);
+    try {
+      assert.equal((await get(fresh, '/log/checkpoint')).body, checkpoint.note);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("a log proof asked right after the agent's write, while a catch-up that read before it runs, finds it", async () => {
+    // The log reads through its own connection, whose driver can hold back one read of log_records
+    // (with the connection already given back): a catch-up is kept running, its records read, while a
+    // write commits and the proof is asked.
+    let holdNext = false;
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let caught = (): void => undefined;
+    const held = new Promise<void>((resolve) => (caught = resolve));
+    let agentRead = (): void => undefined;
+    const agentReadDone = new Promise<void>((resolve) => (agentRead = resolve));
+    const db = new Kysely<DatabaseSchema>({
+      dialect: gatedDialect(innerDialect(registry.config.database), (query) => {
+        if (/^select .* from "log_records"/.test(query) && holdNext) {
+          holdNext = false;
+          caught();
+          return released;
+        }
+        if (/^select "change_seq" from "agents"/.test(query)) agentRead();
+        return undefined;
+      }),
+    });
+    try {
+      const { publicUrl } = registry.config;
+      const log = new TransparencyLogService({
+        db,
+        publicUrl,
+        didWebDomain: registry.config.didWebDomain,
+        signer: new NoteSigner(
+          `${new URL(publicUrl).host}/log`,
+          await loadLogSigningKey(registry.ctx.database.db, registry.clock),
+        ),
+      });
+      await log.checkpoint();
+      holdNext = true;
+      const running = log.checkpoint();
+      await held;
+      const wren = await registerNamed(registry, 'Proof right after');
+      const proof = log.proof(wren.did);
+      // The proof has read the agent's change number; once that read's promise chain has run, it is
+      // waiting on the catch-up still held.
+      await agentReadDone;
+      await new Promise((resolve) => setImmediate(resolve));
+      release();
+      await running;
+      const answer = await proof;
+      const leaf = JSON.parse(Buffer.from(b64(answer.entry)).toString('utf8')) as { did: string };
+      assert.equal(leaf.did, wren.did);
+      assert.equal(answer.leaf_index, answer.tree_size - 1);
+    } finally {
+      release();
+      await db.destroy();
+    }
+  });
+});
+
+/** A plain Kysely dialect on the test registry's database. */
+function innerDialect(config: DatabaseConfig): Dialect {
+  return config.kind === 'sqlite'
+    ? new SqliteDialect({ database: new SqliteDatabase(config.path) })
+    : new PostgresDialect({ pool: new pg.Pool({ connectionString: config.url, max: 2 }) });
+}
+
+/**
+ * A dialect that shows `hold` each query once its result is in; the result then waits for the promise
+ * `hold` returns, after the connection is given back, so the caller's other queries go on meanwhile.
+ */
+function gatedDialect(inner: Dialect, hold: (sql: string) => Promise<void> | undefined): Dialect {
+  class GatedConnection implements DatabaseConnection {
+    wait: Promise<void> | undefined;
+    constructor(readonly inner: DatabaseConnection) {}
+    async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+      const result = await this.inner.executeQuery<R>(query);
+      this.wait = hold(query.sql) ?? this.wait;
+      return result;
+    }
+    streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+      return this.inner.streamQuery<R>(query, chunkSize);
+    }
+  }
+  const gated = (connection: DatabaseConnection): DatabaseConnection =>
+    connection instanceof GatedConnection ? connection.inner : connection;
+  return {
+    createAdapter: () => inner.createAdapter(),
+    createIntrospector: (db) => inner.createIntrospector(db),
+    createQueryCompiler: () => inner.createQueryCompiler(),
+    createDriver: (): Driver => {
+      const driver = inner.createDriver();
+      return {
+        init: () => driver.init(),
+        destroy: () => driver.destroy(),
+        acquireConnection: async () => new GatedConnection(await driver.acquireConnection()),
+        beginTransaction: (connection, settings) => driver.beginTransaction(gated(connection), settings),
+        commitTransaction: (connection) => driver.commitTransaction(gated(connection)),
+        rollbackTransaction: (connection) => driver.rollbackTransaction(gated(connection)),
+        releaseConnection: async (connection) => {
+          await driver.releaseConnection(gated(connection));
+          if (connection instanceof GatedConnection && connection.wait !== undefined) {
+            const wait = connection.wait;
+            connection.wait = undefined;
+            await wait;
+          }
+        },
+      };
+    },
+  };
+}
 
 describe('an operator-supplied log signing key (LOG_SIGNING_KEY)', () => {
   test('two registries on separate databases given one key publish the same verifier key and sign with it', async () => {

@@ -98,6 +98,9 @@ describe('transparency log Merkle tree (RFC 6962) against an independent verifie
     assert.equal(encodeTileIndex(5), '005');
     assert.deepEqual(parseTilePath('0/x001/x234/067'), { level: 0, index: 1234067, width: 256 });
     assert.deepEqual(parseTilePath('2/000.p/17'), { level: 2, index: 0, width: 17 });
+    // One encoding per index: a leading x000 element names the same tile a second time.
+    assert.equal(parseTilePath('0/x000/001'), undefined);
+    assert.equal(parseTilePath('entries/x000/x001/000'), undefined);
     assert.deepEqual(parseTilePath('entries/001.p/5'), { level: undefined, index: 1, width: 5 });
     for (const bad of [
       '',

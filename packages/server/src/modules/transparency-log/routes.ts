@@ -97,7 +97,7 @@ export function transparencyLogRoutes(app: App, ctx: TransparencyLogRouteDeps): 
       if (address === undefined) {
         throw new BadRequestError(
           'INVALID_TILE_PATH',
-          `${JSON.stringify(path)} is not a tile path: use <L>/<N>[.p/<W>] or entries/<N>[.p/<W>], with L from 0 to 63, N in 3-digit elements all but the last prefixed with x (1234067 is x001/x234/067), and W from 1 to 255`,
+          `${JSON.stringify(path)} is not a tile path: use <L>/<N>[.p/<W>] or entries/<N>[.p/<W>], with L from 0 to 63, N in 3-digit elements all but the last prefixed with x and no leading x000 (1234067 is x001/x234/067, 67 is 067), and W from 1 to 255`,
         );
       }
       const body =

@@ -16,7 +16,8 @@ const TILE_PATH = /^(entries|0|[1-9]\d?)\/((?:x\d{3}\/)*\d{3})(?:\.p\/([1-9]\d{0
 
 /**
  * Parses `<L>/<N>[.p/<W>]` or `entries/<N>[.p/<W>]` (the part after `/log/tile/`), with `<N>` in
- * zero-padded 3-digit elements, all but the last starting with `x`. Undefined when malformed.
+ * zero-padded 3-digit elements, all but the last starting with `x`, and no leading `x000`. Undefined
+ * when malformed or not the one encoding tlog-tiles gives the index.
  */
 export function parseTilePath(path: string): TileAddress | undefined {
   const match = TILE_PATH.exec(path);
@@ -26,7 +27,8 @@ export function parseTilePath(path: string): TileAddress | undefined {
   const width = givenWidth === undefined ? TILE_WIDTH : Number(givenWidth);
   if ((level !== undefined && level > 63) || (givenWidth !== undefined && width > 255)) return undefined;
   const index = Number(digits.replace(/[x/]/g, ''));
-  if (!Number.isSafeInteger(index)) return undefined;
+  // One path per tile: a leading x000 element would name the same tile again, and be cached as immutable.
+  if (!Number.isSafeInteger(index) || encodeTileIndex(index) !== digits) return undefined;
   return { level, index, width };
 }
 

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/connect.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { readChangeHead } from '../agents/change-feed-store.js';
+import { readChangeFeedHead } from '../agents/change-feed-store.js';
 import { requireDid } from '../identity/did-param.js';
 import { leafData, profileSha256, type LeafRecord } from './leaf.js';
-import { latestChangeOf, logRecordsFrom, readLogStart } from './log-store.js';
+import { latestChangeOf, logRecordsFrom, readLogStart, type LogRecordRow } from './log-store.js';
 import { MerkleTree, leafHash } from './merkle.js';
 import { checkpointText, type NoteSigner } from './note.js';
 import { TILE_HEIGHT, TILE_WIDTH, tileWidthAt, type TileAddress } from './tiles.js';
@@ -28,6 +28,17 @@ export interface LogProof {
 const SYNC_BATCH = 2000;
 
 /**
+ * One catch-up's view of the log: the tree, its size then and the change number of leaf 0. A restore
+ * swaps the service's tree for a new one; an answer keeps the view it started with, so its proof,
+ * root and tiles all come from one tree.
+ */
+interface LogView {
+  tree: MerkleTree;
+  size: number;
+  firstSeq: number;
+}
+
+/**
  * The registry's transparency log as this node serves it: a Merkle tree over the log records
  * (one leaf per change-feed stamp), caught up from the database before each answer. Every node derives
  * the same leaves from the same records and signs with the same key, and Ed25519 signatures are
@@ -36,8 +47,10 @@ const SYNC_BATCH = 2000;
 export class TransparencyLogService {
   private tree = new MerkleTree();
   private firstSeq: number | undefined;
+  /** Identity of the change-feed head's table when the tree was started (PostgreSQL's tableoid). */
+  private generation: string | null = null;
   private syncing: Promise<void> | undefined;
-  private signed: { size: number; note: string } | undefined;
+  private signed: { tree: MerkleTree; size: number; note: string } | undefined;
 
   constructor(private readonly deps: TransparencyLogDeps) {}
 
@@ -49,62 +62,99 @@ export class TransparencyLogService {
     return this.deps.signer.verifierKey;
   }
 
-  /** Reads the records committed since the last catch-up; one catch-up at a time. */
-  async sync(): Promise<number> {
+  /**
+   * Reads the records committed since the last catch-up (one at a time: a caller joins one already
+   * running) and returns the tree as it then stands. A joined catch-up may have read the records before
+   * a change the caller has seen committed: callers that need that change ask again (proof()).
+   */
+  private async view(): Promise<LogView> {
     this.syncing ??= this.catchUp().finally(() => {
       this.syncing = undefined;
     });
     await this.syncing;
-    return this.tree.size;
+    return { tree: this.tree, size: this.tree.size, firstSeq: this.firstSeq ?? 0 };
   }
 
   private async catchUp(): Promise<void> {
-    const { db, publicUrl } = this.deps;
-    this.firstSeq ??= await readLogStart(db);
-    const head = await readChangeHead(db);
-    // A head behind what this node has read: the database was restored from an older backup. The log
-    // is rebuilt from what the database now holds (mirrors see the rewind as a fork).
-    if (head < this.firstSeq + this.tree.size - 1) {
-      this.tree = new MerkleTree();
-      this.signed = undefined;
-    }
-    for (;;) {
-      const next = this.firstSeq + this.tree.size;
-      const rows = await logRecordsFrom(db, next, SYNC_BATCH);
-      for (const [offset, row] of rows.entries()) {
-        if (row.seq !== next + offset) {
-          throw new Error(
-            `transparency log record ${next + offset} is missing (the next is ${row.seq}): a row of log_records was deleted`,
-          );
-        }
-        this.tree.append(leafHash(leafData(row.seq, row.operation, row.record, publicUrl)));
+    const { db } = this.deps;
+    let firstSeq = this.firstSeq ?? (await readLogStart(db));
+    const head = await readChangeFeedHead(db);
+    let tree = this.tree;
+    // A restore from an older backup: the head is behind what this node has read, or (PostgreSQL, once
+    // new writes carried it past) in a table the restore recreated. The log is rebuilt from what the
+    // database now holds (mirrors see the rewind as a fork).
+    let restored =
+      head.seq < firstSeq + tree.size - 1 || (tree.size > 0 && head.generation !== this.generation);
+    let caughtUp = false;
+    if (!restored && tree.size > 0) {
+      // The first batch starts at the last leaf read: a database put back under a running node without
+      // a new table (SQLite) shows as another record there, at no extra query.
+      const lastSeq = firstSeq + tree.size - 1;
+      const rows = await logRecordsFrom(db, lastSeq, SYNC_BATCH);
+      const [last] = rows;
+      if (last?.seq === lastSeq && this.isLastLeaf(tree, last)) {
+        this.appendRows(tree, rows.slice(1), lastSeq + 1);
+        caughtUp = rows.length < SYNC_BATCH;
+      } else {
+        restored = true;
       }
-      if (rows.length < SYNC_BATCH) return;
+    }
+    if (restored) {
+      firstSeq = await readLogStart(db);
+      tree = new MerkleTree();
+    }
+    while (!caughtUp) {
+      const next = firstSeq + tree.size;
+      const rows = await logRecordsFrom(db, next, SYNC_BATCH);
+      this.appendRows(tree, rows, next);
+      caughtUp = rows.length < SYNC_BATCH;
+    }
+    // A rebuilt tree is swapped in only when whole: a failed rebuild leaves the old tree, and the next
+    // catch-up sees the restore again.
+    this.tree = tree;
+    this.firstSeq = firstSeq;
+    this.generation = head.generation;
+  }
+
+  private isLastLeaf(tree: MerkleTree, row: LogRecordRow): boolean {
+    const hash = tree.completeSubtree(0, tree.size - 1);
+    const data = leafData(row.seq, row.operation, row.record, this.deps.publicUrl);
+    return hash !== undefined && leafHash(data).equals(hash);
+  }
+
+  private appendRows(tree: MerkleTree, rows: LogRecordRow[], next: number): void {
+    for (const [offset, row] of rows.entries()) {
+      if (row.seq !== next + offset) {
+        throw new Error(
+          `transparency log record ${next + offset} is missing (the next is ${row.seq}): a row of log_records was deleted`,
+        );
+      }
+      tree.append(leafHash(leafData(row.seq, row.operation, row.record, this.deps.publicUrl)));
     }
   }
 
   /** The signed checkpoint for the current tree size. */
   async checkpoint(): Promise<string> {
-    const size = await this.sync();
-    return this.checkpointAt(size);
+    return this.checkpointAt(await this.view());
   }
 
-  private checkpointAt(size: number): string {
-    if (this.signed?.size !== size) {
-      const text = checkpointText(this.origin, size, this.tree.root(size));
-      this.signed = { size, note: this.deps.signer.sign(text) };
+  private checkpointAt({ tree, size }: LogView): string {
+    if (this.signed?.tree !== tree || this.signed.size !== size) {
+      const text = checkpointText(this.origin, size, tree.root(size));
+      this.signed = { tree, size, note: this.deps.signer.sign(text) };
     }
     return this.signed.note;
   }
 
   /** A hash tile's bytes, or undefined when the tree (as of now) has no such tile or width. */
   async tile(address: TileAddress & { level: number }): Promise<Buffer | undefined> {
-    const available = tileWidthAt(address.level, address.index, await this.sync());
+    const { tree, size } = await this.view();
+    const available = tileWidthAt(address.level, address.index, size);
     if (address.width > available) return undefined;
     const height = address.level * TILE_HEIGHT;
     const hashes: Buffer[] = [];
     for (let i = 0; i < address.width; i += 1) {
-      const hash = this.tree.completeSubtree(height, address.index * TILE_WIDTH + i);
+      const hash = tree.completeSubtree(height, address.index * TILE_WIDTH + i);
       if (hash === undefined) return undefined;
       hashes.push(hash);
     }
@@ -113,10 +163,11 @@ export class TransparencyLogService {
 
   /** An entry bundle: each leaf's data with a big-endian uint16 length before it. */
   async entryBundle(address: TileAddress): Promise<Buffer | undefined> {
-    const available = tileWidthAt(0, address.index, await this.sync());
-    if (address.width > available || this.firstSeq === undefined) return undefined;
+    const { size, firstSeq } = await this.view();
+    const available = tileWidthAt(0, address.index, size);
+    if (address.width > available) return undefined;
     const start = address.index * TILE_WIDTH;
-    const rows = await logRecordsFrom(this.deps.db, this.firstSeq + start, address.width);
+    const rows = await logRecordsFrom(this.deps.db, firstSeq + start, address.width);
     const parts: Buffer[] = [];
     for (const row of rows) {
       const data = leafData(row.seq, row.operation, row.record, this.deps.publicUrl);
@@ -155,8 +206,13 @@ export class TransparencyLogService {
     const did = requireDid(rawDid, this.deps.didWebDomain).did;
     const seq = await latestChangeOf(this.deps.db, did);
     if (seq === undefined) throw new NotFoundError('AGENT_NOT_FOUND', `no agent has the DID ${did}`);
-    const size = await this.sync();
-    const firstSeq = this.firstSeq ?? 0;
+    let view = await this.view();
+    if (seq - view.firstSeq >= view.size) {
+      // The catch-up joined may have read the records before this agent's change committed: one that
+      // starts now reads it.
+      view = await this.view();
+    }
+    const { tree, size, firstSeq } = view;
     const index = seq - firstSeq;
     if (index < 0 || index >= size) {
       throw new NotFoundError(
@@ -169,9 +225,9 @@ export class TransparencyLogService {
     return {
       leaf_index: index,
       tree_size: size,
-      inclusion_proof: this.tree.inclusionProof(index, size).map((hash) => hash.toString('base64')),
+      inclusion_proof: tree.inclusionProof(index, size).map((hash) => hash.toString('base64')),
       entry: leafData(row.seq, row.operation, row.record, this.deps.publicUrl).toString('base64'),
-      checkpoint: this.checkpointAt(size),
+      checkpoint: this.checkpointAt(view),
     };
   }
 }
