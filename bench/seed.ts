@@ -21,6 +21,7 @@ import {
   type NewAgentRow,
   type NewReviewRow,
 } from '@agent-registry/testkit/server-internals';
+import { registeredAgentRow } from '@agent-registry/testkit/agent-rows';
 import { prng, syntheticProfile, zipf } from './corpus.js';
 
 export interface SeedOptions {
@@ -92,8 +93,7 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
         }
         dids[n] = did;
         createdAt[n] = created;
-        const row: NewAgentRow = {
-          did,
+        const row: NewAgentRow = registeredAgentRow(did, {
           key_type: secp ? 'secp256k1' : 'ed25519',
           public_key: publicKey,
           key_id: keyId,
@@ -105,18 +105,9 @@ export async function seedRegistry(options: SeedOptions): Promise<SeedResult> {
           capabilities: JSON.stringify(profile.capabilities),
           tags: JSON.stringify(profile.tags),
           status: random() < 0.02 ? 'deactivated' : 'active',
-          invocation_enabled: 0,
-          delivery_mode: 'none',
-          webhook_url: null,
-          webhook_secret: null,
-          referrer: null,
-          average_rating: 0,
-          reputation_score: 0,
-          total_reviews: 0,
           created_at: created,
           updated_at: created,
-          deactivated_at: null,
-        };
+        });
         if (row.status === 'deactivated') row.deactivated_at = now - DAY_MS;
         rows.push(row);
       }

@@ -21,6 +21,7 @@ import {
   type RegisteredAgentRow,
 } from '@agent-registry/testkit/server-internals';
 import { webDid } from '@agent-registry/protocol';
+import { registeredAgentRow } from '@agent-registry/testkit/agent-rows';
 import { prng, registrationProfile } from '../corpus.js';
 import { seedRegistry } from '../seed.js';
 import { scriptArgs } from './script-args.js';
@@ -64,31 +65,16 @@ function timeStatements(): void {
 function agentRow(random: () => number, n: number, now: number): RegisteredAgentRow {
   const profile = registrationProfile(random, n);
   const publicKey = crypto.randomBytes(32).toString('hex');
-  return {
-    did: webDid('localhost%3A8080', crypto.randomBytes(16).toString('hex')),
-    key_type: 'ed25519',
+  return registeredAgentRow(webDid('localhost%3A8080', crypto.randomBytes(16).toString('hex')), {
     public_key: publicKey,
     key_id: `ed25519:${publicKey}`,
-    chain_id: null,
     name: profile.name,
     description: profile.description,
-    avatar: null,
-    website: null,
     capabilities: JSON.stringify(profile.capabilities),
     tags: JSON.stringify(profile.tags),
-    status: 'active',
-    invocation_enabled: 0,
-    delivery_mode: 'none',
-    webhook_url: null,
-    webhook_secret: null,
-    referrer: null,
-    average_rating: 0,
-    reputation_score: 0,
-    total_reviews: 0,
     created_at: now,
     updated_at: now,
-    deactivated_at: null,
-  };
+  });
 }
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@ import { createContext } from '../../src/context.js';
 import { openDatabase } from '../../src/db/connect.js';
 import * as core from '../../src/db/migrations/001-core.js';
 import * as tasks from '../../src/db/migrations/002-tasks.js';
+import { registeredAgentRow } from '../support/database-fixtures.js';
 
 test('a database from before search (001-002) migrates to the latest: its active agents are found, the SQL search tables are gone', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-migration-'));
@@ -22,31 +23,19 @@ test('a database from before search (001-002) migrates to the latest: its active
     });
     assert.equal((await migrator.migrateToLatest()).error, undefined);
     const now = Date.now();
-    const agent = (id: string, name: string, status: 'active' | 'deactivated') => ({
-      did: `did:web:localhost%3A8080:agent:${id.repeat(16)}`,
-      key_type: 'ed25519' as const,
-      public_key: id.repeat(32),
-      key_id: `ed25519:${id.repeat(32)}`,
-      chain_id: null,
-      name,
-      description: 'Draws maps',
-      avatar: null,
-      website: null,
-      capabilities: JSON.stringify([{ type: 'Mapping', description: 'Topographic surveys' }]),
-      tags: JSON.stringify(['Geo']),
-      status,
-      invocation_enabled: 0,
-      delivery_mode: 'none' as const,
-      webhook_url: null,
-      webhook_secret: null,
-      referrer: null,
-      average_rating: 0,
-      reputation_score: 0,
-      total_reviews: 0,
-      created_at: now,
-      updated_at: now,
-      deactivated_at: status === 'active' ? null : now,
-    });
+    const agent = (id: string, name: string, status: 'active' | 'deactivated') =>
+      registeredAgentRow(`did:web:localhost%3A8080:agent:${id.repeat(16)}`, {
+        public_key: id.repeat(32),
+        key_id: `ed25519:${id.repeat(32)}`,
+        name,
+        description: 'Draws maps',
+        capabilities: JSON.stringify([{ type: 'Mapping', description: 'Topographic surveys' }]),
+        tags: JSON.stringify(['Geo']),
+        status,
+        created_at: now,
+        updated_at: now,
+        deactivated_at: status === 'active' ? null : now,
+      });
     const retired = agent('cd', 'Retired Cartographer', 'deactivated');
     await before.db
       .insertInto('agents')

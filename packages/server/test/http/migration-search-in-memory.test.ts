@@ -13,6 +13,7 @@ import * as trust from '../../src/db/migrations/007-trust.js';
 import * as changeFeed from '../../src/db/migrations/008-change-feed.js';
 import { createTestDatabase, testDatabase } from '@agent-registry/testkit';
 import { startRegistry } from '@agent-registry/testkit/in-process';
+import { registeredAgentRow } from '../support/database-fixtures.js';
 
 const BEFORE_009 = {
   '001-core': core,
@@ -41,29 +42,16 @@ test(`migration 009 drops the SQL search structures and keeps every agent findab
     await before.db
       .insertInto('agents')
       .values({
-        did,
-        key_type: 'ed25519',
-        public_key: 'ab'.repeat(32),
-        key_id: `ed25519:${'ab'.repeat(32)}`,
-        chain_id: null,
-        name: 'Veteran Cartographer',
-        description: 'Draws maps',
-        avatar: null,
-        website: null,
-        capabilities: JSON.stringify([{ type: 'mapping', description: 'Topographic surveys' }]),
-        tags: JSON.stringify(['geo']),
-        status: 'active',
-        invocation_enabled: 0,
-        delivery_mode: 'none',
-        webhook_url: null,
-        webhook_secret: null,
-        referrer: null,
-        average_rating: 0,
-        reputation_score: 0,
-        total_reviews: 0,
-        created_at: now,
-        updated_at: now,
-        deactivated_at: null,
+        ...registeredAgentRow(did, {
+          public_key: 'ab'.repeat(32),
+          key_id: `ed25519:${'ab'.repeat(32)}`,
+          name: 'Veteran Cartographer',
+          description: 'Draws maps',
+          capabilities: JSON.stringify([{ type: 'mapping', description: 'Topographic surveys' }]),
+          tags: JSON.stringify(['geo']),
+          created_at: now,
+          updated_at: now,
+        }),
         change_seq: 1,
       })
       .execute();

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { TestDatabase } from '@agent-registry/testkit';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
-import type { NewAgentRow, RegisteredAgentRow } from '../../src/modules/agents/agents-store.js';
+import type { NewAgentRow } from '../../src/modules/agents/agents-store.js';
 
 /** A row of the agents table for tests that write the database directly (every required column). */
 export const agentTableRow = (did: string, overrides: Partial<NewAgentRow> = {}): NewAgentRow => ({
@@ -30,36 +30,7 @@ export const agentTableRow = (did: string, overrides: Partial<NewAgentRow> = {})
   ...overrides,
 });
 
-/** A registration's row as RegistrationService builds it: every column `insertAgentIn` writes. */
-export const registeredAgentRow = (
-  did: string,
-  overrides: Partial<RegisteredAgentRow> = {},
-): RegisteredAgentRow => ({
-  did,
-  key_type: 'ed25519',
-  public_key: did,
-  key_id: `ed25519:${did}`,
-  chain_id: null,
-  name: did.slice(-4),
-  description: null,
-  avatar: null,
-  website: null,
-  capabilities: '[{"type":"general"}]',
-  tags: '[]',
-  status: 'active',
-  invocation_enabled: 0,
-  delivery_mode: 'none',
-  webhook_url: null,
-  webhook_secret: null,
-  referrer: null,
-  average_rating: 0,
-  reputation_score: 0,
-  total_reviews: 0,
-  created_at: 1,
-  updated_at: 1,
-  deactivated_at: null,
-  ...overrides,
-});
+export { registeredAgentRow } from '@agent-registry/testkit/agent-rows';
 
 const releaseFixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'upgrade');
 
