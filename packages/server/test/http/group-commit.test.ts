@@ -1,18 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { loadConfig } from '../../src/kernel/config.js';
-import { openDatabase } from '../../src/db/connect.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
 import { isUniqueViolation } from '../../src/db/errors.js';
-import { migrateToLatest } from '../../src/db/migrations/index.js';
 import { insertAgentIn, updateAgentAndStamp } from '../../src/modules/agents/agent-writes-store.js';
 import type { RegisteredAgentRow } from '../../src/modules/agents/agents-store.js';
 import { readChangeHead } from '../../src/modules/agents/change-feed-store.js';
-import { registeredAgentRow } from '../support/database-fixtures.js';
+import { migratedTestDatabase, registeredAgentRow } from '../support/database-fixtures.js';
 import {
   TEST_PUBLIC_URL,
   agentPath,
-  createTestDatabase,
   bearer,
   defaultProfile,
   ed25519Agent,
@@ -193,13 +189,8 @@ function agentRow(id: string, key: string): RegisteredAgentRow {
 }
 
 test('one group, one transaction: failing units leave nothing, the others commit with feed numbers in order', async () => {
-  const database = await createTestDatabase();
-  const handle = openDatabase(
-    loadConfig({ DATABASE_URL: database.url, PUBLIC_URL: TEST_PUBLIC_URL }).database,
-  );
+  const { db, close } = await migratedTestDatabase({ PUBLIC_URL: TEST_PUBLIC_URL });
   try {
-    await migrateToLatest(handle.db);
-    const { db } = handle;
     await insertAgentIn(db, agentRow('1', 'a1'));
     const headBefore = await readChangeHead(db);
     const group = new GroupCommit(db);
@@ -236,19 +227,13 @@ test('one group, one transaction: failing units leave nothing, the others commit
     assert.deepEqual(seqs, [headBefore + 1, headBefore + 2, headBefore + 3]);
     assert.equal(await readChangeHead(db), headBefore + 3);
   } finally {
-    await handle.close();
-    await database.drop();
+    await close();
   }
 });
 
 test('updates in one group: each stamped and logged in order, an update of no active agent changes nothing', async () => {
-  const database = await createTestDatabase();
-  const handle = openDatabase(
-    loadConfig({ DATABASE_URL: database.url, PUBLIC_URL: TEST_PUBLIC_URL }).database,
-  );
+  const { db, close } = await migratedTestDatabase({ PUBLIC_URL: TEST_PUBLIC_URL });
   try {
-    await migrateToLatest(handle.db);
-    const { db } = handle;
     for (const id of ['1', '2', '3']) await insertAgentIn(db, agentRow(id, `k${id}`));
     const headBefore = await readChangeHead(db);
     const group = new GroupCommit(db);
@@ -277,7 +262,6 @@ test('updates in one group: each stamped and logged in order, an update of no ac
     );
     assert.equal(await readChangeHead(db), headBefore + 3);
   } finally {
-    await handle.close();
-    await database.drop();
+    await close();
   }
 });

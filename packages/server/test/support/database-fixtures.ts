@@ -5,9 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TestDatabase } from '@agent-registry/testkit';
+import { createTestDatabase, type TestDatabase } from '@agent-registry/testkit';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { openDatabase, type Db } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { loadConfig } from '../../src/kernel/config.js';
 import type { NewAgentRow } from '../../src/modules/agents/agents-store.js';
 
 /** A row of the agents table for tests that write the database directly (every required column). */
@@ -31,6 +34,33 @@ export const agentTableRow = (did: string, overrides: Partial<NewAgentRow> = {})
 });
 
 export { registeredAgentRow } from '@agent-registry/testkit/agent-rows';
+
+/**
+ * A fresh database of the kind under test (TEST_DATABASE), migrated to the latest schema, for tests
+ * of the storage below the API; close() closes it and drops it.
+ */
+export async function migratedTestDatabase(
+  settings: Record<string, string> = {},
+): Promise<{ db: Db; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const handle = openDatabase(
+    loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...settings }).database,
+  );
+  try {
+    await migrateToLatest(handle.db);
+  } catch (error) {
+    await handle.close();
+    await database.drop();
+    throw error;
+  }
+  return {
+    db: handle.db,
+    close: async () => {
+      await handle.close();
+      await database.drop();
+    },
+  };
+}
 
 const releaseFixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'upgrade');
 

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
-import { createTestDatabase, testDatabase } from '@agent-registry/testkit';
-import { loadConfig } from '../../src/kernel/config.js';
+import { testDatabase } from '@agent-registry/testkit';
 import { ApiError } from '../../src/kernel/errors.js';
 import { systemClock } from '../../src/kernel/clock.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrations/index.js';
+import type { Db } from '../../src/db/connect.js';
 import { FederatedIndex } from '../../src/modules/federation/federated-index.js';
 import { ensureSource, putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
 import { mirroredEntry, PEER } from '../support/remote-entries.js';
+import { migratedTestDatabase } from '../support/database-fixtures.js';
 
 /** Runs `during` with `table` renamed away, so that every read of it fails as a lost table would. */
 async function withoutTable(table: string, during: () => Promise<void>): Promise<void> {
@@ -21,13 +20,11 @@ async function withoutTable(table: string, during: () => Promise<void>): Promise
   }
 }
 
-let handle: DatabaseHandle;
+let handle: { db: Db; close(): Promise<void> };
 const remoteDid = 'did:web:peer.example:agent:00112233445566778899aabbccddeeff';
 
 before(async () => {
-  const database = await createTestDatabase();
-  handle = openDatabase(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }).database);
-  await migrateToLatest(handle.db);
+  handle = await migratedTestDatabase();
   await ensureSource(handle.db, { id: `peer:${PEER}`, kind: 'peer', url: PEER });
   await putRemoteEntry(
     handle.db,

@@ -1,21 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createTestDatabase, eventually, testDatabase } from '@agent-registry/testkit';
-import { loadConfig } from '../../src/kernel/config.js';
-import { openDatabase, type DatabaseHandle } from '../../src/db/connect.js';
-import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { eventually, testDatabase } from '@agent-registry/testkit';
+import type { Db } from '../../src/db/connect.js';
 import { startFederationJobs } from '../../src/modules/federation/federation-jobs.js';
 import { ensureSource, readSource } from '../../src/modules/federation/remote-entries-store.js';
 import { refreshEach } from '../../src/modules/federation/source-rounds.js';
+import { migratedTestDatabase } from '../support/database-fixtures.js';
 
-let handle: DatabaseHandle;
+let handle: { db: Db; close(): Promise<void> };
 const peers = ['https://broken.example', 'https://healthy.example'];
 const idOf = (url: string): string => `peer:${url}`;
 
 before(async () => {
-  const database = await createTestDatabase();
-  handle = openDatabase(loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' }).database);
-  await migrateToLatest(handle.db);
+  handle = await migratedTestDatabase();
   for (const url of peers) await ensureSource(handle.db, { id: idOf(url), kind: 'peer', url });
 });
 after(() => handle?.close());
