@@ -46,6 +46,8 @@ interface LogView {
  */
 export class TransparencyLogService {
   private tree = new MerkleTree();
+  /** The record of the tree's last leaf as read: the same row read again says no restore replaced it. */
+  private lastRow: LogRecordRow | undefined;
   private firstSeq: number | undefined;
   /** Identity of the change-feed head's table when the tree was started (PostgreSQL's tableoid). */
   private generation: string | null = null;
@@ -80,6 +82,7 @@ export class TransparencyLogService {
     let firstSeq = this.firstSeq ?? (await readLogStart(db));
     const head = await readChangeFeedHead(db);
     let tree = this.tree;
+    let lastRow = this.lastRow;
     // A restore from an older backup: the head is behind what this node has read, or (PostgreSQL, once
     // new writes carried it past) in a table the restore recreated. The log is rebuilt from what the
     // database now holds (mirrors see the rewind as a fork).
@@ -92,8 +95,8 @@ export class TransparencyLogService {
       const lastSeq = firstSeq + tree.size - 1;
       const rows = await logRecordsFrom(db, lastSeq, SYNC_BATCH);
       const [last] = rows;
-      if (last?.seq === lastSeq && this.isLastLeaf(tree, last)) {
-        this.appendRows(tree, rows.slice(1), lastSeq + 1);
+      if (last?.seq === lastSeq && sameRecord(last, lastRow)) {
+        lastRow = this.appendRows(tree, rows.slice(1), lastSeq + 1) ?? lastRow;
         caughtUp = rows.length < SYNC_BATCH;
       } else {
         restored = true;
@@ -102,27 +105,24 @@ export class TransparencyLogService {
     if (restored) {
       firstSeq = await readLogStart(db);
       tree = new MerkleTree();
+      lastRow = undefined;
     }
     while (!caughtUp) {
       const next = firstSeq + tree.size;
       const rows = await logRecordsFrom(db, next, SYNC_BATCH);
-      this.appendRows(tree, rows, next);
+      lastRow = this.appendRows(tree, rows, next) ?? lastRow;
       caughtUp = rows.length < SYNC_BATCH;
     }
     // A rebuilt tree is swapped in only when whole: a failed rebuild leaves the old tree, and the next
     // catch-up sees the restore again.
     this.tree = tree;
+    this.lastRow = lastRow;
     this.firstSeq = firstSeq;
     this.generation = head.generation;
   }
 
-  private isLastLeaf(tree: MerkleTree, row: LogRecordRow): boolean {
-    const hash = tree.completeSubtree(0, tree.size - 1);
-    const data = leafData(row.seq, row.operation, row.record, this.deps.publicUrl);
-    return hash !== undefined && leafHash(data).equals(hash);
-  }
-
-  private appendRows(tree: MerkleTree, rows: LogRecordRow[], next: number): void {
+  /** Appends the rows' leaves; the last row appended, if any. */
+  private appendRows(tree: MerkleTree, rows: LogRecordRow[], next: number): LogRecordRow | undefined {
     for (const [offset, row] of rows.entries()) {
       if (row.seq !== next + offset) {
         throw new Error(
@@ -131,6 +131,7 @@ export class TransparencyLogService {
       }
       tree.append(leafHash(leafData(row.seq, row.operation, row.record, this.deps.publicUrl)));
     }
+    return rows.at(-1);
   }
 
   /** The signed checkpoint for the current tree size. */
@@ -230,4 +231,9 @@ export class TransparencyLogService {
       checkpoint: this.checkpointAt(view),
     };
   }
+}
+
+/** Whether a record read again is the one read before at its position (compared as stored, no hashing). */
+function sameRecord(row: LogRecordRow, before: LogRecordRow | undefined): boolean {
+  return before !== undefined && row.operation === before.operation && row.record === before.record;
 }
