@@ -4484,10 +4484,11 @@ export interface operations {
                 chains: string[];
                 registration_timestamp_window_seconds: number;
                 token_ttl_seconds: number;
-                /** @description Registrations per client address and per /24 (IPv4) or /64 (IPv6) network per window */
+                /** @description Registrations per client address, per /24 (IPv4) or /64 (IPv6) network and per IPv6 /48, in a sliding window */
                 registration_rate_limit: {
                   per_address: number;
                   per_network: number;
+                  per_ipv6_48: number;
                   window_seconds: number;
                 };
                 /** @description Zero bits the proof_of_work of a registration must reach; 0: none is asked */

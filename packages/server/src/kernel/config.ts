@@ -76,9 +76,10 @@ export interface Config {
   profileCacheBytes: number;
   /** Epoch ms: until then tokens without `aud` and the login message without `audience` are accepted. */
   legacyAuthUntil: number;
-  /** Registrations per client address, and per /24 (IPv4) or /64 (IPv6) network, per window. */
+  /** Registrations per client address, per /24 (IPv4) or /64 (IPv6) network, and per IPv6 /48, per window. */
   registrationRateLimit: number;
   registrationPrefixRateLimit: number;
+  registrationIpv6SiteRateLimit: number;
   registrationRateWindowSeconds: number;
   /** Zero bits a registration's proof of work must reach (docs/operations.md); 0, the default, asks for none. */
   registrationPowBits: number;
@@ -282,6 +283,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     legacyAuthUntil: instant('LEGACY_AUTH_UNTIL', LEGACY_AUTH_UNTIL_DEFAULT),
     registrationRateLimit: integer('REGISTRATION_RATE_LIMIT', 60, 1, 1_000_000),
     registrationPrefixRateLimit: integer('REGISTRATION_PREFIX_RATE_LIMIT', 600, 1, 1_000_000),
+    registrationIpv6SiteRateLimit: integer('REGISTRATION_IPV6_48_RATE_LIMIT', 1200, 1, 1_000_000),
     registrationRateWindowSeconds: integer('REGISTRATION_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     registrationPowBits: integer('REGISTRATION_POW_BITS', 0, 0, 32),
     profileMaxBytes: integer('PROFILE_MAX_KB', 128, 16, 1024) * 1024,
