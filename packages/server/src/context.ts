@@ -327,6 +327,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         limiter: new RegistrationLimiter({
           perAddress: config.registrationRateLimit,
           perPrefix: config.registrationPrefixRateLimit,
+          perIpv6Site: config.registrationIpv6SiteRateLimit,
           windowMs: config.registrationRateWindowSeconds * 1000,
         }),
         profileMaxBytes: config.profileMaxBytes,

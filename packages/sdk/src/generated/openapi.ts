@@ -467,10 +467,10 @@ export interface paths {
      *     - `413`: The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).
      *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
      *     - `422`: The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).
-     *     - `429`: The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.
+     *     - `429`: The caller, or every caller at its client address or network together, sent more invocations or input bytes than the window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `502`: The invoked agent reported a failure (`AGENT_ERROR`) or its webhook failed (`WEBHOOK_FAILED`); `task_id` names the task.
-     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     *     - `503`: The open tasks of the whole registry hold as much input as it keeps (`TASK_STORAGE_FULL`), or the registry is shutting down (`SHUTTING_DOWN`) or its database is unavailable; `Retry-After` says when to try again.
      *     - `504`: The invoked agent did not answer before the deadline (`INVOCATION_TIMEOUT`); `task_id` names the task.
      */
     post: operations['invokeAgent'];
@@ -1268,6 +1268,7 @@ export interface components {
         | 'NOT_YOUR_TASK'
         | 'TOO_MANY_OPEN_TASKS'
         | 'INVOCATION_RATE_LIMITED'
+        | 'TASK_STORAGE_FULL'
         | 'TOO_MANY_POLLS'
         | 'INVALID_RATING'
         | 'SELF_REVIEW'
@@ -3251,7 +3252,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again. */
+      /** @description The caller, or every caller at its client address or network together, sent more invocations or input bytes than the window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again. */
       429: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3282,7 +3283,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      /** @description The open tasks of the whole registry hold as much input as it keeps (`TASK_STORAGE_FULL`), or the registry is shutting down (`SHUTTING_DOWN`) or its database is unavailable; `Retry-After` says when to try again. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4484,10 +4485,11 @@ export interface operations {
                 chains: string[];
                 registration_timestamp_window_seconds: number;
                 token_ttl_seconds: number;
-                /** @description Registrations per client address and per /24 (IPv4) or /64 (IPv6) network per window */
+                /** @description Registrations per client address, per /24 (IPv4) or /64 (IPv6) network and per IPv6 /48, in a sliding window */
                 registration_rate_limit: {
                   per_address: number;
                   per_network: number;
+                  per_ipv6_48: number;
                   window_seconds: number;
                 };
                 /** @description Zero bits the proof_of_work of a registration must reach; 0: none is asked */

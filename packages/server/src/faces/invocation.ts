@@ -22,10 +22,11 @@ export async function invokeThroughBroker(
   caller: AuthenticatedAgent,
   args: unknown,
   clientGone: AbortSignal,
+  address: string,
 ): Promise<InvocationOutcome> {
   const request = invokeArguments.parse(args);
   try {
-    return { ok: true, result: await ctx.invocation.invoke(caller, request, clientGone) };
+    return { ok: true, result: await ctx.invocation.invoke(caller, request, { address }, clientGone) };
   } catch (error) {
     const taskId = error instanceof ApiError ? error.extra.task_id : undefined;
     if (!(error instanceof ApiError) || taskId === undefined || error.status === 503) throw error;

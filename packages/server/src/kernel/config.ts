@@ -76,9 +76,10 @@ export interface Config {
   profileCacheBytes: number;
   /** Epoch ms: until then tokens without `aud` and the login message without `audience` are accepted. */
   legacyAuthUntil: number;
-  /** Registrations per client address, and per /24 (IPv4) or /64 (IPv6) network, per window. */
+  /** Registrations per client address, per /24 (IPv4) or /64 (IPv6) network, and per IPv6 /48, per window. */
   registrationRateLimit: number;
   registrationPrefixRateLimit: number;
+  registrationIpv6SiteRateLimit: number;
   registrationRateWindowSeconds: number;
   /** Zero bits a registration's proof of work must reach (docs/operations.md); 0, the default, asks for none. */
   registrationPowBits: number;
@@ -103,9 +104,17 @@ export interface TaskBoundsConfig {
   /** Open tasks waiting for one target agent, and their input bytes. */
   maxOpenPerTarget: number;
   maxOpenBytesPerTarget: number;
+  /** Input bytes all open tasks of the registry may hold; past it, invocations wait (503). */
+  maxOpenBytesTotal: number;
   /** Invocations and input bytes one caller may send per window, counted in the database. */
   invokeRateLimit: number;
   invokeRateBytes: number;
+  /**
+   * Input bytes the callers at one client address, and at one network (/24 IPv4; /64 and /48 IPv6),
+   * may send per window together, counted in the database: new agents do not bring new quota.
+   */
+  invokeRateBytesPerAddress: number;
+  invokeRateBytesPerNetwork: number;
   invokeRateWindowMs: number;
   /** GET /api/agent/tasks requests in progress at once per agent on one node. */
   maxPollsPerAgent: number;
@@ -282,6 +291,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     legacyAuthUntil: instant('LEGACY_AUTH_UNTIL', LEGACY_AUTH_UNTIL_DEFAULT),
     registrationRateLimit: integer('REGISTRATION_RATE_LIMIT', 60, 1, 1_000_000),
     registrationPrefixRateLimit: integer('REGISTRATION_PREFIX_RATE_LIMIT', 600, 1, 1_000_000),
+    registrationIpv6SiteRateLimit: integer('REGISTRATION_IPV6_48_RATE_LIMIT', 1200, 1, 1_000_000),
     registrationRateWindowSeconds: integer('REGISTRATION_RATE_WINDOW_SECONDS', 60 * 60, 1, 30 * 24 * 60 * 60),
     registrationPowBits: integer('REGISTRATION_POW_BITS', 0, 0, 32),
     profileMaxBytes: integer('PROFILE_MAX_KB', 128, 16, 1024) * 1024,
@@ -294,8 +304,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxOpenBytesPerCaller: integer('TASK_MAX_OPEN_MB_PER_CALLER', 32, 1, 1_000_000) * MIB,
       maxOpenPerTarget: integer('TASK_MAX_OPEN_PER_TARGET', 1024, 1, 1_000_000),
       maxOpenBytesPerTarget: integer('TASK_MAX_OPEN_MB_PER_TARGET', 128, 1, 1_000_000) * MIB,
+      maxOpenBytesTotal: integer('TASK_MAX_OPEN_MB_TOTAL', 4096, 1, 100_000_000) * MIB,
       invokeRateLimit: integer('INVOKE_RATE_LIMIT', 10_000, 1, 10_000_000),
       invokeRateBytes: integer('INVOKE_RATE_MB', 256, 1, 10_000_000) * MIB,
+      invokeRateBytesPerAddress: integer('INVOKE_RATE_MB_PER_ADDRESS', 256, 1, 10_000_000) * MIB,
+      invokeRateBytesPerNetwork: integer('INVOKE_RATE_MB_PER_NETWORK', 1024, 1, 10_000_000) * MIB,
       invokeRateWindowMs: integer('INVOKE_RATE_WINDOW_SECONDS', 60 * 60, 1, 24 * 60 * 60) * 1000,
       maxPollsPerAgent: integer('TASK_MAX_POLLS_PER_AGENT', 8, 1, 1000),
       payloadRetentionMs:

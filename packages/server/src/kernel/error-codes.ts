@@ -81,6 +81,7 @@ export const ERROR_CODES = [
   'NOT_YOUR_TASK',
   'TOO_MANY_OPEN_TASKS',
   'INVOCATION_RATE_LIMITED',
+  'TASK_STORAGE_FULL',
   'TOO_MANY_POLLS',
   // Reviews and search
   'INVALID_RATING',

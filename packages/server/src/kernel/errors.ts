@@ -62,8 +62,8 @@ export class TooManyRequestsError extends ApiError {
 }
 
 export class ServiceUnavailableError extends ApiError {
-  constructor(code: ErrorCode, details: string) {
-    super(503, code, 'Service unavailable', details, { 'retry-after': '1' });
+  constructor(code: ErrorCode, details: string, retryAfterSeconds = 1) {
+    super(503, code, 'Service unavailable', details, { 'retry-after': String(retryAfterSeconds) });
   }
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { describe, test } from 'node:test';
 import { proofOfWorkInput } from '../../src/modules/agents/proof-of-work.js';
-import { networkPrefix } from '../../src/modules/agents/registration-limits.js';
+import { ipv6SitePrefix, networkPrefix } from '../../src/kernel/client-networks.js';
 import {
   agentPath,
   bearer,
@@ -33,11 +33,23 @@ async function registerFrom(
   });
 }
 
-const limits = (perAddress: number, perPrefix: number, windowSeconds = 3600): Record<string, string> => ({
+const limits = (
+  perAddress: number,
+  perPrefix: number,
+  windowSeconds = 3600,
+  perIpv6Site = 1000,
+): Record<string, string> => ({
   REGISTRATION_RATE_LIMIT: String(perAddress),
   REGISTRATION_PREFIX_RATE_LIMIT: String(perPrefix),
   REGISTRATION_RATE_WINDOW_SECONDS: String(windowSeconds),
+  REGISTRATION_IPV6_48_RATE_LIMIT: String(perIpv6Site),
 });
+
+/** Moves the registry's clock to `offsetMs` from the start of its next window of `windowMs`. */
+function moveToWindow(registry: TestRegistry, windowMs: number, offsetMs: number): void {
+  const now = registry.clock.now();
+  registry.clock.advance(windowMs - (now % windowMs) + offsetMs);
+}
 
 describe('registration is rate-limited per client address and per network', () => {
   test('past the limit of an address: 429 with Retry-After; other addresses and the next window are served', async () => {
@@ -49,7 +61,8 @@ describe('registration is rate-limited per client address and per network', () =
       assert.equal(refused.json().code, 'REGISTRATION_RATE_LIMITED');
       assert.match(refused.json().details, /At most 3 registrations per 3600 s from one address/);
       const retryAfter = Number(refused.headers['retry-after']);
-      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 3600, String(retryAfter));
+      // Sliding: the previous window's count weighs on the next window too, for at most two windows.
+      assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 7200, String(retryAfter));
       // A refusal does not count: still refused, not further behind.
       assert.equal((await registerFrom(registry, '203.0.113.7')).statusCode, 429);
       assert.equal((await registerFrom(registry, '192.0.2.1')).statusCode, 201);
@@ -74,6 +87,51 @@ describe('registration is rate-limited per client address and per network', () =
       assert.equal((await registerFrom(registry, '2001:db8:1:2:ffff::9')).statusCode, 201);
       assert.equal((await registerFrom(registry, '2001:db8:1:2:aaaa:bbbb:cccc:dddd')).statusCode, 429);
       assert.equal((await registerFrom(registry, '2001:db8:1:3::1')).statusCode, 201);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('the window slides: a burst across a window boundary gets the limit once, not twice', async () => {
+    const registry = await startRegistry(limits(5, 100));
+    try {
+      moveToWindow(registry, 3600_000, -2000);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await registerFrom(registry, '203.0.113.20')).statusCode, 201);
+      registry.clock.advance(4000); // two seconds into the next fixed window
+      const after = [];
+      for (let i = 0; i < 5; i++) after.push((await registerFrom(registry, '203.0.113.20')).statusCode);
+      assert.deepEqual(after, [429, 429, 429, 429, 429], 'five in four seconds is all the limit allows');
+      const refused = await registerFrom(registry, '203.0.113.20');
+      assert.equal(refused.json().code, 'REGISTRATION_RATE_LIMITED');
+      const retryAfter = Number(refused.headers['retry-after']);
+      // The previous window's five weigh less as it slides away: one more fits a fifth of the way in.
+      assert.ok(retryAfter > 700 && retryAfter <= 720, String(retryAfter));
+      registry.clock.advance(retryAfter * 1000);
+      assert.equal((await registerFrom(registry, '203.0.113.20')).statusCode, 201);
+      assert.equal((await registerFrom(registry, '203.0.113.20')).statusCode, 429);
+      // Two windows later none of it counts.
+      registry.clock.advance(2 * 3600_000);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await registerFrom(registry, '203.0.113.20')).statusCode, 201);
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('the /64s of one IPv6 /48 share REGISTRATION_IPV6_48_RATE_LIMIT', async () => {
+    const registry = await startRegistry(limits(100, 100, 3600, 3));
+    try {
+      for (const subnet of [0, 1, 0xbeef])
+        assert.equal((await registerFrom(registry, `2001:db8:7:${subnet.toString(16)}::1`)).statusCode, 201);
+      const refused = await registerFrom(registry, '2001:db8:7:ffff:1:2:3:4');
+      assert.equal(refused.statusCode, 429);
+      assert.match(
+        refused.json().details,
+        /At most 3 registrations per 3600 s from one network \(2001:db8:7::\/48\)/,
+      );
+      assert.equal((await registerFrom(registry, '2001:db8:8:1::1')).statusCode, 201, 'another /48');
+      assert.equal((await registerFrom(registry, '203.0.113.30')).statusCode, 201, 'IPv4 has no /48 tier');
     } finally {
       await registry.close();
     }
@@ -131,6 +189,10 @@ describe('registration is rate-limited per client address and per network', () =
     assert.equal(networkPrefix('2001:DB8:a:b:c:d:e:f'), '2001:db8:a:b::/64');
     assert.equal(networkPrefix('::1'), '0:0:0:0::/64');
     assert.equal(networkPrefix('fe80::1%eth0'), 'fe80:0:0:0::/64');
+    assert.equal(ipv6SitePrefix('2001:DB8:a:b:c:d:e:f'), '2001:db8:a::/48');
+    assert.equal(ipv6SitePrefix('2001:db8::1'), '2001:db8:0::/48');
+    assert.equal(ipv6SitePrefix('203.0.113.77'), undefined);
+    assert.equal(ipv6SitePrefix('::ffff:203.0.113.77'), undefined);
   });
 });
 
@@ -212,6 +274,7 @@ describe('registration cost: an operator may ask for a proof of work (REGISTRATI
       assert.deepEqual(identity.registration_rate_limit, {
         per_address: 7,
         per_network: 70,
+        per_ipv6_48: 1000,
         window_seconds: 600,
       });
       assert.equal(identity.profile_max_bytes, 128 * 1024);

@@ -327,6 +327,163 @@ describe('what invocations may hold open and send', () => {
   });
 });
 
+/** An invocation sent from the client address `address`. */
+const invokeFrom = (
+  registry: TestRegistry,
+  address: string,
+  caller: Registered,
+  target: string,
+  input: Record<string, unknown>,
+  timeoutMs = 100,
+): Promise<Reply> =>
+  registry.app.inject({
+    method: 'POST',
+    url: '/api/invoke',
+    remoteAddress: address,
+    headers: bearer(caller.token),
+    payload: { target_did: target, capability: 'echo', input, timeout_ms: timeoutMs },
+  });
+
+/** Input bytes stored in the tasks of `callers`. */
+async function storedInput(registry: TestRegistry, callers: Registered[]): Promise<number> {
+  const row = await registry.ctx.database.db
+    .selectFrom('tasks')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('input_bytes'), eb.lit(0)).as('bytes'))
+    .where(
+      'caller_did',
+      'in',
+      callers.map((caller) => caller.did),
+    )
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
+}
+
+describe('task storage per client address and per network, whatever agents call from there', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startRegistry({
+      INVOKE_RATE_MB: '2',
+      INVOKE_RATE_MB_PER_ADDRESS: '3',
+      INVOKE_RATE_MB_PER_NETWORK: '5',
+      INVOKE_RATE_WINDOW_SECONDS: '60',
+    });
+  });
+  after(() => registry.close());
+  const MIB = 1024 * 1024;
+  const large = inputOf(900 * 1024);
+
+  /** Each caller in turn sends large inputs from its address until refused (at most `most` each). */
+  async function fill(
+    target: Registered,
+    senders: { address: string; caller: Registered }[],
+    most: number,
+  ): Promise<Reply[]> {
+    const refusals: Reply[] = [];
+    for (const { address, caller } of senders) {
+      for (let i = 0; i < most; i++) {
+        const sent = await invokeFrom(registry, address, caller, target.did, large);
+        if (sent.statusCode === 429) {
+          refusals.push(sent);
+          break;
+        }
+        assert.equal(sent.statusCode, 504, sent.body);
+      }
+    }
+    return refusals;
+  }
+
+  test('four agents calling from one address share INVOKE_RATE_MB_PER_ADDRESS', async () => {
+    registry.clock.advance(61_000);
+    const target = await queueAgent(registry);
+    const callers = await Promise.all([0, 1, 2, 3].map(() => register(registry)));
+    const refusals = await fill(
+      target,
+      callers.map((caller) => ({ address: '203.0.113.50', caller })),
+      2, // within each caller's own 2 MiB
+    );
+    const stored = await storedInput(registry, callers);
+    assert.ok(stored <= 3 * MIB, `stored ${stored} bytes from one address; at most 3 MiB`);
+    assert.ok(stored > 2 * MIB, 'the first callers were served');
+    const [refused] = refusals;
+    assert.ok(refused !== undefined);
+    assertTooMany(refused, 'INVOCATION_RATE_LIMITED');
+    assert.match(
+      refused.json().details as string,
+      /At most 3 MiB of input per 60 s from one client address \(203\.0\.113\.50\), shared by every agent calling from there; try again in \d+ s/,
+    );
+    assert.ok(Number(refused.headers['retry-after']) <= 60);
+    // Another address of the same /24 is still served, and the next window serves this one again.
+    assert.equal(
+      (await invokeFrom(registry, '203.0.113.51', callers[3]!, target.did, large)).statusCode,
+      504,
+    );
+    registry.clock.advance(61_000);
+    assert.equal(
+      (await invokeFrom(registry, '203.0.113.50', callers[0]!, target.did, large)).statusCode,
+      504,
+    );
+  });
+
+  test('the addresses of one /24, and the /64s of one IPv6 /48, share INVOKE_RATE_MB_PER_NETWORK', async () => {
+    for (const [addresses, network] of [
+      [['198.51.100.1', '198.51.100.2', '198.51.100.3', '::ffff:198.51.100.4'], '198.51.100.0/24'],
+      [['2001:db8:5:1::1', '2001:db8:5:2::1', '2001:db8:5:3::1', '2001:db8:5:4::1'], '2001:db8:5::/48'],
+    ] as const) {
+      registry.clock.advance(61_000);
+      const target = await queueAgent(registry);
+      const senders = await Promise.all(
+        addresses.map(async (address) => ({ address, caller: await register(registry) })),
+      );
+      const refusals = await fill(target, senders, 2);
+      const callers = senders.map((sender) => sender.caller);
+      const stored = await storedInput(registry, callers);
+      assert.ok(stored <= 5 * MIB, `stored ${stored} bytes from ${network}; at most 5 MiB`);
+      assert.ok(stored > 4 * MIB, 'the first addresses were served');
+      const [refused] = refusals;
+      assert.ok(refused !== undefined, network);
+      assertTooMany(refused, 'INVOCATION_RATE_LIMITED');
+      assert.ok((refused.json().details as string).includes(`from one network (${network})`), refused.body);
+    }
+  });
+});
+
+describe('the open input of the whole registry is capped (TASK_MAX_OPEN_MB_TOTAL)', () => {
+  test('past the cap: 503 TASK_STORAGE_FULL with Retry-After, nothing stored; served again as tasks end', async () => {
+    const registry = await startRegistry({ TASK_MAX_OPEN_MB_TOTAL: '2' });
+    try {
+      const target = await queueAgent(registry);
+      const callers = await Promise.all([0, 1, 2].map(() => register(registry)));
+      const large = inputOf(900 * 1024);
+      // Two open tasks from two addresses hold 1.8 MiB: no other bound is near.
+      void invokeFrom(registry, '192.0.2.1', callers[0]!, target.did, large, 60_000);
+      void invokeFrom(registry, '192.0.2.200', callers[1]!, target.did, large, 60_000);
+      await pendingTasks(registry, target, 2);
+      const refused = await invokeFrom(registry, '198.51.100.9', callers[2]!, target.did, large);
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.equal(refused.json().code, 'TASK_STORAGE_FULL');
+      assert.equal(refused.headers['retry-after'], '30');
+      assert.match(
+        refused.json().details as string,
+        /at most 2 MiB for all callers together; no task was created\. Retry in 30 s/,
+      );
+      assert.equal(await storedInput(registry, [callers[2]!]), 0, 'the refused input was not stored');
+      assert.equal(
+        (await invokeFrom(registry, '198.51.100.9', callers[2]!, target.did, { t: 1 })).statusCode,
+        504,
+        'a small input still fits',
+      );
+      // Past their deadline the open tasks no longer hold their input.
+      registry.clock.advance(61_000);
+      assert.equal(
+        (await invokeFrom(registry, '198.51.100.9', callers[2]!, target.did, large)).statusCode,
+        504,
+      );
+    } finally {
+      await registry.close();
+    }
+  });
+});
+
 describe('a caller that hangs up', () => {
   let registry: ListeningRegistry;
   before(async () => {

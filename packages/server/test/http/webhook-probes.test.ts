@@ -451,6 +451,59 @@ describe('probing off', () => {
   });
 });
 
+describe("another agent's calls do not make a healthy agent read offline", () => {
+  test('a probe is timed from when it is sent, not while the delivery lane of the agent is full of slow calls', async (t) => {
+    const secret = whsecSecret();
+    const held: http.ServerResponse[] = [];
+    // Answers pings at once and holds every task: the calls are slow, the agent itself is up.
+    const server = await startHook((request, res) => {
+      if ((JSON.parse(request.raw) as { type?: string }).type === 'registry.ping') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      } else held.push(res);
+    });
+    t.after(() => server.close());
+    const registry = await startRegistry(
+      {
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_MAX_CONCURRENCY_PER_AGENT: '2',
+        PROBE_INTERVAL_SECONDS: String(INTERVAL_MS / 1000),
+        PROBE_TIMEOUT_SECONDS: '1',
+      },
+      { manualProbes: true },
+    );
+    t.after(() => registry.close());
+    const agent = await webhookAgent(registry, server.url, secret);
+    const caller = await register(registry);
+    // Two slow calls fill the lane and a third waits for a slot; none ends before the probe.
+    const calls = Array.from({ length: 3 }, () =>
+      registry.app.inject({
+        method: 'POST',
+        url: '/api/invoke',
+        headers: bearer(caller.token),
+        payload: { target_did: agent.did, capability: 'translation', input: {}, timeout_ms: 60_000 },
+      }),
+    );
+    for (let attempt = 0; attempt < 400 && held.length < 2; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(held.length, 2, 'the lane is full');
+
+    await probeRound(registry);
+    assert.equal((await availabilityOf(registry, agent.did)).status, 'online');
+    assert.equal((await scheduleOf(registry, agent.did))?.failures, 0);
+
+    // Released, the held calls and the one that waited for a slot complete.
+    let answered = 0;
+    for (let attempt = 0; attempt < 400 && answered < 3; attempt++) {
+      for (const res of held.splice(0)) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"output":{}}');
+        answered += 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (const call of await Promise.all(calls)) assert.equal(call.statusCode, 200, call.body);
+  });
+});
+
 describe('across nodes', () => {
   test('two nodes on one database probe an agent once per interval between them', async (t) => {
     const secret = whsecSecret();

@@ -19,6 +19,7 @@ import * as webhookProbes from './015-webhook-probes.js';
 import * as federation from './017-federation.js';
 import * as peerFollowState from './018-peer-follow-state.js';
 import * as logRecordsRowid from './019-log-records-rowid.js';
+import * as invocationClientQuota from './020-invocation-client-quota.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['017-federation', federation],
   ['018-peer-follow-state', peerFollowState],
   ['019-log-records-rowid', logRecordsRowid],
+  ['020-invocation-client-quota', invocationClientQuota],
 ];
 
 /**

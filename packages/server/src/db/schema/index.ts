@@ -46,7 +46,7 @@ export type {
 export type { InvocationIdempotencyTable } from './invocation-idempotency.js';
 export type { ChangeFeedHeadTable } from './change-feed.js';
 export type { RegistrationCountsTable } from './registration-counts.js';
-export type { InvocationQuotaTable } from './invocation-quota.js';
+export type { InvocationClientQuotaTable, InvocationQuotaTable } from './invocation-quota.js';
 export type { AgentPresenceSlotsTable, AgentPresenceTable, WebhookProbesTable } from './agent-presence.js';
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
 export type { RemoteEntriesTable, RemoteSourcesTable } from './federation.js';

@@ -41,6 +41,8 @@ import type { TaskView } from '../../modules/tasks/schemas.js';
 export interface A2ACall {
   rawDid: string;
   caller: AuthenticatedAgent;
+  /** The client's address: invocations count input per address. */
+  address: string;
   clientGone: AbortSignal;
   log: FastifyBaseLogger;
   requestId: string;
@@ -175,7 +177,13 @@ export class AgentA2AHandler implements A2ARequestHandler {
         input: await inputOf(message, textTarget),
         ...(timeout === undefined ? {} : { timeout_ms: timeout }),
       };
-      const outcome = await invokeThroughBroker(this.ctx, this.call.caller, request, this.call.clientGone);
+      const outcome = await invokeThroughBroker(
+        this.ctx,
+        this.call.caller,
+        request,
+        this.call.clientGone,
+        this.call.address,
+      );
       const facts = {
         taskId: outcome.ok ? outcome.result.task_id : outcome.taskId,
         capability: String(request.capability),

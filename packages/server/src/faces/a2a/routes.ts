@@ -63,6 +63,7 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
     const call = {
       rawDid,
       caller: callerOf(request),
+      address: request.ip,
       clientGone: controller.signal,
       log: request.log,
       requestId: request.id,

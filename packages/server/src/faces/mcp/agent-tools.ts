@@ -94,6 +94,7 @@ export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
             caller,
             { target_did: profile.did, capability: capability.type, input: args ?? {} },
             call.signal,
+            call.address,
           );
           if (!outcome.ok) return outcomeResult(outcome, taskTool);
           return structuredResult(

@@ -94,6 +94,7 @@ function modernServer(face: McpFace, request: FastifyRequest): Server {
     }
     return tool.call(call.params.arguments, {
       caller: request.caller,
+      address: request.ip,
       signal: ctx.mcpReq.signal,
       log: request.log,
       requestId: request.id,

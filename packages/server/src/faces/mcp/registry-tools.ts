@@ -214,7 +214,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         const caller = call.caller;
         if (caller === null) return missingToken('invoke_agent');
         try {
-          const outcome = await invokeThroughBroker(ctx, caller, args, call.signal);
+          const outcome = await invokeThroughBroker(ctx, caller, args, call.signal, call.address);
           if (!outcome.ok) return outcomeResult(outcome);
           return structuredResult(`completed (task ${outcome.result.task_id})`, { ...outcome.result });
         } catch (error) {

@@ -61,6 +61,7 @@ function mcpServer({ name, version, instructions, tools }: McpFace, request: Fas
     }
     return tool.call(call.params.arguments, {
       caller: request.caller,
+      address: request.ip,
       signal: extra.signal,
       log: request.log,
       requestId: request.id,

@@ -8,6 +8,8 @@ import type { JsonSchema } from '../schemas.js';
 /** The HTTP request a tool call arrived on: who sent it (if a token came with it), and when it ends. */
 export interface ToolCall {
   caller: AuthenticatedAgent | null;
+  /** The client's address (behind TRUST_PROXY, the forwarded one): invocations count input per address. */
+  address: string;
   signal: AbortSignal;
   log: FastifyBaseLogger;
   requestId: string;

@@ -28,7 +28,22 @@ export async function countRegistration(
   return counts;
 }
 
-/** Forgets windows that ended before `windowStart`. */
+/** The counts of `buckets` in the window starting at `windowStart` (absent: none counted). */
+export async function registrationCountsIn(
+  db: Db,
+  buckets: readonly string[],
+  windowStart: number,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('registration_counts')
+    .select(['bucket', 'count'])
+    .where('window_start', '=', windowStart)
+    .where('bucket', 'in', buckets)
+    .execute();
+  return new Map(rows.map((row) => [row.bucket, Number(row.count)]));
+}
+
+/** Forgets windows that started before `windowStart`. */
 export async function forgetRegistrationWindowsBefore(db: Db, windowStart: number): Promise<void> {
   await db.deleteFrom('registration_counts').where('window_start', '<', windowStart).execute();
 }

@@ -1,6 +1,10 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import type { Db } from '../../db/connect.js';
-import { countRegistration, forgetRegistrationWindowsBefore } from './registration-counts-store.js';
+import { ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
+import {
+  countRegistration,
+  forgetRegistrationWindowsBefore,
+  registrationCountsIn,
+} from './registration-counts-store.js';
 import { TooManyRequestsError } from '../../kernel/errors.js';
 
 export interface RegistrationRateLimit {
@@ -8,75 +12,101 @@ export interface RegistrationRateLimit {
   perAddress: number;
   /** Registrations one network prefix (/24 IPv4, /64 IPv6) may make per window. */
   perPrefix: number;
+  /** Registrations one IPv6 /48 (65,536 /64s) may make per window. */
+  perIpv6Site: number;
   windowMs: number;
 }
 
-/** The eight 16-bit groups of an IPv6 address, as numbers. */
-function ipv6Groups(address: string): number[] {
-  const [head = '', tail] = address.split('::');
-  const parse = (part: string): number[] => {
-    if (part === '') return [];
-    return part.split(':').flatMap((group) => {
-      if (!group.includes('.')) return [Number.parseInt(group, 16)];
-      // An embedded IPv4 address takes the last two groups.
-      const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number);
-      return [(a << 8) | b, (c << 8) | d];
-    });
-  };
-  const front = parse(head);
-  const back = tail === undefined ? [] : parse(tail);
-  return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+/** One counter a registration is counted in, with its limit and how a refusal names it. */
+interface Bucket {
+  key: string;
+  limit: number;
+  what: string;
 }
 
 /**
- * The network a client address belongs to for the prefix limit: its /24 for IPv4 (an IPv4-mapped
- * IPv6 address counts as IPv4), its /64 for IPv6, the usual size of one customer's allocation.
- */
-export function networkPrefix(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const v4 = mapped ?? (isIPv4(address) ? address : undefined);
-  if (v4 !== undefined) return `${v4.split('.').slice(0, 3).join('.')}.0/24`;
-  if (!isIPv6(address)) return address;
-  const groups = ipv6Groups(address.split('%')[0] ?? address).slice(0, 4);
-  return `${groups.map((group) => group.toString(16)).join(':')}::/64`;
-}
-
-/**
- * Fixed windows counted in the database (so across nodes), one counter per client address and one per
- * network prefix, in the transaction that writes the agent: a registration that fails for any reason
- * (this limit included) leaves the counters as they were.
+ * Sliding windows counted in the database (so across nodes), one counter per client address, per
+ * network prefix and, for IPv6, per /48, in the transaction that writes the agent: a registration that
+ * fails for any reason (this limit included) leaves the counters as they were. Each counter is kept per
+ * fixed window; a registration is admitted when this window's count plus the previous window's, weighted
+ * by how much of the previous window the sliding window still covers, stays within the limit. Fixed
+ * windows alone let twice the limit through around a boundary.
  */
 export class RegistrationLimiter {
   private forgottenBefore = 0;
 
   constructor(private readonly limit: RegistrationRateLimit) {}
 
-  /** Counts a registration from `address` in `trx`; 429 with Retry-After when either limit is passed. */
+  /** Counts a registration from `address` in `trx`; 429 with Retry-After when a limit is passed. */
   async admit(trx: Db, address: string, now: number): Promise<void> {
-    const { perAddress, perPrefix, windowMs } = this.limit;
+    const { windowMs } = this.limit;
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    await this.forgetPastWindows(trx, windowStart);
-    const prefix = networkPrefix(address);
-    const [byAddress = 0, byPrefix = 0] = await countRegistration(
-      trx,
-      [`address:${address}`, `prefix:${prefix}`],
-      windowStart,
-    );
-    if (byAddress <= perAddress && byPrefix <= perPrefix) return;
-    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
-    const [what, max] =
-      byAddress > perAddress ? [`address (${address})`, perAddress] : [`network (${prefix})`, perPrefix];
+    await this.forgetPastWindows(trx, windowStart - windowMs);
+    const buckets = this.bucketsOf(address);
+    const keys = buckets.map((bucket) => bucket.key);
+    const current = await countRegistration(trx, keys, windowStart);
+    const previous = await registrationCountsIn(trx, keys, windowStart - windowMs);
+    const covered = (windowStart + windowMs - now) / windowMs;
+    let refused: { bucket: Bucket; retryAt: number } | undefined;
+    buckets.forEach((bucket, index) => {
+      const count = current[index] ?? 0;
+      const before = previous.get(bucket.key) ?? 0;
+      // The tolerance keeps the time admittedAt names admitted despite rounding.
+      if (count + before * covered <= bucket.limit + 1e-9) return;
+      const retryAt = admittedAt(bucket.limit, count, before, windowStart, windowMs, now);
+      if (refused === undefined) refused = { bucket, retryAt };
+      else refused.retryAt = Math.max(refused.retryAt, retryAt);
+    });
+    if (refused === undefined) return;
+    const retryAfter = Math.max(1, Math.ceil((refused.retryAt - now) / 1000));
     throw new TooManyRequestsError(
       'REGISTRATION_RATE_LIMITED',
-      `At most ${max} registrations per ${windowMs / 1000} s from one ${what}; try again in ${retryAfter} s`,
+      `At most ${refused.bucket.limit} registrations per ${windowMs / 1000} s from one ${refused.bucket.what}; try again in ${retryAfter} s`,
       retryAfter,
     );
   }
 
-  /** Once per window on each node: the counters of windows that ended are deleted. */
-  private async forgetPastWindows(trx: Db, windowStart: number): Promise<void> {
-    if (windowStart <= this.forgottenBefore) return;
-    this.forgottenBefore = windowStart;
-    await forgetRegistrationWindowsBefore(trx, windowStart);
+  private bucketsOf(address: string): Bucket[] {
+    const { perAddress, perPrefix, perIpv6Site } = this.limit;
+    const prefix = networkPrefix(address);
+    const site = ipv6SitePrefix(address);
+    return [
+      { key: `address:${address}`, limit: perAddress, what: `address (${address})` },
+      { key: `prefix:${prefix}`, limit: perPrefix, what: `network (${prefix})` },
+      ...(site === undefined ? [] : [{ key: `site:${site}`, limit: perIpv6Site, what: `network (${site})` }]),
+    ];
   }
+
+  /** Once per window on each node: counters of windows before `before` are deleted. */
+  private async forgetPastWindows(trx: Db, before: number): Promise<void> {
+    if (before <= this.forgottenBefore) return;
+    this.forgottenBefore = before;
+    await forgetRegistrationWindowsBefore(trx, before);
+  }
+}
+
+/**
+ * The earliest time a registration refused now would be admitted, with nothing else counted meanwhile:
+ * later in this window as the previous window's weight falls, or else in the next window, where this
+ * window's count (without the refused one, which is rolled back) is the previous one.
+ */
+function admittedAt(
+  limit: number,
+  count: number,
+  previous: number,
+  windowStart: number,
+  windowMs: number,
+  now: number,
+): number {
+  const inWindow = (attempt: number, before: number, start: number): number | undefined => {
+    if (attempt > limit) return undefined;
+    if (before === 0) return start;
+    // attempt + before * covered <= limit once covered <= (limit - attempt) / before.
+    return Math.max(start, Math.ceil(start + windowMs - ((limit - attempt) * windowMs) / before));
+  };
+  const at =
+    inWindow(count, previous, windowStart) ??
+    inWindow(1, count - 1, windowStart + windowMs) ??
+    windowStart + 2 * windowMs;
+  return Math.max(at, now);
 }

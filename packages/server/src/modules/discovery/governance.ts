@@ -18,6 +18,7 @@ export function registryGovernance(config: Config): Governance {
       registration_rate_limit: {
         per_address: config.registrationRateLimit,
         per_network: config.registrationPrefixRateLimit,
+        per_ipv6_48: config.registrationIpv6SiteRateLimit,
         window_seconds: config.registrationRateWindowSeconds,
       },
       registration_proof_of_work_bits: config.registrationPowBits,

@@ -9,9 +9,15 @@ const Governance = Type.Object(
       registration_timestamp_window_seconds: Type.Integer(),
       token_ttl_seconds: Type.Integer(),
       registration_rate_limit: Type.Object(
-        { per_address: Type.Integer(), per_network: Type.Integer(), window_seconds: Type.Integer() },
         {
-          description: 'Registrations per client address and per /24 (IPv4) or /64 (IPv6) network per window',
+          per_address: Type.Integer(),
+          per_network: Type.Integer(),
+          per_ipv6_48: Type.Integer(),
+          window_seconds: Type.Integer(),
+        },
+        {
+          description:
+            'Registrations per client address, per /24 (IPv4) or /64 (IPv6) network and per IPv6 /48, in a sliding window',
         },
       ),
       registration_proof_of_work_bits: Type.Integer({

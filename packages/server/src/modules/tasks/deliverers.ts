@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { FastifyBaseLogger } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../../kernel/clock.js';
@@ -9,7 +11,7 @@ import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../ke
 import type { TaskStateMachine } from './task-state.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
-import { WebhookLanes } from './webhook-lanes.js';
+import { WebhookLanes, type LaneAgents } from './webhook-lanes.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
 export interface Deliverer {
@@ -87,6 +89,15 @@ export class WebhookDeliverer implements Deliverer {
   private readonly inFlight = new Set<AbortController>();
   /** Per target agent pools and limits: one agent's slow host never holds another agent's sockets. */
   readonly lanes: WebhookLanes;
+  /**
+   * Probes' own connections, outside the lanes: a probe waiting behind an agent's slow calls would time
+   * out and read a healthy agent offline, and anyone may fill a lane. No keep-alive: the next probe of
+   * an agent is minutes away. How many run at once is the prober's bound (PROBE_MAX_CONCURRENT).
+   */
+  private readonly probeAgents: LaneAgents = {
+    'http:': new http.Agent({ keepAlive: false }),
+    'https:': new https.Agent({ keepAlive: false }),
+  };
 
   constructor(private readonly deps: WebhookDelivererDeps) {
     this.lanes = new WebhookLanes({ maxConcurrentPerAgent: deps.maxConcurrentPerAgent });
@@ -105,6 +116,8 @@ export class WebhookDeliverer implements Deliverer {
   async close(): Promise<void> {
     for (const controller of this.inFlight) controller.abort(new Error('registry shutting down'));
     this.lanes.close();
+    this.probeAgents['http:'].destroy();
+    this.probeAgents['https:'].destroy();
   }
 
   private async deliver(task: TaskRow, target: AgentRow, controller: AbortController): Promise<void> {
@@ -131,7 +144,8 @@ export class WebhookDeliverer implements Deliverer {
 
   /**
    * Sends one availability probe: a Standard Webhooks delivery of event type `registry.ping`, signed as
-   * tasks are, through the same network policy and the agent's own lane. Any 2xx is an answer.
+   * tasks are, through the same network policy, on a connection of its own (never waiting for a slot in
+   * the agent's lane, so its timeout measures the agent's answer). Any 2xx is an answer.
    */
   async ping(target: PingTarget, signal: AbortSignal): Promise<{ ok: true } | { ok: false; reason: string }> {
     const now = this.deps.clock.now();
@@ -152,18 +166,12 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      const response = await this.lanes.run(
-        target.did,
+      const response = await postJson(url, body, headers, {
         signal,
-        (agents) =>
-          postJson(url, body, headers, {
-            signal,
-            maxResponseBytes: PING_MAX_RESPONSE_BYTES,
-            lookup: this.deps.policy.lookup,
-            agents,
-          }),
-        { transient: true },
-      );
+        maxResponseBytes: PING_MAX_RESPONSE_BYTES,
+        lookup: this.deps.policy.lookup,
+        agents: this.probeAgents,
+      });
       if (response.status >= 200 && response.status < 300) return { ok: true };
       return { ok: false, reason: `the webhook answered HTTP ${response.status}` };
     } catch (error) {

@@ -43,6 +43,85 @@ const countOne = compiledOnce(
   ] as const,
 );
 
+/**
+ * Adds `bytes` of input to each client bucket's count for the window starting at `windowStart` (the
+ * client's address and its networks) and returns the new totals by bucket. One multi-row upsert; on
+ * PostgreSQL it locks the buckets' rows until the transaction ends, in the order given, which is the
+ * same for every invocation (address first, then wider networks), so two never wait for each other.
+ * Only inside a transaction.
+ */
+export async function countClientInput(
+  db: Db,
+  buckets: readonly string[],
+  windowStart: number,
+  bytes: number,
+): Promise<Map<string, number>> {
+  const parameters = buckets.flatMap((bucket) => [bucket, windowStart, bytes]);
+  const rows = await clientCountStatement(buckets.length)(db, ...parameters);
+  return new Map(rows.map((row) => [row.bucket, Number(row.payload_bytes)]));
+}
+
+const clientCountStatements = new Map<number, ReturnType<typeof buildClientCount>>();
+
+const clientCountStatement = (count: number): ReturnType<typeof buildClientCount> => {
+  let statement = clientCountStatements.get(count);
+  if (statement === undefined) {
+    statement = buildClientCount(count);
+    clientCountStatements.set(count, statement);
+  }
+  return statement;
+};
+
+function buildClientCount(count: number) {
+  const markers = Array.from({ length: count }, (_, index) => [
+    `\u0000bucket${index}`,
+    `\u0000window${index}` as unknown as number,
+    `\u0000bytes${index}` as unknown as number,
+  ]).flat() as (string | number)[];
+  return compiledOnce(
+    (db, ...values: (string | number)[]) =>
+      db
+        .insertInto('invocation_client_quota')
+        .values(
+          Array.from({ length: count }, (_, index) => ({
+            bucket: values[3 * index] as string,
+            window_start: values[3 * index + 1] as number,
+            payload_bytes: values[3 * index + 2] as number,
+          })),
+        )
+        .onConflict((conflict) =>
+          conflict.columns(['bucket', 'window_start']).doUpdateSet((eb) => ({
+            payload_bytes: eb('invocation_client_quota.payload_bytes', '+', eb.ref('excluded.payload_bytes')),
+          })),
+        )
+        .returning(['bucket', 'payload_bytes']),
+    markers,
+  );
+}
+
+/** Forgets at most `limit` client windows that started before `before`; returns how many. */
+export async function forgetClientInputWindows(db: Db, before: number, limit: number): Promise<number> {
+  const due = await db
+    .selectFrom('invocation_client_quota')
+    .select(['bucket', 'window_start'])
+    .where('window_start', '<', before)
+    .orderBy('window_start')
+    .limit(limit)
+    .execute();
+  if (due.length === 0) return 0;
+  const result = await db
+    .deleteFrom('invocation_client_quota')
+    .where((eb) =>
+      eb(
+        eb.refTuple('bucket', 'window_start'),
+        'in',
+        due.map((row) => eb.tuple(row.bucket, row.window_start)),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Forgets at most `limit` windows that started before `before`; returns how many. */
 export async function forgetInvocationWindows(db: Db, before: number, limit: number): Promise<number> {
   const due = await db

@@ -12,7 +12,9 @@ import {
   type NewTaskRow,
   type TaskRow,
 } from './tasks-store.js';
-import { countInvocation } from './invocation-quota-store.js';
+import { countClientInput, countInvocation } from './invocation-quota-store.js';
+import { openInputBytesTotal } from './tasks-store.js';
+import { ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from './idempotency-store.js';
@@ -22,6 +24,7 @@ import { taskView } from './task-view.js';
 import {
   ApiError,
   BadRequestError,
+  ServiceUnavailableError,
   ForbiddenError,
   PayloadTooLargeError,
   TooManyRequestsError,
@@ -66,8 +69,53 @@ export interface TargetPresence {
   everSeen(did: string): Promise<boolean>;
 }
 
+/** Where an invocation came from: the client's address (behind TRUST_PROXY, the forwarded one). */
+export interface InvocationClient {
+  address: string;
+}
+
+/** How long a node trusts its read of the registry's open input bytes before reading it again. */
+const OPEN_INPUT_READ_EVERY_MS = 1000;
+/** What a refusal for a full registry asks callers to wait: open tasks end within their deadline. */
+const STORAGE_FULL_RETRY_SECONDS = 30;
+
+/**
+ * The input bytes all open tasks of the registry hold, read from the database at most once a second
+ * per node (a sum over every open task is too dear for each invocation), plus what this node admitted
+ * since. Other nodes' admissions of the last second are not seen: the cap may be passed by that much.
+ */
+class RegistryOpenInput {
+  private readAt = -Infinity;
+  private total = 0;
+  private addedSinceRead = 0;
+  private reading: Promise<void> | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  async current(now: number): Promise<number> {
+    if (now - this.readAt >= OPEN_INPUT_READ_EVERY_MS) {
+      this.reading ??= this.read(now).finally(() => (this.reading = undefined));
+      await this.reading;
+    }
+    return this.total + this.addedSinceRead;
+  }
+
+  added(bytes: number): void {
+    this.addedSinceRead += bytes;
+  }
+
+  private async read(now: number): Promise<void> {
+    const addedBefore = this.addedSinceRead;
+    this.total = await openInputBytesTotal(this.db, now);
+    // Admissions during the read may be in the sum too: counted twice until the next read, never missed.
+    this.addedSinceRead -= addedBefore;
+    this.readAt = now;
+  }
+}
+
 export class InvocationService {
   private readonly closing = longLivedController();
+  private readonly openInput: RegistryOpenInput;
   /**
    * One caller's task-creating transactions on this node run one at a time: they would wait for each
    * other on the caller's rate row anyway, and waiting here holds no database connection, so a burst
@@ -75,7 +123,9 @@ export class InvocationService {
    */
   private readonly perCaller = new KeyedQueue();
 
-  constructor(private readonly deps: InvocationDeps) {}
+  constructor(private readonly deps: InvocationDeps) {
+    this.openInput = new RegistryOpenInput(deps.db);
+  }
 
   /**
    * Creates the task, hands it to the agent, and blocks until it ends or its deadline passes. With an
@@ -85,6 +135,7 @@ export class InvocationService {
   async invoke(
     caller: AuthenticatedAgent,
     request: InvokeRequest,
+    client: InvocationClient,
     clientGone: AbortSignal,
     idempotencyKey?: string,
   ): Promise<InvokeResult> {
@@ -114,6 +165,7 @@ export class InvocationService {
     const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
     const now = clock.now();
     const offlineSince = lastSeen !== undefined && now - lastSeen > timeoutMs ? lastSeen : undefined;
+    await this.assertRegistryHasRoom(inputBytes, now);
     const task: NewTaskRow = {
       id: uuidv7(),
       caller_did: caller.did,
@@ -135,7 +187,7 @@ export class InvocationService {
       // The quota checks, the task and its key commit together: a refused invocation counts nothing.
       await this.perCaller.run(caller.did, () =>
         db.transaction().execute(async (trx) => {
-          await this.assertWithinBounds(trx, caller.did, target.did, inputBytes, now);
+          await this.assertWithinBounds(trx, caller.did, client.address, target.did, inputBytes, now);
           await insertTask(trx, task);
           if (key === undefined) return;
           await rememberIdempotencyKey(trx, {
@@ -157,6 +209,7 @@ export class InvocationService {
       if (winner === undefined) throw error;
       return this.follow(winner.task_id, undefined, clientGone);
     }
+    this.openInput.added(inputBytes);
     const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
     if (offlineSince !== undefined) {
       // Recorded as the timeout it would become (it counts in the service record), never delivered.
@@ -175,14 +228,31 @@ export class InvocationService {
   }
 
   /**
-   * The caller's rate (invocations and input bytes per window) and what the caller and the target hold
-   * open. The caller's count is one upsert that, on PostgreSQL, locks the caller's window row until the
+   * The registry-wide cap on open tasks' input (TASK_MAX_OPEN_MB_TOTAL): past it the registry stores no
+   * more input until tasks end, whoever calls. A 503, not a 429: the caller did nothing wrong.
+   */
+  private async assertRegistryHasRoom(inputBytes: number, now: number): Promise<void> {
+    const max = this.deps.bounds.maxOpenBytesTotal;
+    const held = await this.openInput.current(now);
+    if (held + inputBytes <= max) return;
+    throw new ServiceUnavailableError(
+      'TASK_STORAGE_FULL',
+      `The registry's open tasks hold ${mib(held)} of input, and it keeps at most ${mib(max)} for all callers together; no task was created. Retry in ${STORAGE_FULL_RETRY_SECONDS} s, as open tasks end`,
+      STORAGE_FULL_RETRY_SECONDS,
+    );
+  }
+
+  /**
+   * The caller's rate (invocations and input bytes per window), the input sent from the caller's client
+   * address and networks (every agent calling from there together), and what the caller and the target
+   * hold open. The caller's count is one upsert that, on PostgreSQL, locks the caller's window row until the
    * transaction ends, so the caller's limits hold across nodes; the target's open count is read without a
    * lock and may be passed by the invocations other callers make at the same moment.
    */
   private async assertWithinBounds(
     trx: Db,
     callerDid: string,
+    address: string,
     targetDid: string,
     inputBytes: number,
     now: number,
@@ -207,6 +277,7 @@ export class InvocationService {
         nextWindow,
       );
     }
+    await this.assertClientWithinRate(trx, address, windowStart, inputBytes, now);
     const { caller: mine, target: theirs } = await openTaskLoads(trx, callerDid, targetDid, now);
     if (mine.tasks >= bounds.maxOpenPerCaller || mine.bytes + inputBytes > bounds.maxOpenBytesPerCaller) {
       throw new TooManyRequestsError(
@@ -222,6 +293,46 @@ export class InvocationService {
         1,
       );
     }
+  }
+
+  /**
+   * Input bytes per window from one client address and from each of its networks (/24 IPv4; /64 and /48
+   * IPv6), whichever agents send them: registering more agents from one place brings no more quota.
+   */
+  private async assertClientWithinRate(
+    trx: Db,
+    address: string,
+    windowStart: number,
+    inputBytes: number,
+    now: number,
+  ): Promise<void> {
+    const { invokeRateBytesPerAddress, invokeRateBytesPerNetwork, invokeRateWindowMs } = this.deps.bounds;
+    const site = ipv6SitePrefix(address);
+    const buckets = [
+      { key: `address:${address}`, max: invokeRateBytesPerAddress, what: `client address (${address})` },
+      {
+        key: `network:${networkPrefix(address)}`,
+        max: invokeRateBytesPerNetwork,
+        what: `network (${networkPrefix(address)})`,
+      },
+      ...(site === undefined
+        ? []
+        : [{ key: `network:${site}`, max: invokeRateBytesPerNetwork, what: `network (${site})` }]),
+    ];
+    const sent = await countClientInput(
+      trx,
+      buckets.map((bucket) => bucket.key),
+      windowStart,
+      inputBytes,
+    );
+    const over = buckets.find((bucket) => (sent.get(bucket.key) ?? 0) > bucket.max);
+    if (over === undefined) return;
+    const nextWindow = Math.max(1, Math.ceil((windowStart + invokeRateWindowMs - now) / 1000));
+    throw new TooManyRequestsError(
+      'INVOCATION_RATE_LIMITED',
+      `At most ${mib(over.max)} of input per ${invokeRateWindowMs / 1000} s from one ${over.what}, shared by every agent calling from there; try again in ${nextWindow} s`,
+      nextWindow,
+    );
   }
 
   /**

@@ -57,7 +57,8 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
           404: 'No active agent has target_did (`AGENT_NOT_FOUND`).',
           413: 'The body is larger than 1 MiB, or input larger than 1 MiB of JSON (`PAYLOAD_TOO_LARGE`).',
           422: 'The Idempotency-Key was already used by this caller for a different request (`IDEMPOTENCY_KEY_REUSED`).',
-          429: 'The caller sent more invocations or input bytes than its window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.',
+          429: 'The caller, or every caller at its client address or network together, sent more invocations or input bytes than the window allows (`INVOCATION_RATE_LIMITED`), or the caller or the target holds as many open tasks or bytes as allowed (`TOO_MANY_OPEN_TASKS`); `Retry-After` says when to try again.',
+          503: 'The open tasks of the whole registry hold as much input as it keeps (`TASK_STORAGE_FULL`), or the registry is shutting down (`SHUTTING_DOWN`) or its database is unavailable; `Retry-After` says when to try again.',
         },
         response: { 200: ref(InvokeResponse), ...errors(400, 401, 404, 413, 422, 429, 502, 503, 504) },
       },
@@ -65,7 +66,7 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
     async (request, reply) => {
       const caller = callerOf(request);
       const key = request.headers['idempotency-key'];
-      return ctx.invocation.invoke(caller, request.body, clientGone(reply), key);
+      return ctx.invocation.invoke(caller, request.body, { address: request.ip }, clientGone(reply), key);
     },
   );
 

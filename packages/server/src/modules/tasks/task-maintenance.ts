@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { forgetExpiredIdempotencyKeys } from './idempotency-store.js';
-import { forgetInvocationWindows } from './invocation-quota-store.js';
+import { forgetClientInputWindows, forgetInvocationWindows } from './invocation-quota-store.js';
 import { deleteOldTasks, purgeTaskPayloads } from './tasks-store.js';
 import type { TaskStateMachine } from './task-state.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
@@ -47,9 +47,13 @@ export async function runTaskMaintenance(
     ),
     tasksDeleted: await batches(signal, () => deleteOldTasks(deps.db, now - rowRetentionMs, batchSize)),
     // The current window and the one before stay (a node's clock may lag another's).
-    windowsForgotten: await batches(signal, () =>
-      forgetInvocationWindows(deps.db, now - 2 * invokeRateWindowMs, batchSize),
-    ),
+    windowsForgotten:
+      (await batches(signal, () =>
+        forgetInvocationWindows(deps.db, now - 2 * invokeRateWindowMs, batchSize),
+      )) +
+      (await batches(signal, () =>
+        forgetClientInputWindows(deps.db, now - 2 * invokeRateWindowMs, batchSize),
+      )),
   };
 }
 

@@ -202,6 +202,20 @@ export const openTaskLoadQuery = (db: Db, side: 'caller_did' | 'target_did', did
     .where('deadline_at', '>', now);
 
 /**
+ * Input bytes every open task of the registry holds (not past its deadline). Reads every open task's
+ * entry of a partial index: read once a second per node (RegistryOpenInput), never per invocation.
+ */
+export async function openInputBytesTotal(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('tasks')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('input_bytes'), sql.lit(0)).as('bytes'))
+    .where(sql<boolean>`status in ('pending', 'processing')`)
+    .where('deadline_at', '>', now)
+    .executeTakeFirst();
+  return Number(row?.bytes ?? 0);
+}
+
+/**
  * Both open loads of an invocation (its caller's and its target's) in one statement, so the invoke
  * transaction runs one read for them instead of two; each side still reads its own partial index.
  */

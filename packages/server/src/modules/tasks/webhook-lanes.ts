@@ -53,43 +53,20 @@ export class WebhookLanes {
     this.idleMs = options.idleMs ?? 30_000;
   }
 
-  /**
-   * Runs `work` when `targetDid` has a free slot; rejects with the signal's reason if it aborts first.
-   * `transient`: a lane this run had to create is dropped as soon as it is idle rather than kept for
-   * the next delivery (probes: the next is minutes away, and a lane per probed agent would pile up).
-   */
-  async run<T>(
-    targetDid: string,
-    signal: AbortSignal,
-    work: (agents: LaneAgents) => Promise<T>,
-    options: { transient?: boolean } = {},
-  ): Promise<T> {
-    const created = !this.lanes.has(targetDid);
+  /** Runs `work` when `targetDid` has a free slot; rejects with the signal's reason if it aborts first. */
+  async run<T>(targetDid: string, signal: AbortSignal, work: (agents: LaneAgents) => Promise<T>): Promise<T> {
     const lane = this.laneFor(targetDid);
-    try {
-      await this.acquire(lane, signal);
-    } catch (error) {
-      if (created && options.transient === true) this.dropIfIdle(targetDid, lane);
-      throw error;
-    }
+    await this.acquire(lane, signal);
     try {
       return await work(lane.agents);
     } finally {
       this.release(targetDid, lane);
-      if (created && options.transient === true) this.dropIfIdle(targetDid, lane);
     }
   }
 
   /** Lanes alive (for tests and diagnostics). */
   size(): number {
     return this.lanes.size;
-  }
-
-  private dropIfIdle(targetDid: string, lane: Lane): void {
-    if (lane.active === 0 && lane.waiting.length === 0 && this.lanes.get(targetDid) === lane) {
-      this.lanes.delete(targetDid);
-      lane.destroy();
-    }
   }
 
   /** Deliveries in flight and waiting, per target agent (for tests and diagnostics). */
