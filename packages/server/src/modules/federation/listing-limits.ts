@@ -12,7 +12,6 @@ import type { Capability } from '@agent-registry/protocol';
 /** The most endpoints a remote entry lists. */
 export const MAX_ENDPOINTS = 10;
 
-// eslint-disable-next-line no-control-regex -- control characters are exactly what these look for
 const LINE_BREAKS_AND_TABS = /[\t\n\r]/g;
 // C0 (U+0000 included), DEL and C1: what is left of \p{Cc} once tab, LF and CR are dealt with.
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
