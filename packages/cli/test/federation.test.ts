@@ -107,10 +107,19 @@ describe(`agent-registry federation against a real registry (${testDatabase})`, 
     ok(await cli(['federation', 'status', '--metrics-token', 'metrics-secret-0123456789']));
   });
 
-  test('a missing or wrong token is refused with exit 4, naming the token to pass', async () => {
-    const missing = await cli(['federation', 'status']);
-    assert.equal(missing.code, 4, missing.stderr);
-    assert.match(missing.stderr, /no token was given: pass --metrics-token or set METRICS_TOKEN/);
+  test('without a token, status is the public summary without error texts; a wrong token is refused with exit 4', async () => {
+    const summary = ok(await cli(['federation', 'status']));
+    assert.match(summary.stdout, new RegExp(`peer ${forking.url}: stopped`));
+    assert.doesNotMatch(summary.stdout, /last error|no longer followed|answered 503/);
+    assert.match(
+      summary.stdout,
+      /the public summary: the sources' error texts are shown with the registry's METRICS_TOKEN/,
+    );
+    const json = parseJson<{ view: string; sources: SourceStatus[] }>(
+      ok(await cli(['federation', 'status', '--json'])),
+    );
+    assert.equal(json.view, 'public');
+    assert.ok(json.sources.every((source) => !('last_error' in source)));
     const wrong = await cli(['federation', 'status', '--json'], { METRICS_TOKEN: 'guess' });
     assert.equal(wrong.code, 4);
     const body = parseJson<ErrorOutput>(wrong).error;

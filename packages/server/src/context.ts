@@ -40,7 +40,8 @@ import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
 import { startFederatedIndexLoad, startFederationJobs } from './modules/federation/federation-jobs.js';
 import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
-import { anyRemoteEntry } from './modules/federation/remote-entries-store.js';
+import { anyRemoteEntry, readSources } from './modules/federation/remote-entries-store.js';
+import { reportingSourceErrors } from './modules/federation/source-error-log.js';
 import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
 import { AvailabilityService } from './modules/availability/availability.js';
@@ -296,7 +297,17 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     // Presence noted by polls is written in batches; stop() writes the last batch.
     const presenceJobs = availability.start();
     // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
-    const federationJobs = startFederationJobs(sources, config.federation.refreshMs, (error) =>
+    // Each new error text is logged (at info: the remote side's failure), as the public status omits them.
+    const reportedSources = reportingSourceErrors(
+      sources,
+      () => readSources(db),
+      (source) =>
+        log.info(
+          { source: source.id, state: source.state, last_error: source.last_error },
+          'federation: a source reported an error',
+        ),
+    );
+    const federationJobs = startFederationJobs(reportedSources, config.federation.refreshMs, (error) =>
       log.error({ err: error, job: 'federation-refresh' }, 'background job failed'),
     );
     // Off the request path: in the background now when anything is federated, else on first use.

@@ -85,11 +85,11 @@ export function registerFederation(program: Command): void {
   const status = federation
     .command('status')
     .description(
-      'Each followed peer and import source: its state (ok, error, stopped), the last verified checkpoint of a peer, its active entries and its last error. Exit 0 whatever the states are: read them from --json',
+      "Each followed peer and import source: its state (ok, error, stopped), the last verified checkpoint of a peer, its active entries and, with the registry's METRICS_TOKEN, its last error (error texts are shown to operators only). Exit 0 whatever the states are: read them from --json",
     )
     .option(
       '--metrics-token <token>',
-      "the registry's METRICS_TOKEN, when it sets one (default: $METRICS_TOKEN)",
+      "the registry's METRICS_TOKEN, for the sources' error texts (default: $METRICS_TOKEN; without it, the public summary)",
     )
     .action(async (options: { metricsToken?: string }, self: Command) => {
       const cli = contextOf(self);
@@ -113,6 +113,12 @@ export function registerFederation(program: Command): void {
           if (i > 0) cli.out.line();
           printSource(cli, source);
         });
+        if (answer.view === 'public' && answer.sources.length > 0) {
+          cli.out.line();
+          cli.out.line(
+            "(the public summary: the sources' error texts are shown with the registry's METRICS_TOKEN, --metrics-token or $METRICS_TOKEN; a registry without one writes them to its log)",
+          );
+        }
       });
     });
   withExamples(

@@ -992,8 +992,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Each peer's and import's state and last error (for operators)
-     * @description Extension: public unless the registry sets METRICS_TOKEN; then send it as a bearer token (401 otherwise).
+     * Each peer's and import's state; its last error for operators
+     * @description Extension (docs/federation.md, "Operator status"): a public summary (each source's state, entries and times, `view: public`) to anyone; with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN as a bearer token, the operator's view (`view: operator`), which adds each source's `last_error` and `resumed`. Error texts quote what remote hosts answered, so they are never public: a registry with neither token set shows them only in its log.
      *
      *     Responses:
      *     - `200`: The request succeeded.
@@ -4891,6 +4891,11 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /**
+             * @description public: the summary anyone may read (no error texts, no resumed); operator: with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN, each source's last_error and resumed too
+             * @enum {string}
+             */
+            view?: 'public' | 'operator';
             sources: {
               id: string;
               /** @enum {string} */
@@ -4901,7 +4906,8 @@ export interface operations {
                * @enum {string}
                */
               state: 'ok' | 'error' | 'stopped';
-              last_error: string | null;
+              /** @description Why the last attempt failed, or a note on it (skipped servers, a card's signature check); it may quote what the remote host answered. Operator's view only: absent from the public summary */
+              last_error?: string | null;
               last_attempt_at: number | null;
               last_success_at: number | null;
               /** @description Active entries from this source */
@@ -4914,7 +4920,7 @@ export interface operations {
                 /** @description base64, as in the signed checkpoint */
                 root_hash: string;
               };
-              /** @description peer: the last time an operator resumed it after a stop, and who */
+              /** @description peer: the last time an operator resumed it after a stop, and who (operator's view only) */
               resumed?: {
                 by: string;
                 /** @description epoch ms */
@@ -5006,7 +5012,8 @@ export interface operations {
              * @enum {string}
              */
             state: 'ok' | 'error' | 'stopped';
-            last_error: string | null;
+            /** @description Why the last attempt failed, or a note on it (skipped servers, a card's signature check); it may quote what the remote host answered. Operator's view only: absent from the public summary */
+            last_error?: string | null;
             last_attempt_at: number | null;
             last_success_at: number | null;
             /** @description Active entries from this source */
@@ -5019,7 +5026,7 @@ export interface operations {
               /** @description base64, as in the signed checkpoint */
               root_hash: string;
             };
-            /** @description peer: the last time an operator resumed it after a stop, and who */
+            /** @description peer: the last time an operator resumed it after a stop, and who (operator's view only) */
             resumed?: {
               by: string;
               /** @description epoch ms */

@@ -6,10 +6,15 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import canonicalizeModule from 'canonicalize';
-import { FlattenedSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { generatePrimeSync } from 'node:crypto';
+import { FlattenedSign, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
 import { loadConfig } from '../../src/kernel/config.js';
+
+/** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 // canonicalize is CommonJS; its default export is the function under either module loader.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
@@ -19,6 +24,7 @@ interface Served {
   body: string;
   etag?: string;
   location?: string;
+  cacheControl?: string;
 }
 
 /** A web host for cards and its did.json, answering what the test puts in `files`. */
@@ -43,6 +49,7 @@ class CardHost {
         'content-type': 'application/json',
         ...(file.etag === undefined ? {} : { etag: file.etag }),
         ...(file.location === undefined ? {} : { location: file.location }),
+        ...(file.cacheControl === undefined ? {} : { 'cache-control': file.cacheControl }),
       })
       .end(file.body);
   });
@@ -145,7 +152,11 @@ describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web tr
     return response.statusCode === 200 ? response.json<Entry>() : undefined;
   };
   const source = async (path: string): Promise<SourceStatus | undefined> => {
-    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
     const sources = response.json<{ sources: SourceStatus[] }>().sources;
     return sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
   };
@@ -204,6 +215,7 @@ describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web tr
 
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       // The host is plain http on loopback: its did.json may be the trust root only with this switch.
       FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: 'true',
       FEDERATION_A2A_CARDS: paths.map((path) => host.url(path)).join(','),
@@ -318,7 +330,11 @@ describe('hostile card hosts are refused with a reason, never a crash', () => {
   const host = new CardHost();
   let registry: TestRegistry;
   const status = async (path: string): Promise<SourceStatus | undefined> => {
-    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
     return response
       .json<{ sources: SourceStatus[] }>()
       .sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
@@ -337,6 +353,7 @@ describe('hostile card hosts are refused with a reason, never a crash', () => {
     });
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_A2A_CARDS: ['/bad-redirect.json', '/deep.json'].map((path) => host.url(path)).join(','),
       FEDERATION_MAX_RESPONSE_KB: '1024',
     });
@@ -388,6 +405,7 @@ describe('the did:web trust root is read as did:web defines it', () => {
     };
     const strict = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_A2A_CARDS: host.url('/card.json'),
     });
     try {
@@ -411,6 +429,7 @@ describe('the did:web trust root is read as did:web defines it', () => {
     host.files.set('/.well-known/did.json', { status: 302, body: '', location: host.url('/moved-did.json') });
     const development = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: 'true',
       FEDERATION_A2A_CARDS: host.url('/card.json'),
     });
@@ -436,10 +455,17 @@ describe('card imports use the webhook network policy', () => {
     const host = new CardHost();
     await host.start();
     host.files.set('/card.json', { body: JSON.stringify(card('Private', 'On loopback')) });
-    const registry = await startRegistry({ FEDERATION_A2A_CARDS: host.url('/card.json') });
+    const registry = await startRegistry({
+      FEDERATION_A2A_CARDS: host.url('/card.json'),
+      METRICS_TOKEN: OPERATOR_TOKEN,
+    });
     try {
       await registry.ctx.federation.refresh();
-      const status = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+      const status = await registry.app.inject({
+        method: 'GET',
+        url: '/api/federation/status',
+        headers: OPERATOR_HEADERS,
+      });
       const [only] = status.json<{ sources: SourceStatus[] }>().sources;
       assert.equal(only?.state, 'error');
       assert.match(only?.last_error ?? '', /non-public address/);
@@ -512,6 +538,7 @@ describe('a JWKS the operator pinned for a card origin (FEDERATION_A2A_JWKS)', (
     }
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_A2A_CARDS: [byUrl, byFile]
         .flatMap((host) =>
           ['/pinned.json', '/domain.json', '/jku.json', '/forged.json'].map((p) => host.url(p)),
@@ -582,5 +609,215 @@ describe('a JWKS the operator pinned for a card origin (FEDERATION_A2A_JWKS)', (
         () => loadConfig({ DATABASE_URL: 'sqlite::memory:', FEDERATION_A2A_JWKS: value }),
         /FEDERATION_A2A_JWKS must be/,
       );
+  });
+});
+
+const base64url = (value: bigint): string => {
+  const hex = value.toString(16);
+  return Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex').toString('base64url');
+};
+const modInverse = (value: bigint, modulus: bigint): bigint => {
+  let [a, b, x, y] = [value % modulus, modulus, 1n, 0n];
+  while (b !== 0n) {
+    const q = a / b;
+    [a, b, x, y] = [b, a - q * b, y, x - q * y];
+  }
+  return ((x % modulus) + modulus) % modulus;
+};
+
+/**
+ * A real RS256 key pair whose public exponent is about as long as its 3072-bit modulus: a small private
+ * exponent d, and e its inverse. Its signatures verify; each verification costs a 3,000-bit exponent.
+ */
+async function hugeExponentRsaKey(): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
+  const p = generatePrimeSync(1536, { bigint: true });
+  const q = generatePrimeSync(1536, { bigint: true });
+  const phi = (p - 1n) * (q - 1n);
+  let d = generatePrimeSync(256, { bigint: true });
+  while (phi % d === 0n) d = generatePrimeSync(256, { bigint: true });
+  const e = modInverse(d, phi);
+  const jwk: JWK = { kty: 'RSA', n: base64url(p * q), e: base64url(e) };
+  const privateJwk: JWK = {
+    ...jwk,
+    d: base64url(d),
+    p: base64url(p),
+    q: base64url(q),
+    dp: base64url(d % (p - 1n)),
+    dq: base64url(d % (q - 1n)),
+    qi: base64url(modInverse(q, p)),
+  };
+  return { privateKey: (await importJWK(privateJwk, 'RS256')) as CryptoKey, jwk };
+}
+
+describe('what one card costs to verify is bounded', () => {
+  const host = new CardHost();
+  let registry: TestRegistry;
+  let exponentBits = 0;
+
+  const entry = async (path: string): Promise<Entry | undefined> => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: `/api/federation/entries/${encodeURIComponent(`a2a:${host.url(path)}`)}`,
+    });
+    return response.statusCode === 200 ? response.json<Entry>() : undefined;
+  };
+
+  before(async () => {
+    await host.start();
+    const huge = await hugeExponentRsaKey();
+    exponentBits = Buffer.from(huge.jwk.e ?? '', 'base64url').length * 8;
+    const ordinary = await keyPair();
+    const did = host.did;
+    host.files.set('/.well-known/did.json', {
+      body: JSON.stringify({
+        id: did,
+        verificationMethod: [
+          { id: `${did}#huge-e`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: huge.jwk },
+          { id: `${did}#key-1`, type: 'JsonWebKey2020', controller: did, publicKeyJwk: ordinary.jwk },
+        ],
+        assertionMethod: [`${did}#huge-e`, `${did}#key-1`],
+      }),
+    });
+    const signRs256 = async (
+      body: Record<string, unknown>,
+    ): Promise<{ protected: string; signature: string }> => {
+      const { signatures: _ignored, ...unsigned } = body;
+      const jws = await new FlattenedSign(new TextEncoder().encode(canonicalize(unsigned)))
+        .setProtectedHeader({ alg: 'RS256', kid: `${did}#huge-e` })
+        .sign(huge.privateKey);
+      return { protected: jws.protected as string, signature: jws.signature };
+    };
+    const one = card('Huge Exponent', 'Signed by a key with a huge public exponent');
+    one.signatures = [await signRs256(one)];
+    host.files.set('/huge-e.json', { body: JSON.stringify(one) });
+    // The same costly signature forty times, then one that would verify with an ordinary key.
+    const many = card('Many Signatures', 'Forty costly signatures, then a good one');
+    const costly = await signRs256(many);
+    many.signatures = [
+      ...Array.from({ length: 40 }, () => costly),
+      await sign(many, ordinary, { kid: `${did}#key-1` }),
+    ];
+    host.files.set('/many.json', { body: JSON.stringify(many) });
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: 'true',
+      FEDERATION_A2A_CARDS: ['/huge-e.json', '/many.json'].map((path) => host.url(path)).join(','),
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await host.close();
+  });
+
+  test('an RSA key whose public exponent is over 32 bits is refused with the reason, even when the signature is good', async () => {
+    assert.ok(exponentBits > 2000, `the test key's e has ${exponentBits} bits`);
+    const found = await entry('/huge-e.json');
+    assert.equal(found?.provenance.verification, 'invalid');
+    assert.match(
+      found?.provenance.reason ?? '',
+      /signatures\[0\]: did:web:\S+#huge-e: its RSA public exponent e has \d{4} bits, more than 32/,
+    );
+  });
+
+  test('at most five signatures of a card are checked; the rest are named as not checked', async () => {
+    const found = await entry('/many.json');
+    const reason = found?.provenance.reason ?? '';
+    assert.equal(found?.provenance.verification, 'invalid');
+    assert.equal(reason.match(/its RSA public exponent/g)?.length, 5, reason);
+    assert.match(reason, /36 signatures after the first 5 were not checked \(at most 5 per card\)/);
+  });
+});
+
+describe("a card's Cache-Control freshness is capped, also as stored", () => {
+  const host = new CardHost();
+  let registry: TestRegistry;
+  const fetches = (): number => host.requests.filter((request) => request.path === '/forever.json').length;
+  const storedFreshUntil = async (): Promise<number | undefined> => {
+    const row = await registry.ctx.database.db
+      .selectFrom('remote_sources')
+      .select('cursor')
+      .where('id', '=', `a2a:${host.url('/forever.json')}`)
+      .executeTakeFirstOrThrow();
+    return (JSON.parse(row.cursor ?? '{}') as { fresh_until?: number }).fresh_until;
+  };
+
+  before(async () => {
+    await host.start();
+    host.files.set('/forever.json', {
+      body: JSON.stringify(card('Forever Fresh', 'Says it never changes')),
+      cacheControl: 'public, max-age=99999999999999999999',
+    });
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_A2A_CARDS: host.url('/forever.json'),
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await host.close();
+  });
+
+  test('a max-age of twenty digits keeps a card fresh for a day at most', async () => {
+    assert.ok(fetches() >= 1);
+    const until = await storedFreshUntil();
+    assert.ok(until !== undefined && until <= registry.clock.now() + 86_400_000, `fresh_until ${until}`);
+    const before = fetches();
+    await registry.ctx.federation.refresh();
+    assert.equal(fetches(), before, 'fresh: not fetched again within the day');
+    registry.clock.advance(86_400_000 + 1000);
+    await registry.ctx.federation.refresh();
+    assert.equal(fetches(), before + 1, 'fetched again after a day');
+  });
+
+  test('a fresh_until stored beyond the cap (by an earlier release) is not trusted: the card is fetched', async () => {
+    await registry.ctx.database.db
+      .updateTable('remote_sources')
+      .set({ cursor: JSON.stringify({ fresh_until: registry.clock.now() + 1e23 }) })
+      .where('id', '=', `a2a:${host.url('/forever.json')}`)
+      .execute();
+    const before = fetches();
+    await registry.ctx.federation.refresh();
+    assert.equal(fetches(), before + 1);
+    const until = await storedFreshUntil();
+    assert.ok(until !== undefined && until <= registry.clock.now() + 86_400_000, `fresh_until ${until}`);
+  });
+});
+
+describe('control characters in a card are cleaned alike on both databases', () => {
+  test('U+0000 and other controls are removed, line breaks kept in descriptions only', async () => {
+    const host = new CardHost();
+    await host.start();
+    const nul = card('Nul\u0000Planner\nTwo', 'Plans\u0000 routes\nacross cities\u001b');
+    nul.skills = [{ id: 'route\u0000planning', description: 'Plans\u0000', tags: ['ma\u0000ps'] }];
+    host.files.set('/nul.json', { body: JSON.stringify(nul) });
+    const registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
+      FEDERATION_A2A_CARDS: host.url('/nul.json'),
+    });
+    try {
+      await registry.ctx.federation.refresh();
+      const response = await registry.app.inject({
+        method: 'GET',
+        url: `/api/federation/entries/${encodeURIComponent(`a2a:${host.url('/nul.json')}`)}`,
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const found = response.json<Entry & { description: string }>();
+      assert.equal(found.name, 'NulPlanner Two');
+      assert.equal(found.description, 'Plans routes\nacross cities');
+      assert.deepEqual(found.capabilities, [{ type: 'routeplanning', description: 'Plans', tags: ['maps'] }]);
+      const status = await registry.app.inject({
+        method: 'GET',
+        url: '/api/federation/status',
+        headers: OPERATOR_HEADERS,
+      });
+      const [only] = status.json<{ sources: SourceStatus[] }>().sources;
+      assert.deepEqual([only?.state, only?.last_error], ['ok', null]);
+    } finally {
+      await registry.close();
+      await host.close();
+    }
   });
 });

@@ -5,6 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
 
+/** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
+
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 interface Version {
@@ -18,7 +22,16 @@ interface Version {
   isLatest: boolean;
 }
 
-type Mode = 'normal' | 'garbage' | 'wrong-shape' | 'loop' | 'huge' | 'drip' | 'long-cursor' | 'overfull';
+type Mode =
+  | 'normal'
+  | 'garbage'
+  | 'wrong-shape'
+  | 'one-malformed'
+  | 'loop'
+  | 'huge'
+  | 'drip'
+  | 'long-cursor'
+  | 'overfull';
 
 /**
  * An MCP Registry built from the shapes of its published OpenAPI (GET /v0.1/servers: ServerList of
@@ -43,10 +56,6 @@ class FakeMcpRegistry {
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"servers": [tru');
       return;
     }
-    if (this.mode === 'wrong-shape') {
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{"servers": [{"name": 7}]}');
-      return;
-    }
     if (this.mode === 'huge') {
       response
         .writeHead(200, { 'content-type': 'application/json' })
@@ -69,6 +78,9 @@ class FakeMcpRegistry {
     // overfull: more servers than the limit asked for (the versions list holds more than a page).
     const page =
       this.mode === 'overfull' ? this.versions.slice(0, limit + 1) : matching.slice(start, start + limit);
+    // one-malformed: a server without a version second on each page, between good ones.
+    const malformed =
+      this.mode === 'one-malformed' ? [{ server: { name: 'io.example/no-version', description: 'x' } }] : [];
     const nextCursor =
       this.mode === 'loop'
         ? '0'
@@ -80,24 +92,27 @@ class FakeMcpRegistry {
             : undefined;
     response.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
-        servers: page.map((version) => ({
-          server: {
-            $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
-            name: version.name,
-            description: version.description,
-            ...(version.title === undefined ? {} : { title: version.title }),
-            version: version.version,
-            ...(version.remotes === undefined ? {} : { remotes: version.remotes }),
-          },
-          _meta: {
-            [OFFICIAL]: {
-              status: version.status,
-              publishedAt: '2025-10-01T00:00:00Z',
-              updatedAt: version.updatedAt,
-              isLatest: version.isLatest,
+        servers: page.flatMap((version, index) => [
+          ...(index === 1 ? malformed : []),
+          {
+            server: {
+              $schema: 'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json',
+              name: version.name,
+              description: version.description,
+              ...(version.title === undefined ? {} : { title: version.title }),
+              version: version.version,
+              ...(version.remotes === undefined ? {} : { remotes: version.remotes }),
+            },
+            _meta: {
+              [OFFICIAL]: {
+                status: version.status,
+                publishedAt: '2025-10-01T00:00:00Z',
+                updatedAt: version.updatedAt,
+                isLatest: version.isLatest,
+              },
             },
           },
-        })),
+        ]),
         metadata: { count: page.length, ...(nextCursor === undefined ? {} : { nextCursor }) },
       }),
     );
@@ -164,7 +179,11 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
     return all;
   };
   const status = async (): Promise<SourceStatus> => {
-    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
     return response.json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
   };
 
@@ -174,7 +193,11 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
    * minute, to within the instants the registry measured it between.
    */
   const sinceFrom = async (newest: string): Promise<(asked: string | null | undefined) => void> => {
-    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
     const [source] = response.json<{ sources: { last_attempt_at: number; last_success_at: number }[] }>()
       .sources;
     assert.ok(source !== undefined);
@@ -194,6 +217,7 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
     upstream.versions = servers(250);
     registry = await startRegistry({
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_MCP_REGISTRIES: upstream.base,
       FEDERATION_MAX_RESPONSE_KB: '48',
       FEDERATION_FETCH_TIMEOUT_SECONDS: '1',
@@ -290,7 +314,6 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
 
   for (const [mode, reason] of [
     ['garbage', /did not answer JSON: refused/],
-    ['wrong-shape', /servers\[0\] lacks server.name/],
     ['loop', /cursor loop/],
     ['huge', /more than 48 KB/],
     ['drip', /did not answer in full within 1000 ms/],
@@ -321,4 +344,81 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
       assert.equal((await status()).state, 'ok');
     });
   }
+});
+
+describe('one bad server never stops the servers after it; imported text is stored alike on both databases', () => {
+  const upstream = new FakeMcpRegistry();
+  let registry: TestRegistry;
+
+  before(async () => {
+    await upstream.start();
+    const [first, nulDescription, nulName, surrogate, last] = servers(5);
+    upstream.versions = [
+      first!,
+      {
+        ...nulDescription!,
+        title: 'Weather\tTwo\nlines',
+        description: 'Weather\u0000tools with a NUL\u0007',
+      },
+      { ...nulName!, name: 'io.example/nul\u0000name' },
+      { ...surrogate!, description: 'Weather tools \ud800alone' },
+      last!,
+    ];
+    upstream.mode = 'one-malformed';
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
+      FEDERATION_MCP_REGISTRIES: upstream.base,
+    });
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await upstream.close();
+  });
+
+  test('a NUL or a lone surrogate in a description is cleaned, and the servers after it are imported', async () => {
+    const response = await registry.app.inject({ method: 'GET', url: '/api/federation/entries?limit=200' });
+    const listed = response.json<{ entries: Entry[] }>().entries;
+    const byName = new Map(listed.map((entry) => [entry.id.split('#')[1], entry]));
+    assert.deepEqual([...byName.keys()].sort(), [
+      'io.example/server-000',
+      'io.example/server-001',
+      'io.example/server-003',
+      'io.example/server-004',
+    ]);
+    assert.equal(byName.get('io.example/server-001')?.description, 'Weathertools with a NUL');
+    assert.equal(byName.get('io.example/server-001')?.name, 'Weather Two lines');
+    assert.equal(byName.get('io.example/server-003')?.description, 'Weather tools \ufffdalone');
+  });
+
+  test('a server with a NUL in its name, or not the documented shape, is skipped with the reason on the status', async () => {
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
+    const [source] = response.json<{ sources: SourceStatus[] }>().sources;
+    assert.equal(source?.state, 'ok');
+    assert.equal(source?.entries, 4);
+    assert.match(
+      source?.last_error ?? '',
+      /^the round of \S+ skipped 2 server\(s\), the others were imported/,
+    );
+    assert.match(source?.last_error ?? '', /servers\[1\] lacks server.name, description or version/);
+    assert.match(source?.last_error ?? '', /"io.example\/nul\\u0000name" has a control character/);
+  });
+
+  test('the note stays, dated, while later rounds skip nothing (a skipped server is read again only once it changes)', async () => {
+    upstream.mode = 'normal';
+    await registry.ctx.federation.refresh();
+    const response = await registry.app.inject({
+      method: 'GET',
+      url: '/api/federation/status',
+      headers: OPERATOR_HEADERS,
+    });
+    const [source] = response.json<{ sources: SourceStatus[] }>().sources;
+    assert.deepEqual([source?.state, source?.entries], ['ok', 4]);
+    assert.match(source?.last_error ?? '', /skipped 2 server\(s\)/);
+  });
 });

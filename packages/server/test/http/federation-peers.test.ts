@@ -38,9 +38,13 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
       await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored&limit=200' })
     ).json<{ entries: Entry[] }>().entries;
   const status = async (): Promise<SourceStatus> =>
-    (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
-      sources: SourceStatus[];
-    }>().sources[0] as SourceStatus;
+    (
+      await follower.app.inject({
+        method: 'GET',
+        url: '/api/federation/status',
+        headers: { authorization: 'Bearer operator-token-0123456789' },
+      })
+    ).json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
 
   before(async () => {
     peer = await startListeningRegistry();
@@ -52,7 +56,12 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
           tags: ['maps'],
         }),
       );
-    follower = await startRegistry({ FEDERATION_PEERS: peer.url, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    // The status shows error texts to an operator only.
+    follower = await startRegistry({
+      FEDERATION_PEERS: peer.url,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEDERATION_ADMIN_TOKEN: 'operator-token-0123456789',
+    });
     await follower.ctx.federation.refresh();
   });
   after(async () => {
@@ -310,11 +319,16 @@ describe('a peer that is briefly unavailable', () => {
     const follower = await startRegistry({
       FEDERATION_PEERS: proxyUrl,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: 'operator-token-0123456789',
     });
     const source = async (): Promise<SourceStatus> =>
-      (await follower.app.inject({ method: 'GET', url: '/api/federation/status' })).json<{
-        sources: SourceStatus[];
-      }>().sources[0] as SourceStatus;
+      (
+        await follower.app.inject({
+          method: 'GET',
+          url: '/api/federation/status',
+          headers: { authorization: 'Bearer operator-token-0123456789' },
+        })
+      ).json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
     const mirrored = async (): Promise<Entry[]> =>
       (await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })).json<{
         entries: Entry[];

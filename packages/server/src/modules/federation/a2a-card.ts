@@ -1,6 +1,12 @@
 import { PROFILE_LIMITS } from '@agent-registry/protocol';
 import type { Capability } from '@agent-registry/protocol';
-import { httpUrl, limitedCapability, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
+import {
+  httpUrl,
+  limitedCapability,
+  limitedDescription,
+  limitedText,
+  MAX_ENDPOINTS,
+} from './listing-limits.js';
 
 /** What an imported card becomes: the listed fields of a remote entry. */
 export interface CardListing {
@@ -77,7 +83,7 @@ export function readAgentCard(card: unknown): CardListing {
   if (endpoints.length === 0 && legacy !== undefined) endpoints.push({ type: 'a2a', url: legacy });
   return {
     name,
-    description: limitedText(body.description, PROFILE_LIMITS.descriptionMaxLength) ?? null,
+    description: limitedDescription(body.description, PROFILE_LIMITS.descriptionMaxLength) ?? null,
     capabilities,
     tags: [...tags].slice(0, PROFILE_LIMITS.tagsMaxCount),
     endpoints,

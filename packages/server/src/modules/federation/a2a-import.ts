@@ -24,13 +24,31 @@ export interface A2aImportDeps {
 }
 
 /** What a card's source keeps between fetches. */
-interface CardCursor {
+export interface CardCursor {
   etag?: string;
   /** Epoch ms before which Cache-Control says the card is fresh. */
   fresh_until?: number;
 }
 
 export const cardSourceId = (url: string): string => `a2a:${url}`;
+
+/**
+ * The longest a card's Cache-Control may put off its next fetch. A day, not the refresh interval:
+ * rounds run once per interval anyway, so a cap there would make max-age mean nothing; a day bounds how
+ * long a changed or removed card goes unseen (docs/decisions.md, "A card's freshness is capped").
+ */
+export const MAX_CARD_FRESHNESS_SECONDS = 24 * 60 * 60;
+
+/**
+ * Until when a stored cursor says the card is fresh: undefined (fetch now) when it says nothing
+ * usable, or a time further ahead than any fetch could have set (a cursor written before the cap, or
+ * by hand): such a card is fetched again at once rather than trusted.
+ */
+export function storedFreshUntil(cursor: CardCursor, now: number): number | undefined {
+  const until = cursor.fresh_until;
+  if (typeof until !== 'number' || !Number.isFinite(until)) return undefined;
+  return until > now + MAX_CARD_FRESHNESS_SECONDS * 1000 ? undefined : until;
+}
 
 /**
  * Imports the A2A agent cards the operator lists (FEDERATION_A2A_CARDS): each is fetched through the
@@ -67,7 +85,8 @@ export class A2aCardImporter {
       source?.cursor === null || source?.cursor === undefined ? {} : JSON.parse(source.cursor)
     ) as CardCursor;
     const now = clock.now();
-    if (options.force !== true && cursor.fresh_until !== undefined && now < cursor.fresh_until) return;
+    const freshUntil = storedFreshUntil(cursor, now);
+    if (options.force !== true && freshUntil !== undefined && now < freshUntil) return;
     await updateSource(db, id, { last_attempt_at: now });
     try {
       const state = await this.fetchCard(new URL(cardUrl), cursor, signal);
@@ -161,7 +180,7 @@ export class A2aCardImporter {
     const headers: Record<string, string> = cursor.etag === undefined ? {} : { 'if-none-match': cursor.etag };
     const response = await fetchRemote(policy, url, headers, limits, signal);
     if (response.status === 404 || response.status === 410) return { kind: 'gone', status: response.status };
-    const age = maxAgeSeconds(response.headers);
+    const age = maxAgeSeconds(response.headers, MAX_CARD_FRESHNESS_SECONDS);
     const fresh = age === undefined || age === 0 ? {} : { fresh_until: clock.now() + age * 1000 };
     if (response.status === 304) return { kind: 'unchanged', cursor: { ...cursor, ...fresh } };
     if (response.status !== 200)

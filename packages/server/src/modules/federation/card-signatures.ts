@@ -34,6 +34,37 @@ export function didWebOf(origin: URL): string {
   return `did:web:${origin.port === '' ? origin.hostname : `${origin.hostname}%3A${origin.port}`}`;
 }
 
+/**
+ * The most signatures of one card that are checked. A card has one, or a few while its keys rotate;
+ * each check may cost a public-key operation, so a card cannot buy more than this many.
+ */
+export const MAX_CARD_SIGNATURES_CHECKED = 5;
+
+/**
+ * The largest RSA public exponent accepted, in bits. Verifying costs one modular multiplication per
+ * bit of `e`, and jose checks only the modulus: an exponent as long as the modulus makes every
+ * signature check as dear as a private-key operation. Keys in use have 3 or 65537, and 32 bits is the
+ * bound other verifiers set, so no real key is refused (docs/decisions.md, "Bounded card signature
+ * checks").
+ */
+export const MAX_RSA_PUBLIC_EXPONENT_BITS = 32;
+
+/** Why an RSA JWK's public exponent is refused, or undefined for a usable one (and for other key types). */
+export function rsaExponentProblem(jwk: unknown): string | undefined {
+  const key = jwk as { kty?: unknown; e?: unknown } | null;
+  if (typeof key !== 'object' || key === null || key.kty !== 'RSA') return undefined;
+  if (typeof key.e !== 'string' || !/^[A-Za-z0-9_-]+$/.test(key.e))
+    return 'its RSA public exponent e is not base64url';
+  const bytes = Buffer.from(key.e, 'base64url');
+  const first = bytes.findIndex((byte) => byte !== 0);
+  const bits = first === -1 ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first] ?? 0));
+  if (bits > MAX_RSA_PUBLIC_EXPONENT_BITS)
+    return `its RSA public exponent e has ${bits} bits, more than ${MAX_RSA_PUBLIC_EXPONENT_BITS} (keys in use have 65537): refused`;
+  if (bits < 2 || ((bytes.at(-1) ?? 0) & 1) === 0)
+    return 'its RSA public exponent e is not an odd number of at least 3: refused';
+  return undefined;
+}
+
 interface VerificationMethod {
   id?: unknown;
   controller?: unknown;
@@ -71,7 +102,7 @@ export async function verifyCardSignatures(
   let resolved: Promise<{ document: unknown } | { error: string }> | undefined;
   const once = () => (resolved ??= root.kind === 'jwks' ? root.keys() : root.document());
   const outcomes: Outcome[] = [];
-  for (const [index, raw] of signatures.entries()) {
+  for (const [index, raw] of signatures.slice(0, MAX_CARD_SIGNATURES_CHECKED).entries()) {
     outcomes.push(
       await (
         root.kind === 'jwks'
@@ -83,21 +114,27 @@ export async function verifyCardSignatures(
       })),
     );
   }
+  const unchecked =
+    signatures.length > MAX_CARD_SIGNATURES_CHECKED
+      ? `; ${signatures.length - MAX_CARD_SIGNATURES_CHECKED} signatures after the first ${MAX_CARD_SIGNATURES_CHECKED} were not checked (at most ${MAX_CARD_SIGNATURES_CHECKED} per card)`
+      : '';
   const verified = outcomes.find((outcome) => outcome.kind === 'verified');
   if (verified !== undefined)
     return root.kind === 'jwks'
       ? { verification: 'verified', kid: verified.kid }
       : { verification: 'verified', did, kid: verified.kid };
   const invalid = outcomes.filter((outcome) => outcome.kind === 'invalid');
-  if (invalid.length > 0) return { verification: 'invalid', reason: reasons(invalid) };
-  return { verification: 'signed-untrusted', reason: reasons(outcomes) };
+  if (invalid.length > 0) return { verification: 'invalid', reason: reasons(invalid, unchecked) };
+  return { verification: 'signed-untrusted', reason: reasons(outcomes, unchecked) };
 }
 
-function reasons(outcomes: Outcome[]): string {
-  return outcomes
+/** The outcomes' reasons, cut to fit, then what was not checked (never cut away). */
+function reasons(outcomes: Outcome[], unchecked: string): string {
+  const listed = outcomes
     .map((outcome) => (outcome.kind === 'verified' ? '' : outcome.reason))
     .join('; ')
-    .slice(0, 1000);
+    .slice(0, 1000 - unchecked.length);
+  return `${listed}${unchecked}`;
 }
 
 /** The flattened JWS members and protected header of one signature, or why it is malformed. */
@@ -151,6 +188,11 @@ async function checkOneWithJwks(
   const set = found.document as JSONWebKeySet;
   if (typeof set !== 'object' || set === null || !Array.isArray(set.keys))
     return { kind: 'untrusted', reason: `${at}: the pinned JWKS ${where} is not a JWK set (no keys array)` };
+  for (const candidate of set.keys.filter((jwk) => (jwk as { kid?: unknown } | null)?.kid === header.kid)) {
+    const problem = rsaExponentProblem(candidate);
+    if (problem !== undefined)
+      return { kind: 'invalid', reason: `${at}: ${header.kid} of the pinned JWKS ${where}: ${problem}` };
+  }
   try {
     await flattenedVerify({ ...jws, payload }, createLocalJWKSet(set));
   } catch (error) {
@@ -233,6 +275,8 @@ async function checkOne(
     };
   if (typeof method.publicKeyJwk !== 'object' || method.publicKeyJwk === null)
     return { kind: 'untrusted', reason: `${where}: ${kid} has no publicKeyJwk` };
+  const exponent = rsaExponentProblem(method.publicKeyJwk);
+  if (exponent !== undefined) return { kind: 'invalid', reason: `${where}: ${kid}: ${exponent}` };
   let key: Awaited<ReturnType<typeof importJWK>>;
   try {
     key = await importJWK(method.publicKeyJwk as JWK, alg);

@@ -97,7 +97,11 @@ export class FederationService {
     );
   }
 
-  async status(): Promise<FederationStatus> {
+  /**
+   * The sources' status: `operator` adds each source's last error and resume record, which may quote
+   * what remote hosts answered; `public` is the summary without them.
+   */
+  async status(view: 'public' | 'operator' = 'operator'): Promise<FederationStatus> {
     const sources = await readSources(this.deps.db);
     const counts = await this.deps.db
       .selectFrom('remote_entries')
@@ -107,17 +111,22 @@ export class FederationService {
       .execute();
     const bySource = new Map(counts.map((row) => [row.source_id, Number(row.n)]));
     return {
-      sources: sources.map((source) => ({
-        id: source.id,
-        kind: source.kind,
-        url: source.url,
-        state: source.state,
-        last_error: source.last_error,
-        last_attempt_at: source.last_attempt_at === null ? null : Number(source.last_attempt_at),
-        last_success_at: source.last_success_at === null ? null : Number(source.last_success_at),
-        entries: bySource.get(source.id) ?? 0,
-        ...(source.kind === 'peer' ? peerCursorStatus(source.cursor) : {}),
-      })),
+      view,
+      sources: sources.map((source) => {
+        const { checkpoint, resumed } = source.kind === 'peer' ? peerCursorStatus(source.cursor) : {};
+        return {
+          id: source.id,
+          kind: source.kind,
+          url: source.url,
+          state: source.state,
+          ...(view === 'operator' ? { last_error: source.last_error } : {}),
+          last_attempt_at: source.last_attempt_at === null ? null : Number(source.last_attempt_at),
+          last_success_at: source.last_success_at === null ? null : Number(source.last_success_at),
+          entries: bySource.get(source.id) ?? 0,
+          ...(checkpoint === undefined ? {} : { checkpoint }),
+          ...(view === 'operator' && resumed !== undefined ? { resumed } : {}),
+        };
+      }),
       search_index: this.deps.index.status(),
     };
   }

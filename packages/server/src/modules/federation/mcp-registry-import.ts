@@ -6,7 +6,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
-import { httpUrl, MAX_ENDPOINTS } from './listing-limits.js';
+import { httpUrl, isStorableName, limitedDescription, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
@@ -44,6 +44,9 @@ class InvalidPageError extends Error {}
 export const mcpSourceId = (base: string): string => `mcp:${base}`;
 const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
 
+/** How many skipped servers a source's status names; the rest are counted. */
+const SKIPS_NAMED = 3;
+
 /** Beyond a round's own length, how far back the next round reads again (clock rates, equal stamps). */
 const ROUND_OVERLAP_MS = 60_000;
 
@@ -73,10 +76,12 @@ export function nextUpdatedSince(
  * endpoints; a `deleted` latest version removes the entry at once. Capabilities stay empty: server.json
  * does not list tools, and the registry claims none it does not know.
  *
- * A page that is not JSON or not the documented shape, an answer over the size limit or past the
- * deadline, more servers than the page asked for, a cursor longer than MAX_CURSOR_LENGTH or returned
- * twice, or more than MAX_PAGES pages ends the round with the reason on
- * the source's status. What earlier pages said stays applied; the high-water mark moves only after a
+ * A page that is not JSON or not a ServerList, an answer over the size limit or past the deadline, more
+ * servers than the page asked for, a cursor longer than MAX_CURSOR_LENGTH or returned twice, or more
+ * than MAX_PAGES pages ends the round with the reason on the source's status. One server that is not
+ * the documented shape, or whose name or version holds a control character or a lone surrogate, is
+ * skipped with its reason on the status: the servers after it are imported all the same. Its listed
+ * text is cleaned as every remote entry's is (listing-limits.ts). What earlier pages said stays applied; the high-water mark moves only after a
  * whole round, so the next round reads the failed part again (writes of unchanged servers are no-ops).
  */
 export class McpRegistryImporter {
@@ -106,11 +111,13 @@ export class McpRegistryImporter {
     const started = clock.now();
     await updateSource(db, id, { last_attempt_at: started });
     try {
-      const newest = await this.readChanges(base, cursor.updated_since, signal);
+      const skipped: string[] = [];
+      const newest = await this.readChanges(base, cursor.updated_since, skipped, signal);
       const overlapMs = clock.now() - started + ROUND_OVERLAP_MS;
       await updateSource(db, id, {
         state: 'ok',
-        last_error: null,
+        // Skipped servers are not read again until they change: the note stays until another replaces it.
+        last_error: skippedNote(skipped, started) ?? (source?.state === 'ok' ? source.last_error : null),
         last_success_at: clock.now(),
         cursor: JSON.stringify({ updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs) }),
       });
@@ -120,10 +127,11 @@ export class McpRegistryImporter {
     }
   }
 
-  /** Reads every page of changes; returns the newest updatedAt seen. */
+  /** Reads every page of changes; returns the newest updatedAt seen. Skipped servers go in `skipped`. */
   private async readChanges(
     base: string,
     updatedSince: string | undefined,
+    skipped: string[],
     signal: AbortSignal | undefined,
   ): Promise<string | undefined> {
     const { config, policy } = this.deps;
@@ -143,6 +151,7 @@ export class McpRegistryImporter {
       if (response.status !== 200)
         throw new RemoteFetchError(`${url.href} answered ${response.status}; entries are kept as last read`);
       const body = parsePage(url, response.body);
+      skipped.push(...body.skipped);
       if (body.servers.length > PAGE_SIZE)
         throw new InvalidPageError(
           `${url.href} answered ${body.servers.length} servers to a request for at most ${PAGE_SIZE}: refused`,
@@ -197,8 +206,11 @@ export class McpRegistryImporter {
         source_id: mcpSourceId(base),
         kind: 'imported',
         did: null,
-        name: (item.server.title ?? name).slice(0, PROFILE_LIMITS.nameMaxLength),
-        description: item.server.description.slice(0, PROFILE_LIMITS.descriptionMaxLength),
+        name:
+          limitedText(item.server.title, PROFILE_LIMITS.nameMaxLength) ??
+          limitedText(name, PROFILE_LIMITS.nameMaxLength) ??
+          name,
+        description: limitedDescription(item.server.description, PROFILE_LIMITS.descriptionMaxLength) ?? null,
         capabilities: '[]',
         tags: JSON.stringify(official?.status === 'deprecated' ? ['mcp', 'deprecated'] : ['mcp']),
         endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
@@ -222,8 +234,21 @@ interface PageServer {
   official?: { status?: string; updatedAt?: string; isLatest?: boolean };
 }
 
-/** A ServerList page, checked against the documented shape; refused with the first thing wrong. */
-function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor?: string } {
+/** The source's note on servers a round skipped: when, the first few reasons and how many in all. */
+function skippedNote(skipped: readonly string[], roundAt: number): string | null {
+  if (skipped.length === 0) return null;
+  const more = skipped.length > SKIPS_NAMED ? `; and ${skipped.length - SKIPS_NAMED} more` : '';
+  return `the round of ${new Date(roundAt).toISOString()} skipped ${skipped.length} server(s), the others were imported: ${skipped.slice(0, SKIPS_NAMED).join('; ')}${more}`;
+}
+
+/**
+ * A ServerList page, checked against the documented shape: a page that is not one is refused; a server
+ * that is not one is skipped with its reason, so it never keeps the servers after it from being read.
+ */
+function parsePage(
+  url: URL,
+  bytes: Buffer,
+): { servers: PageServer[]; skipped: string[]; nextCursor?: string } {
   let body: unknown;
   try {
     body = JSON.parse(bytes.toString('utf8'));
@@ -238,8 +263,9 @@ function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor
   const nextCursor = list.metadata?.nextCursor;
   if (nextCursor !== undefined && nextCursor !== null && typeof nextCursor !== 'string')
     throw new InvalidPageError(`${url.href}: metadata.nextCursor is not a string: refused`);
-  const servers = list.servers.map((raw, index): PageServer => {
-    const item = raw as { server?: Record<string, unknown>; _meta?: Record<string, unknown> };
+  const skipped: string[] = [];
+  const servers = list.servers.flatMap((raw, index): PageServer[] => {
+    const item = raw as { server?: Record<string, unknown>; _meta?: Record<string, unknown> } | null;
     const server = item?.server;
     if (
       typeof server !== 'object' ||
@@ -248,10 +274,16 @@ function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor
       server.name.length > 200 ||
       typeof server.description !== 'string' ||
       typeof server.version !== 'string'
-    )
-      throw new InvalidPageError(
-        `${url.href}: servers[${index}] lacks server.name, description or version: refused`,
+    ) {
+      skipped.push(`${url.href}: servers[${index}] lacks server.name, description or version`);
+      return [];
+    }
+    if (!isStorableName(server.name) || !isStorableName(server.version)) {
+      skipped.push(
+        `${url.href}: servers[${index}] ${JSON.stringify(server.name.slice(0, 100))} has a control character or a lone surrogate in its name or version`,
       );
+      return [];
+    }
     const remotes = Array.isArray(server.remotes)
       ? server.remotes.flatMap((remote: unknown) => {
           const target = (remote as { url?: unknown } | null)?.url;
@@ -260,8 +292,8 @@ function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor
             : [];
         })
       : [];
-    const official = item._meta?.[OFFICIAL] as PageServer['official'] | undefined;
-    return {
+    const official = item?._meta?.[OFFICIAL] as PageServer['official'] | undefined;
+    const parsed: PageServer = {
       server: {
         name: server.name,
         ...(typeof server.title === 'string' ? { title: server.title } : {}),
@@ -279,6 +311,7 @@ function parsePage(url: URL, bytes: Buffer): { servers: PageServer[]; nextCursor
           }
         : {}),
     };
+    return [parsed];
   });
-  return { servers, ...(typeof nextCursor === 'string' ? { nextCursor } : {}) };
+  return { servers, skipped, ...(typeof nextCursor === 'string' ? { nextCursor } : {}) };
 }

@@ -338,7 +338,7 @@ export function mirroredEntry(
     kind: 'mirrored',
     did,
     name: limitedText(profile.name, PROFILE_LIMITS.nameMaxLength) ?? did,
-    description: limitedText(profile.description, PROFILE_LIMITS.descriptionMaxLength) ?? null,
+    description: limitedText(profile.description, PROFILE_LIMITS.descriptionMaxLength, true) ?? null,
     capabilities: JSON.stringify(capabilities),
     tags: JSON.stringify(limitedTags(profile.tags)),
     endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),

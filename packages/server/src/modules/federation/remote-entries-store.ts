@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.js';
 import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import { sqlDialect } from '../../db/dialect.js';
 import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
+import { importedText } from './listing-limits.js';
 
 export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
 export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
@@ -265,10 +266,17 @@ export async function readSource(db: Db, id: string): Promise<RemoteSourceRow | 
   return db.selectFrom('remote_sources').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Updates a source's status; its last error may quote what the remote side sent, so it is cleaned. */
 export async function updateSource(
   db: Db,
   id: string,
   patch: Partial<Omit<RemoteSourceRow, 'id' | 'kind' | 'url'>>,
 ): Promise<void> {
-  await db.updateTable('remote_sources').set(patch).where('id', '=', id).execute();
+  const error =
+    typeof patch.last_error === 'string' ? { last_error: importedText(patch.last_error, true) } : {};
+  await db
+    .updateTable('remote_sources')
+    .set({ ...patch, ...error })
+    .where('id', '=', id)
+    .execute();
 }

@@ -133,11 +133,16 @@ const tooLarge = (url: URL, maxBytes: number): RemoteFetchError =>
     `${url.href} answered more than ${Math.round(maxBytes / 1024)} KB (FEDERATION_MAX_RESPONSE_KB)`,
   );
 
-/** Seconds of a Cache-Control max-age, if the answer gives one (no-store and no-cache give 0). */
-export function maxAgeSeconds(headers: http.IncomingHttpHeaders): number | undefined {
+/**
+ * Seconds of a Cache-Control max-age, if the answer gives one (no-store and no-cache give 0), at most
+ * `capSeconds`: however many digits the header has, the answer is a finite number within the cap.
+ */
+export function maxAgeSeconds(headers: http.IncomingHttpHeaders, capSeconds: number): number | undefined {
   const value = headers['cache-control'];
   if (value === undefined) return undefined;
   if (/\bno-(store|cache)\b/i.test(value)) return 0;
   const match = /\bmax-age=(\d+)/i.exec(value);
-  return match === null ? undefined : Number(match[1]);
+  if (match === null) return undefined;
+  const seconds = Number(match[1]);
+  return Number.isFinite(seconds) ? Math.min(seconds, capSeconds) : capSeconds;
 }

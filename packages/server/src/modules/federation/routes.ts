@@ -1,7 +1,7 @@
 import type { FederationService } from './federation.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { refuseUnknownQuery } from '../../http/query.js';
-import { operatorTokenCheck, operatorWriteCheck } from '../../http/operator-token.js';
+import { operatorOrPublic, operatorWriteCheck } from '../../http/operator-token.js';
 import type { App } from '../../http/types.js';
 import {
   FederationStatus,
@@ -59,22 +59,38 @@ export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
     async (request) => ctx.federation.entry(request.params.id),
   );
 
-  const token = ctx.config.metricsToken;
+  const reader = operatorOrPublic(
+    [ctx.config.metricsToken, ctx.config.federationAdminToken],
+    'GET /api/federation/status',
+  );
+  const operatorTokens: Record<string, string[]>[] = [
+    ...(ctx.config.metricsToken === undefined ? [] : [{ metricsToken: [] }]),
+    ...(ctx.config.federationAdminToken === undefined ? [] : [{ federationAdminToken: [] }]),
+  ];
   app.get(
     '/api/federation/status',
     {
-      onRequest: operatorTokenCheck(token, 'GET /api/federation/status'),
       schema: {
         tags,
         operationId: 'getFederationStatus',
-        summary: "Each peer's and import's state and last error (for operators)",
+        summary: "Each peer's and import's state; its last error for operators",
         description:
-          'Extension: public unless the registry sets METRICS_TOKEN; then send it as a bearer token (401 otherwise).',
-        security: token === undefined ? [] : [{ metricsToken: [] }],
-        response: { 200: FederationStatus, ...errors(...(token === undefined ? [500] : [401, 500])) },
+          "Extension (docs/federation.md, \"Operator status\"): a public summary (each source's state, entries and times, `view: public`) to anyone; with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN as a bearer token, the operator's view (`view: operator`), which adds each source's `last_error` and `resumed`. Error texts quote what remote hosts answered, so they are never public: a registry with neither token set shows them only in its log.",
+        security: [{}, ...operatorTokens],
+        ...(operatorTokens.length === 0
+          ? {}
+          : {
+              'x-status-reasons': {
+                401: 'A bearer token was sent that is neither METRICS_TOKEN nor FEDERATION_ADMIN_TOKEN (`INVALID_METRICS_TOKEN`).',
+              },
+            }),
+        response: {
+          200: FederationStatus,
+          ...errors(...(operatorTokens.length === 0 ? [500] : [401, 500])),
+        },
       },
     },
-    async () => ctx.federation.status(),
+    async (request) => ctx.federation.status(reader(request)),
   );
 
   app.post(

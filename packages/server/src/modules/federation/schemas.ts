@@ -83,7 +83,14 @@ export const SourceStatus = Type.Object({
         'ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)',
     }),
   ),
-  last_error: Nullable(Type.String()),
+  last_error: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          "Why the last attempt failed, or a note on it (skipped servers, a card's signature check); it may quote what the remote host answered. Operator's view only: absent from the public summary",
+      }),
+    ),
+  ),
   last_attempt_at: Nullable(Type.Integer()),
   last_success_at: Nullable(Type.Integer()),
   entries: Type.Integer({ description: 'Active entries from this source' }),
@@ -106,7 +113,10 @@ export const SourceStatus = Type.Object({
         at: Type.Integer({ description: 'epoch ms' }),
         reason: Type.String({ description: 'Why the peer had stopped being followed' }),
       },
-      { description: 'peer: the last time an operator resumed it after a stop, and who' },
+      {
+        description:
+          "peer: the last time an operator resumed it after a stop, and who (operator's view only)",
+      },
     ),
   ),
 });
@@ -126,6 +136,15 @@ export const ResumePeerRequest = Type.Object(
 export type ResumePeerRequest = Static<typeof ResumePeerRequest>;
 
 export const FederationStatus = Type.Object({
+  view: Type.Optional(
+    Type.Unsafe<'public' | 'operator'>(
+      Type.String({
+        enum: ['public', 'operator'],
+        description:
+          "public: the summary anyone may read (no error texts, no resumed); operator: with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN, each source's last_error and resumed too",
+      }),
+    ),
+  ),
   sources: Type.Array(SourceStatus),
   search_index: Type.Object(
     {
