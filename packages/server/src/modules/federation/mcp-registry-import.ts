@@ -10,10 +10,13 @@ import { httpUrl, MAX_ENDPOINTS } from './listing-limits.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
+  entryQuota,
+  heldEntryIdsOfSource,
   putRemoteEntry,
   readSource,
   removeRemoteEntries,
   updateSource,
+  type EntryQuota,
   type RemoteEntryWrite,
 } from './remote-entries-store.js';
 
@@ -37,6 +40,8 @@ const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 /** What a registry's source keeps between rounds: the newest updatedAt fully read. */
 interface RegistryCursor {
   updated_since?: string;
+  /** Complete rounds that read only changes since the last complete full read. */
+  partial_rounds?: number;
 }
 
 class InvalidPageError extends Error {}
@@ -105,14 +110,44 @@ export class McpRegistryImporter {
     const cursor = (source?.cursor == null ? {} : JSON.parse(source.cursor)) as RegistryCursor;
     const started = clock.now();
     await updateSource(db, id, { last_attempt_at: started });
+    // Changes only, except every FEDERATION_EXPIRE_AFTER_ROUNDS rounds: a full read, after which a
+    // server the registry stopped listing without a tombstone goes away.
+    const full =
+      cursor.updated_since === undefined ||
+      (cursor.partial_rounds ?? 0) + 1 >= this.deps.config.expireAfterRounds;
+    const quota = await entryQuota(db, id, this.deps.config.maxEntriesPerMcpRegistry);
     try {
-      const newest = await this.readChanges(base, cursor.updated_since, signal);
+      const seen = full ? new Set<string>() : undefined;
+      const newest = await this.readChanges(
+        base,
+        full ? undefined : cursor.updated_since,
+        quota,
+        seen,
+        signal,
+      );
+      let expired = 0;
+      if (seen !== undefined) {
+        const gone = (await heldEntryIdsOfSource(db, id)).filter((entry) => !seen.has(entry));
+        expired = gone.length;
+        await removeRemoteEntries(db, gone, clock.now(), quota);
+      }
       const overlapMs = clock.now() - started + ROUND_OVERLAP_MS;
+      const notes = [
+        ...(quota.refused === 0
+          ? []
+          : [
+              `${quota.refused} servers refused: this registry's source holds FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY (${quota.max}) entries`,
+            ]),
+        ...(expired === 0 ? [] : [`${expired} entries no longer listed by the full read were removed`]),
+      ];
       await updateSource(db, id, {
         state: 'ok',
-        last_error: null,
+        last_error: notes.length === 0 ? null : notes.join('; '),
         last_success_at: clock.now(),
-        cursor: JSON.stringify({ updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs) }),
+        cursor: JSON.stringify({
+          updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs),
+          partial_rounds: full ? 0 : (cursor.partial_rounds ?? 0) + 1,
+        } satisfies RegistryCursor),
       });
     } catch (error) {
       if (!(error instanceof RemoteFetchError || error instanceof InvalidPageError)) throw error;
@@ -124,6 +159,8 @@ export class McpRegistryImporter {
   private async readChanges(
     base: string,
     updatedSince: string | undefined,
+    quota: EntryQuota,
+    listed: Set<string> | undefined,
     signal: AbortSignal | undefined,
   ): Promise<string | undefined> {
     const { config, policy } = this.deps;
@@ -149,8 +186,11 @@ export class McpRegistryImporter {
         );
       const { upserts, removals, newestHere } = this.mapPage(base, body.servers);
       const now = this.deps.clock.now();
-      for (const entry of upserts) await putRemoteEntry(this.deps.db, entry, now);
-      await removeRemoteEntries(this.deps.db, removals, now);
+      for (const entry of upserts) {
+        const written = await putRemoteEntry(this.deps.db, entry, now, quota);
+        if (written !== 'refused') listed?.add(entry.id);
+      }
+      await removeRemoteEntries(this.deps.db, removals, now, quota);
       if (newestHere !== undefined && (newest === undefined || newestHere > newest)) newest = newestHere;
       const cursor = body.nextCursor;
       if (cursor === undefined || cursor === '') return newest;
