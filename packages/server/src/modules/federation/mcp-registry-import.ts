@@ -187,7 +187,18 @@ export class McpRegistryImporter {
       const { upserts, removals, newestHere } = this.mapPage(base, body.servers);
       const now = this.deps.clock.now();
       for (const entry of upserts) {
-        const written = await putRemoteEntry(this.deps.db, entry, now, quota);
+        // A full read counts what it lists, old or new: what lies beyond the cap is refused here and
+        // goes with the unlisted at the end, so the source holds at most the cap again.
+        if (listed !== undefined && !listed.has(entry.id) && listed.size >= quota.max) {
+          quota.refused += 1;
+          continue;
+        }
+        const written = await putRemoteEntry(
+          this.deps.db,
+          entry,
+          now,
+          listed === undefined ? quota : undefined,
+        );
         if (written !== 'refused') listed?.add(entry.id);
       }
       await removeRemoteEntries(this.deps.db, removals, now, quota);
