@@ -29,8 +29,7 @@ export interface FederationConfig {
   maxEntriesPerMcpRegistry: number;
   /**
    * Rounds after which an entry its source stopped listing, without a tombstone, goes away: an MCP
-   * Registry is read in full every this many rounds (what a full read lacks is removed), and an A2A
-   * card that failed this many rounds in a row loses its entry.
+   * Registry is read in full every this many rounds, and what a complete full read lacks is removed.
    */
   expireAfterRounds: number;
 }

@@ -289,7 +289,7 @@ describe('a peer that is briefly unavailable', () => {
   test('answering 503 for a profile is an error retried next round, not a stop', async () => {
     // The proxy is the peer's public URL: its log and DIDs name the proxy's host, as a peer behind a
     // load balancer does.
-    let peer: ListeningRegistry | undefined;
+    const upstreamOf: { url?: string } = {};
     let outage = false;
     // In front of the peer: while `outage`, its profiles answer 503 as an overloaded proxy would.
     const proxy = http.createServer((request, response) => {
@@ -297,7 +297,7 @@ describe('a peer that is briefly unavailable', () => {
         response.writeHead(503, { 'retry-after': '1' }).end('{"error":"overloaded"}');
         return;
       }
-      const target = (peer as ListeningRegistry).url;
+      const target = upstreamOf.url as string;
       const upstream = http.request(
         new URL(request.url ?? '/', target),
         { method: request.method, headers: { ...request.headers, host: new URL(target).host } },
@@ -310,7 +310,8 @@ describe('a peer that is briefly unavailable', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    peer = await startListeningRegistry({ PUBLIC_URL: proxyUrl });
+    const peer = await startListeningRegistry({ PUBLIC_URL: proxyUrl });
+    upstreamOf.url = peer.url;
     const follower = await startRegistry({
       FEDERATION_PEERS: proxyUrl,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
