@@ -220,6 +220,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       clock,
       policy: webhookPolicy,
       config: config.federation,
+      didWebDomain: config.didWebDomain,
       onPeerStopped: (peer, reason) => {
         metrics.federationPeerStopped(peer);
         log.error(

@@ -266,6 +266,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       fetchTimeoutMs: integer('FEDERATION_FETCH_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
       a2aAllowHttpTrustRoots: boolean('FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS', false),
+      maxEntriesPerPeer: integer('FEDERATION_MAX_ENTRIES_PER_PEER', 100_000, 1, 10_000_000),
+      maxEntriesPerMcpRegistry: integer('FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY', 10_000, 1, 1_000_000),
+      expireAfterRounds: integer('FEDERATION_EXPIRE_AFTER_ROUNDS', 24, 1, 10_000),
     },
     webhookMaxConcurrencyPerAgent: integer('WEBHOOK_MAX_CONCURRENCY_PER_AGENT', 32, 1, 1000),
     probes: {

@@ -23,6 +23,15 @@ export interface FederationConfig {
   fetchTimeoutMs: number;
   /** Most bytes one answer may have. */
   maxResponseBytes: number;
+  /** Most entries one peer's source may hold; new agents beyond it are refused, with the reason on its status. */
+  maxEntriesPerPeer: number;
+  /** Most entries one MCP Registry's source may hold; new servers beyond it are refused likewise. */
+  maxEntriesPerMcpRegistry: number;
+  /**
+   * Rounds after which an entry its source stopped listing, without a tombstone, goes away: an MCP
+   * Registry is read in full every this many rounds, and what a complete full read lacks is removed.
+   */
+  expireAfterRounds: number;
 }
 
 /** The sources that FEDERATION_A2A_CARDS, FEDERATION_A2A_JWKS, FEDERATION_PEERS and FEDERATION_MCP_REGISTRIES name. */

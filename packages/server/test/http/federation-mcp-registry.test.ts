@@ -422,3 +422,72 @@ describe('one bad server never stops the servers after it; imported text is stor
     assert.match(source?.last_error ?? '', /skipped 2 server\(s\)/);
   });
 });
+
+describe('an MCP Registry that names new servers every round', () => {
+  const upstream = new FakeMcpRegistry();
+  let registry: TestRegistry;
+  const status = async (): Promise<SourceStatus> =>
+    (
+      await registry.app.inject({ method: 'GET', url: '/api/federation/status', headers: OPERATOR_HEADERS })
+    ).json<{
+      sources: SourceStatus[];
+    }>().sources[0] as SourceStatus;
+  const listed = async (): Promise<string[]> =>
+    (await registry.app.inject({ method: 'GET', url: '/api/federation/entries?limit=200' }))
+      .json<{ entries: Entry[] }>()
+      .entries.map((entry) => entry.id);
+  /** Round `round`'s servers: `count` names never seen before, each stamped after the last round. */
+  const fresh = (round: number, count: number): Version[] =>
+    servers(count).map((version, index) => ({
+      ...version,
+      name: `io.flood/round-${round}-${index}`,
+      updatedAt: stamp(round * 20 + index),
+    }));
+  /** One round in which the registry lists only `round`'s servers: the earlier ones dropped, never tombstoned. */
+  const round = async (number: number, count: number): Promise<SourceStatus> => {
+    upstream.versions = fresh(number, count);
+    await registry.ctx.federation.refresh();
+    return status();
+  };
+
+  before(async () => {
+    await upstream.start();
+    registry = await startRegistry({
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
+      FEDERATION_MCP_REGISTRIES: upstream.base,
+      FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY: '25',
+      FEDERATION_EXPIRE_AFTER_ROUNDS: '3',
+    });
+    // The start's own round and this one read the empty registry: the next round is the first full read.
+    await registry.ctx.federation.refresh();
+  });
+  after(async () => {
+    await registry.close();
+    await upstream.close();
+  });
+
+  test('stops at FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY, with the reason on the source status', async () => {
+    assert.equal((await round(1, 10)).entries, 10);
+    assert.equal((await round(2, 10)).entries, 20);
+    const capped = await round(3, 10);
+    assert.equal(capped.state, 'ok');
+    assert.equal(capped.entries, 25);
+    assert.match(
+      capped.last_error ?? '',
+      /5 servers refused: this registry's source holds FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY \(25\) entries/,
+    );
+  });
+
+  test('what the registry stopped listing goes after FEDERATION_EXPIRE_AFTER_ROUNDS rounds', async () => {
+    // Every third round reads the registry in full: the 25 servers of rounds 1 to 3, unlisted now, go.
+    const current = await round(4, 10);
+    assert.equal(current.entries, 10);
+    assert.match(current.last_error ?? '', /25 entries no longer listed by the full read were removed/);
+    const ids = await listed();
+    assert.ok(
+      ids.every((id) => id.includes('#io.flood/round-4-')),
+      ids.join(', '),
+    );
+  });
+});

@@ -296,7 +296,9 @@ describe('a peer whose log forks', () => {
 
 describe('a peer that is briefly unavailable', () => {
   test('answering 503 for a profile is an error retried next round, not a stop', async () => {
-    const peer = await startListeningRegistry();
+    // The proxy is the peer's public URL: its log and DIDs name the proxy's host, as a peer behind a
+    // load balancer does.
+    const upstreamOf: { url?: string } = {};
     let outage = false;
     // In front of the peer: while `outage`, its profiles answer 503 as an overloaded proxy would.
     const proxy = http.createServer((request, response) => {
@@ -304,9 +306,10 @@ describe('a peer that is briefly unavailable', () => {
         response.writeHead(503, { 'retry-after': '1' }).end('{"error":"overloaded"}');
         return;
       }
+      const target = upstreamOf.url as string;
       const upstream = http.request(
-        new URL(request.url ?? '/', peer.url),
-        { method: request.method, headers: { ...request.headers, host: new URL(peer.url).host } },
+        new URL(request.url ?? '/', target),
+        { method: request.method, headers: { ...request.headers, host: new URL(target).host } },
         (answer) => {
           response.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(response);
@@ -316,6 +319,8 @@ describe('a peer that is briefly unavailable', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const peer = await startListeningRegistry({ PUBLIC_URL: proxyUrl });
+    upstreamOf.url = peer.url;
     const follower = await startRegistry({
       FEDERATION_PEERS: proxyUrl,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -379,7 +384,7 @@ describe("a peer's profile is cleaned like an imported card before it is mirrore
   test('non-http(s) endpoints are dropped and the listed fields are cut to the profile limits', async () => {
     // What a hostile peer could log and serve: its log proves it published this, not that it is safe.
     const peerUrl = 'https://hostile-peer.example';
-    const did = 'did:key:z6MkhostilePeerAgent';
+    const did = 'did:web:hostile-peer.example:agent:0123456789abcdef0123456789abcdef';
     const hostile: Record<string, unknown> = {
       did,
       name: `  ${'N'.repeat(500)}  `,
@@ -396,6 +401,7 @@ describe("a peer's profile is cleaned like an imported card before it is mirrore
         { type: 'mcp', url: 'data:text/html,<script>alert(1)</script>' },
         { type: 'invoke', url: 'https://hostile-peer.example/api/invoke' },
         { type: 'did_document', url: `https://hostile-peer.example/${'p'.repeat(3000)}` },
+        { type: 'invoke', url: 'https://elsewhere.example/api/invoke' },
         ...Array.from({ length: 20 }, (_, index) => ({ type: 'extra', url: `https://e.example/${index}` })),
       ],
     };
@@ -421,8 +427,8 @@ describe("a peer's profile is cleaned like an imported card before it is mirrore
       entry.endpoints.every((endpoint) => /^https?:\/\//.test(endpoint.url)),
       JSON.stringify(entry.endpoints.slice(0, 3)),
     );
-    assert.deepEqual(entry.endpoints[0], { type: 'invoke', url: 'https://hostile-peer.example/api/invoke' });
-    assert.equal(entry.endpoints.length, 10);
+    // Only the peer's own origin is referred to: the other hosts' URLs are dropped, as is the overlong one.
+    assert.deepEqual(entry.endpoints, [{ type: 'invoke', url: 'https://hostile-peer.example/api/invoke' }]);
     assert.equal(entry.name, 'N'.repeat(100));
     assert.equal(entry.description.length, 1000);
     assert.equal(entry.tags.length, 20);

@@ -23,7 +23,11 @@ export interface RemoteEntriesTable {
   home_registry: string;
   /** JSON text of the Provenance object (modules/agents/provenance-schemas.ts). */
   provenance: string;
-  status: 'active' | 'removed';
+  /**
+   * active (listed), removed (its source no longer lists it), or shadowed: kept but never listed, as
+   * its DID is registered here or another source owns it (docs/federation.md, "Whose DID").
+   */
+  status: 'active' | 'removed' | 'shadowed';
   created_at: number;
   updated_at: number;
   /** Remote change number: the federated search index follows it as the local index follows change_seq. */

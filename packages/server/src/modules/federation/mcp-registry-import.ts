@@ -10,10 +10,13 @@ import { httpUrl, isStorableName, limitedDescription, limitedText, MAX_ENDPOINTS
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
   ensureSource,
+  entryQuota,
+  heldEntryIdsOfSource,
   putRemoteEntry,
   readSource,
   removeRemoteEntries,
   updateSource,
+  type EntryQuota,
   type RemoteEntryWrite,
 } from './remote-entries-store.js';
 
@@ -37,6 +40,10 @@ const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 /** What a registry's source keeps between rounds: the newest updatedAt fully read. */
 interface RegistryCursor {
   updated_since?: string;
+  /** Complete rounds that read only changes since the last complete full read. */
+  partial_rounds?: number;
+  /** The last round's note on skipped servers: they are not read again until they change upstream. */
+  skipped_note?: string;
 }
 
 class InvalidPageError extends Error {}
@@ -110,16 +117,48 @@ export class McpRegistryImporter {
     const cursor = (source?.cursor == null ? {} : JSON.parse(source.cursor)) as RegistryCursor;
     const started = clock.now();
     await updateSource(db, id, { last_attempt_at: started });
+    // Changes only, except every FEDERATION_EXPIRE_AFTER_ROUNDS rounds: a full read, after which a
+    // server the registry stopped listing without a tombstone goes away.
+    const full =
+      cursor.updated_since === undefined ||
+      (cursor.partial_rounds ?? 0) + 1 >= this.deps.config.expireAfterRounds;
+    const quota = await entryQuota(db, id, this.deps.config.maxEntriesPerMcpRegistry);
     try {
       const skipped: string[] = [];
-      const newest = await this.readChanges(base, cursor.updated_since, skipped, signal);
+      const seen = full ? new Set<string>() : undefined;
+      const newest = await this.readChanges(
+        base,
+        full ? undefined : cursor.updated_since,
+        { skipped, quota, listed: seen },
+        signal,
+      );
+      let expired = 0;
+      if (seen !== undefined) {
+        const gone = (await heldEntryIdsOfSource(db, id)).filter((entry) => !seen.has(entry));
+        expired = gone.length;
+        await removeRemoteEntries(db, gone, clock.now(), quota);
+      }
       const overlapMs = clock.now() - started + ROUND_OVERLAP_MS;
+      // Skipped servers are not read again until they change: their note stays until another replaces it.
+      const skippedNoteNow = skippedNote(skipped, started) ?? cursor.skipped_note;
+      const notes = [
+        ...(skippedNoteNow === undefined ? [] : [skippedNoteNow]),
+        ...(quota.refused === 0
+          ? []
+          : [
+              `${quota.refused} servers refused: this registry's source holds FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY (${quota.max}) entries`,
+            ]),
+        ...(expired === 0 ? [] : [`${expired} entries no longer listed by the full read were removed`]),
+      ];
       await updateSource(db, id, {
         state: 'ok',
-        // Skipped servers are not read again until they change: the note stays until another replaces it.
-        last_error: skippedNote(skipped, started) ?? (source?.state === 'ok' ? source.last_error : null),
+        last_error: notes.length === 0 ? null : notes.join('; '),
         last_success_at: clock.now(),
-        cursor: JSON.stringify({ updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs) }),
+        cursor: JSON.stringify({
+          updated_since: nextUpdatedSince(cursor.updated_since, newest, overlapMs),
+          partial_rounds: full ? 0 : (cursor.partial_rounds ?? 0) + 1,
+          ...(skippedNoteNow === undefined ? {} : { skipped_note: skippedNoteNow }),
+        } satisfies RegistryCursor),
       });
     } catch (error) {
       if (!(error instanceof RemoteFetchError || error instanceof InvalidPageError)) throw error;
@@ -127,14 +166,21 @@ export class McpRegistryImporter {
     }
   }
 
-  /** Reads every page of changes; returns the newest updatedAt seen. Skipped servers go in `skipped`. */
+  /** Reads every page of changes; returns the newest updatedAt seen. Skipped servers go in `round.skipped`. */
   private async readChanges(
     base: string,
     updatedSince: string | undefined,
-    skipped: string[],
+    round: {
+      /** Reasons of the servers skipped, filled as pages are read. */
+      skipped: string[];
+      quota: EntryQuota;
+      /** On a full read: the ids listed so far, filled as pages are read. */
+      listed: Set<string> | undefined;
+    },
     signal: AbortSignal | undefined,
   ): Promise<string | undefined> {
     const { config, policy } = this.deps;
+    const { skipped, quota, listed } = round;
     const limits = { timeoutMs: config.fetchTimeoutMs, maxResponseBytes: config.maxResponseBytes };
     // Loop detection needs only to recognise a cursor again: a digest of each, not the cursor itself.
     const seen = new Set<string>();
@@ -158,8 +204,22 @@ export class McpRegistryImporter {
         );
       const { upserts, removals, newestHere } = this.mapPage(base, body.servers);
       const now = this.deps.clock.now();
-      for (const entry of upserts) await putRemoteEntry(this.deps.db, entry, now);
-      await removeRemoteEntries(this.deps.db, removals, now);
+      for (const entry of upserts) {
+        // A full read counts what it lists, old or new: what lies beyond the cap is refused here and
+        // goes with the unlisted at the end, so the source holds at most the cap again.
+        if (listed !== undefined && !listed.has(entry.id) && listed.size >= quota.max) {
+          quota.refused += 1;
+          continue;
+        }
+        const written = await putRemoteEntry(
+          this.deps.db,
+          entry,
+          now,
+          listed === undefined ? quota : undefined,
+        );
+        if (written !== 'refused') listed?.add(entry.id);
+      }
+      await removeRemoteEntries(this.deps.db, removals, now, quota);
       if (newestHere !== undefined && (newest === undefined || newestHere > newest)) newest = newestHere;
       const cursor = body.nextCursor;
       if (cursor === undefined || cursor === '') return newest;
@@ -235,8 +295,8 @@ interface PageServer {
 }
 
 /** The source's note on servers a round skipped: when, the first few reasons and how many in all. */
-function skippedNote(skipped: readonly string[], roundAt: number): string | null {
-  if (skipped.length === 0) return null;
+function skippedNote(skipped: readonly string[], roundAt: number): string | undefined {
+  if (skipped.length === 0) return undefined;
   const more = skipped.length > SKIPS_NAMED ? `; and ${skipped.length - SKIPS_NAMED} more` : '';
   return `the round of ${new Date(roundAt).toISOString()} skipped ${skipped.length} server(s), the others were imported: ${skipped.slice(0, SKIPS_NAMED).join('; ')}${more}`;
 }

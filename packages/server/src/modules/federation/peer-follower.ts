@@ -1,4 +1,6 @@
 import {
+  parseDid,
+  webDid,
   checkProfileAgainstLeaf,
   entryBundlePath,
   extendLog,
@@ -23,13 +25,16 @@ import { OneAtATime, refreshEach } from './source-rounds.js';
 import { httpUrl, limitedCapability, limitedTags, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
-  activeEntryIdsOfSource,
+  entryQuota,
+  didWebDomainOf,
+  heldEntryIdsOfSource,
   ensureSource,
   putRemoteEntry,
   readSource,
   removeRemoteEntries,
   restampSource,
   updateSource,
+  type EntryQuota,
   type RemoteEntryWrite,
 } from './remote-entries-store.js';
 
@@ -38,6 +43,8 @@ export interface PeerFollowDeps {
   clock: Clock;
   policy: WebhookNetworkPolicy;
   config: FederationConfig;
+  /** This registry's own did:web domain: a peer never speaks for its agents. */
+  didWebDomain: string;
   /** A peer stopped being followed (forked log or mismatching records): log line and metric. */
   onPeerStopped(peer: string, reason: string): void;
 }
@@ -49,6 +56,8 @@ interface PeerCursor extends StoredFollowState {
   origin?: string;
   /** The last time an operator resumed the peer after a stop (kept across catch-ups). */
   resumed?: PeerResumed;
+  /** Log entries not mirrored since the last resume: how many, and the latest few with the reason. */
+  refused?: { count: number; latest: string[] };
 }
 
 export interface PeerResumed {
@@ -132,7 +141,7 @@ export class PeerFollower {
           `${peer} is being followed (state ${source?.state ?? 'not contacted yet'}): only a stopped peer is resumed`,
         );
       const now = clock.now();
-      await removeRemoteEntries(db, await activeEntryIdsOfSource(db, id), now);
+      await removeRemoteEntries(db, await heldEntryIdsOfSource(db, id), now);
       const resumed: PeerResumed = { by, at: now, reason: source.last_error ?? '' };
       await updateSource(db, id, { state: 'ok', last_error: null, cursor: JSON.stringify({ resumed }) });
       await this.refresh(peer, configured.key);
@@ -160,6 +169,7 @@ export class PeerFollower {
         (await this.text(new URL(`${peer}/log/verifier-key`), limits, signal)).trim();
       if (cursor !== undefined && cursor.key !== key)
         throw new LogVerificationError(`the peer's verifier key is not the one followed so far`);
+      checkPeerOrigin(peer, key.split('+')[0] ?? '', 'its verifier key is named');
       const previous: LogFollowState =
         cursor === undefined ? EMPTY_FOLLOW_STATE : followStateFromStored(cursor);
       const extension = await extendLog(
@@ -173,6 +183,7 @@ export class PeerFollower {
         key,
         previous,
       );
+      checkPeerOrigin(peer, extension.origin, 'its checkpoint names the origin');
       const checkpoint = {
         origin: extension.origin,
         size: extension.state.size,
@@ -184,28 +195,55 @@ export class PeerFollower {
         latest.set(leaf.did, { leaf, index: previous.size + offset }),
       );
       const removed: string[] = [];
+      const refused: string[] = [];
       for (const [did, { leaf, index }] of latest) {
+        // Not this peer's to speak for: never read, never stored; named on its status.
+        const notOurs = peerDidRefusal(peer, did, this.deps.didWebDomain);
+        if (notOurs !== undefined) {
+          refused.push(`entry ${index}: ${notOurs}`);
+          continue;
+        }
         if (leaf.op === 'deactivate') {
           removed.push(entryId(peer, did));
           continue;
         }
         const profile = await this.profile(peer, did, leaf, index, key, extension.state.size, limits, signal);
         if (profile === undefined) continue;
-        await putRemoteEntry(db, mirroredEntry(peer, did, profile, checkpoint, clock.now()), clock.now());
+        const quota = await this.quota(id);
+        const written = await putRemoteEntry(
+          db,
+          mirroredEntry(peer, did, profile, checkpoint, clock.now()),
+          clock.now(),
+          quota,
+        );
+        if (written === 'refused')
+          refused.push(
+            `entry ${index}: ${did} not mirrored, the peer holds FEDERATION_MAX_ENTRIES_PER_PEER (${quota.max}) entries already`,
+          );
       }
-      await removeRemoteEntries(db, removed, clock.now());
+      await removeRemoteEntries(db, removed, clock.now(), this.quotas.get(id));
+      this.quotas.delete(id);
+      const refusedSoFar =
+        refused.length === 0
+          ? stored?.refused
+          : {
+              count: (stored?.refused?.count ?? 0) + refused.length,
+              latest: [...refused, ...(stored?.refused?.latest ?? [])].slice(0, 5),
+            };
       await updateSource(db, id, {
         state: 'ok',
-        last_error: null,
+        last_error: refusedNote(refusedSoFar),
         last_success_at: clock.now(),
         cursor: JSON.stringify({
           key,
           ...storedFollowState(extension.state),
           origin: extension.origin,
           ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
+          ...(refusedSoFar === undefined ? {} : { refused: refusedSoFar }),
         } satisfies PeerCursor),
       });
     } catch (error) {
+      this.quotas.delete(id);
       if (error instanceof LogVerificationError) {
         await this.stop(peer, error.message);
         return;
@@ -213,6 +251,18 @@ export class PeerFollower {
       if (!(error instanceof RemoteFetchError)) throw error;
       await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
     }
+  }
+
+  /** This catch-up's quota of the peer's entries, counted at its first new entry. */
+  private readonly quotas = new Map<string, EntryQuota>();
+
+  private async quota(sourceId: string): Promise<EntryQuota> {
+    let quota = this.quotas.get(sourceId);
+    if (quota === undefined) {
+      quota = await entryQuota(this.deps.db, sourceId, this.deps.config.maxEntriesPerPeer);
+      this.quotas.set(sourceId, quota);
+    }
+    return quota;
   }
 
   /**
@@ -305,7 +355,8 @@ export class PeerFollower {
 /**
  * The entry a peer's verified profile becomes. A log proves only that the peer published it, not that
  * it is safe to hand on: the listed fields go through the same limits as imported entries, and only
- * http(s) endpoints are kept (the profile's `a2a_agent_card` is named `a2a`, as imports name theirs).
+ * http(s) endpoints at the peer's own origin are kept (the profile's `a2a_agent_card` is named `a2a`,
+ * as imports name theirs).
  */
 export function mirroredEntry(
   peer: string,
@@ -319,7 +370,8 @@ export function mirroredEntry(
         const endpoint = raw as { type?: unknown; url?: unknown } | null;
         const type = limitedText(endpoint?.type, PROFILE_LIMITS.capabilityTypeMaxLength);
         const url = httpUrl(endpoint?.url);
-        return type === undefined || url === undefined
+        // A referral names only the peer itself: an agent of a registry of this kind is reached there.
+        return type === undefined || url === undefined || new URL(url).origin !== peer
           ? []
           : [{ type: type === 'a2a_agent_card' ? 'a2a' : type, url }];
       })
@@ -351,6 +403,56 @@ export function mirroredEntry(
       verified_at: now,
     }),
   };
+}
+
+/**
+ * Why a peer may not speak for `did`, or undefined if it may: only a registry did:web of the peer's
+ * own host (as did:web encodes it, port included), in its canonical form, and never one of this
+ * registry's own (a peer configured at this registry's host is refused likewise).
+ */
+export function peerDidRefusal(peer: string, did: string, ownDidWebDomain: string): string | undefined {
+  const domain = didWebDomainOf(peer) ?? '';
+  const expected = `a did:web of ${domain} (did:web:${domain}:agent:<id>)`;
+  let agentId: string;
+  try {
+    const parsed = parseDid(did, ownDidWebDomain);
+    if (parsed.method !== 'web') return `${did.slice(0, 200)} is not ${expected}`;
+    if (parsed.isLocal) return `${did.slice(0, 200)} is an agent of this registry, not of the peer`;
+    agentId = parsed.agentId;
+  } catch {
+    return `${JSON.stringify(did.slice(0, 200))} is not ${expected}`;
+  }
+  if (did !== webDid(domain, agentId)) return `${did.slice(0, 200)} is not ${expected}`;
+  if (domain.toLowerCase() === ownDidWebDomain.toLowerCase())
+    return `${did.slice(0, 200)} is an agent of this registry, not of the peer`;
+  return undefined;
+}
+
+/**
+ * The origin a peer's log must carry, as a registry of this kind forms it: its public URL without the
+ * scheme, then `/log` (C2SP tlog-checkpoint: a schema-less URL naming the log). A key or checkpoint
+ * naming another log is another log's, and the peer is not followed.
+ */
+function checkPeerOrigin(peer: string, origin: string, what: string): void {
+  const expected = `${new URL(peer).host}/log`;
+  if (origin !== expected)
+    throw new LogVerificationError(
+      `${what} ${JSON.stringify(origin.slice(0, 200))}, but the log of ${peer} is ${expected}`,
+    );
+}
+
+/**
+ * The status note of a peer some of whose log entries were not mirrored (since it was last resumed):
+ * how many, and the latest few named with the reason.
+ */
+function refusedNote(refused: PeerCursor['refused']): string | null {
+  if (refused === undefined) return null;
+  const more =
+    refused.count > refused.latest.length ? `; and ${refused.count - refused.latest.length} earlier` : '';
+  return `${refused.count} log entries refused (the rest of each catch-up applied), latest first: ${refused.latest.join('; ')}${more}`.slice(
+    0,
+    1000,
+  );
 }
 
 function parseObject(body: Buffer, what: string): Record<string, unknown> {

@@ -4,6 +4,7 @@ import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import { sqlDialect } from '../../db/dialect.js';
 import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
 import { importedText } from './listing-limits.js';
+import { findAgentStatus } from '../agents/agents-store.js';
 
 export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
 export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
@@ -12,20 +13,60 @@ export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
 export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
 
 /**
+ * How many entries one source may hold (listed or shadowed), for one round of its writes: counted
+ * once when the round starts and kept up to date by the writes that go through it, so a source that
+ * names new entries every round stops at `max` without a count per write.
+ */
+export interface EntryQuota {
+  readonly sourceId: string;
+  readonly max: number;
+  /** Entries the source holds now. */
+  held: number;
+  /** New entries refused this round because the source held `max`. */
+  refused: number;
+}
+
+export async function entryQuota(db: Db, sourceId: string, max: number): Promise<EntryQuota> {
+  const row = await db
+    .selectFrom('remote_entries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('source_id', '=', sourceId)
+    .where('status', '!=', 'removed')
+    .executeTakeFirst();
+  return { sourceId, max, held: Number(row?.n ?? 0), refused: 0 };
+}
+
+/** What a write did: stored and listed, stored but shadowed, nothing to change, or over the quota. */
+export type RemoteEntryWriteResult = 'listed' | 'shadowed' | 'unchanged' | 'refused';
+
+/**
  * Adds or replaces an entry, numbering the change after every other remote change. Every node runs the
  * importers: on PostgreSQL the write takes a transaction-scoped advisory lock first, so numbers are
  * handed out and committed in one order (a follower reading `seq > position` never skips a change
  * committed late); SQLite has one writer at a time already. The unique index on seq is the backstop.
- * Returns false when the stored entry already says the same (nothing renumbered).
+ *
+ * An entry that names a DID is listed only if no agent registered here has that DID and no other
+ * source owns it better (`relistDid`); otherwise it is kept `shadowed`. A new entry of a source that
+ * already holds `quota.max` is refused and counted on the quota.
  */
-export async function putRemoteEntry(db: Db, entry: RemoteEntryWrite, now: number): Promise<boolean> {
+export async function putRemoteEntry(
+  db: Db,
+  entry: RemoteEntryWrite,
+  now: number,
+  quota?: EntryQuota,
+): Promise<RemoteEntryWriteResult> {
   return db.transaction().execute(async (trx) => {
     const old = await trx
       .selectFrom('remote_entries')
       .selectAll()
       .where('id', '=', entry.id)
       .executeTakeFirst();
-    if (old !== undefined && old.status === 'active' && sameContent(old, entry)) return false;
+    if (old !== undefined && old.status !== 'removed' && sameContent(old, entry)) return 'unchanged';
+    const isNew = old === undefined || old.status === 'removed';
+    if (isNew && quota !== undefined && quota.held >= quota.max) {
+      quota.refused += 1;
+      return 'refused';
+    }
     const seq = await nextSeq(trx);
     if (old === undefined) {
       await trx
@@ -39,41 +80,131 @@ export async function putRemoteEntry(db: Db, entry: RemoteEntryWrite, now: numbe
         .where('id', '=', entry.id)
         .execute();
     }
-    return true;
+    if (isNew && quota !== undefined) quota.held += 1;
+    // The DID it named before (if another) may now be listed from another source.
+    if (old?.did != null && old.did !== entry.did) await relistDid(trx, old.did, now);
+    if (entry.did === null) return 'listed';
+    return (await relistDid(trx, entry.did, now)).includes(entry.id) ? 'listed' : 'shadowed';
   });
 }
 
 /** Marks entries removed (their source no longer lists them); the index drops them at its next catch-up. */
-export async function removeRemoteEntries(db: Db, ids: readonly string[], now: number): Promise<number> {
+export async function removeRemoteEntries(
+  db: Db,
+  ids: readonly string[],
+  now: number,
+  quota?: EntryQuota,
+): Promise<number> {
   if (ids.length === 0) return 0;
   return db.transaction().execute(async (trx) => {
     let removed = 0;
     for (const id of ids) {
+      const old = await trx
+        .selectFrom('remote_entries')
+        .select(['did', 'status'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (old === undefined || old.status === 'removed') continue;
       const seq = await nextSeq(trx);
-      const result = await trx
+      await trx
         .updateTable('remote_entries')
         .set({ status: 'removed', updated_at: now, seq })
         .where('id', '=', id)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
-      removed += Number(result.numUpdatedRows);
+        .execute();
+      if (quota !== undefined) quota.held -= 1;
+      if (old.status === 'active') removed += 1;
+      // Another source's claim of the same DID, kept shadowed until now, may be listed instead.
+      if (old.did !== null) await relistDid(trx, old.did, now);
     }
     return removed;
   });
 }
 
-/** The ids of a source's active entries. */
-export async function activeEntryIdsOfSource(db: Db, sourceId: string): Promise<string[]> {
+/**
+ * Lists exactly one claim of a DID: none if an agent registered here has it, else the claim of the
+ * source that owns it (`claimRank`). Every other claim is shadowed. Returns the ids listed.
+ */
+async function relistDid(trx: Db, did: string, now: number): Promise<string[]> {
+  const claims = await trx
+    .selectFrom('remote_entries')
+    .select(['id', 'status', 'home_registry', 'created_at'])
+    .where('did', '=', did)
+    .where('status', '!=', 'removed')
+    .execute();
+  const registeredHere = (await findAgentStatus(trx, did)) !== undefined;
+  const owner = registeredHere
+    ? undefined
+    : claims.reduce<(typeof claims)[number] | undefined>(
+        (best, claim) => (best === undefined || compareClaims(did, claim, best) < 0 ? claim : best),
+        undefined,
+      );
+  for (const claim of claims) {
+    const status = claim.id === owner?.id ? 'active' : 'shadowed';
+    if (claim.status === status) continue;
+    const seq = await nextSeq(trx);
+    await trx
+      .updateTable('remote_entries')
+      .set({ status, updated_at: now, seq })
+      .where('id', '=', claim.id)
+      .execute();
+  }
+  return owner === undefined ? [] : [owner.id];
+}
+
+interface Claim {
+  id: string;
+  home_registry: string;
+  created_at: number | string;
+}
+
+/**
+ * The order of claims of one DID, the owner first: a claim from the host the DID names (did:web's
+ * domain, its port encoded as did:web does) before any other; then one read over https before http
+ * (did:web resolves over https only); then the earliest first seen, then the id.
+ */
+function compareClaims(did: string, a: Claim, b: Claim): number {
+  const rank = (claim: Claim): number[] => [
+    sourceHostNamesDid(claim.home_registry, did) ? 0 : 1,
+    claim.home_registry.startsWith('https:') ? 0 : 1,
+    Number(claim.created_at),
+  ];
+  const [ra, rb] = [rank(a), rank(b)];
+  for (let i = 0; i < ra.length; i += 1) {
+    const d = (ra[i] ?? 0) - (rb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+/** The did:web domain of an http(s) URL's host: the hostname, and `%3A<port>` when it has one. */
+export function didWebDomainOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.port === '' ? parsed.hostname : `${parsed.hostname}%3A${parsed.port}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `did` is a did:web whose domain is the host of `url`. */
+export function sourceHostNamesDid(url: string, did: string): boolean {
+  if (!did.startsWith('did:web:')) return false;
+  const domain = did.slice('did:web:'.length).split(':')[0]?.toLowerCase();
+  return domain !== undefined && domain === didWebDomainOf(url)?.toLowerCase();
+}
+
+/** The ids of the entries a source holds (listed or shadowed). */
+export async function heldEntryIdsOfSource(db: Db, sourceId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('remote_entries')
     .select('id')
     .where('source_id', '=', sourceId)
-    .where('status', '=', 'active')
+    .where('status', '!=', 'removed')
     .execute();
   return rows.map((row) => row.id);
 }
 
-/** Rewrites the provenance of every active entry of a source (a peer found forked: unverified). */
+/** Rewrites the provenance of every entry a source holds (a peer found forked: unverified). */
 export async function restampSource(
   db: Db,
   sourceId: string,
@@ -85,7 +216,7 @@ export async function restampSource(
       .selectFrom('remote_entries')
       .select(['id', 'provenance'])
       .where('source_id', '=', sourceId)
-      .where('status', '=', 'active')
+      .where('status', '!=', 'removed')
       .execute();
     for (const row of rows) {
       const seq = await nextSeq(trx);
