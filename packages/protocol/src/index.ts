@@ -104,6 +104,7 @@ export {
   type LogExtension,
   type LogFollowState,
   type LogSource,
+  type LogStep,
   type StoredFollowState,
   type TiledLogSource,
 } from './log-follower.js';

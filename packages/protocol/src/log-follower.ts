@@ -297,6 +297,11 @@ export interface TiledLogSource extends LogSource {
   hashTile(level: number, index: number, width: number): Promise<Uint8Array>;
 }
 
+/** One proved bundle of a stepwise catch-up, with the signed checkpoint it was proved against. */
+export interface LogStep extends LogExtension {
+  signed: Checkpoint;
+}
+
 /** What one stepwise catch-up may do before it stops, its progress kept, for the next to resume. */
 export interface CatchUpBounds {
   /** New entries verified, counted in whole bundles (the step that reaches it is the last). */
@@ -415,7 +420,7 @@ export async function extendLogInSteps(
   verifierKey: string,
   previous: LogFollowState,
   bounds: CatchUpBounds,
-  onStep: (step: LogExtension) => Promise<void>,
+  onStep: (step: LogStep) => Promise<void>,
 ): Promise<CatchUpResult> {
   const note = await source.checkpoint();
   const checkpoint = verifyCheckpoint(note, verifierKey);
@@ -498,6 +503,7 @@ export async function extendLogInSteps(
       entryData,
       checkpoint: note,
       origin: checkpoint.origin,
+      signed: checkpoint,
     });
     state = next;
     added += entryData.length;

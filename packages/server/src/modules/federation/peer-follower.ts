@@ -1,17 +1,21 @@
 import {
   checkProfileAgainstLeaf,
   entryBundlePath,
-  extendLog,
+  extendLogInSteps,
   followStateFromStored,
+  hashTilePath,
   LogVerificationError,
   storedFollowState,
   verifyLogProof,
   EMPTY_FOLLOW_STATE,
   type LogFollowState,
   type StoredFollowState,
+  type CatchUpResult,
   type LogLeaf,
   type LogProof,
+  type LogStep,
   PROFILE_LIMITS,
+  toBase64,
 } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -103,8 +107,9 @@ export class PeerFollower {
         this.deps.db,
         this.deps.config.peers,
         (peer) => peerSourceId(peer.url),
-        (peer) => this.refresh(peer.url, peer.key, signal),
+        (peer, deadline) => this.refresh(peer.url, peer.key, deadline),
         signal,
+        this.deps.config.sourceDeadlineMs,
       ),
     );
   }
@@ -150,6 +155,8 @@ export class PeerFollower {
       timeoutMs: this.deps.config.fetchTimeoutMs,
       maxResponseBytes: this.deps.config.maxResponseBytes,
     };
+    // The entries verified and stored this round, of the signed checkpoint's size, once a bundle is.
+    let progress: { verified: number; of: number } | undefined;
     try {
       const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
       // A cursor with no key is one an operator's resume left: follow from the start.
@@ -162,56 +169,94 @@ export class PeerFollower {
         throw new LogVerificationError(`the peer's verifier key is not the one followed so far`);
       const previous: LogFollowState =
         cursor === undefined ? EMPTY_FOLLOW_STATE : followStateFromStored(cursor);
-      const extension = await extendLog(
+      // Each proved bundle's agents are stored and the cursor moved past it before the next is read:
+      // one bundle in memory, and a round cut short (a bound, the deadline, a failure) resumes there.
+      const storeStep = async (extension: LogStep): Promise<void> => {
+        const first = extension.state.size - extension.entries.length;
+        const checkpoint = {
+          origin: extension.origin,
+          size: extension.signed.size,
+          root_hash: toBase64(extension.signed.root),
+        };
+        // Each agent once, at its latest entry of this bundle.
+        const latest = new Map<string, { leaf: LogLeaf; index: number }>();
+        extension.entries.forEach((leaf, offset) => latest.set(leaf.did, { leaf, index: first + offset }));
+        const removed: string[] = [];
+        for (const [did, { leaf, index }] of latest) {
+          if (leaf.op === 'deactivate') {
+            removed.push(entryId(peer, did));
+            continue;
+          }
+          const profile = await this.profile(
+            peer,
+            did,
+            leaf,
+            index,
+            key,
+            extension.state.size,
+            limits,
+            signal,
+          );
+          if (profile === undefined) continue;
+          await putRemoteEntry(db, mirroredEntry(peer, did, profile, checkpoint, clock.now()), clock.now());
+        }
+        await removeRemoteEntries(db, removed, clock.now());
+        await updateSource(db, id, {
+          state: 'ok',
+          last_error: null,
+          last_success_at: clock.now(),
+          cursor: JSON.stringify({
+            key,
+            ...storedFollowState(extension.state),
+            origin: extension.origin,
+            ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
+          } satisfies PeerCursor),
+        });
+        progress = { verified: extension.state.size, of: extension.signed.size };
+      };
+      const result = await extendLogInSteps(
         {
           checkpoint: () => this.text(new URL(`${peer}/log/checkpoint`), limits, signal),
           entryBundle: async (index, width) =>
             new Uint8Array(
               await this.bytes(new URL(`${peer}/log/${entryBundlePath(index, width)}`), limits, signal),
             ),
+          hashTile: async (level, index, width) =>
+            new Uint8Array(
+              await this.bytes(new URL(`${peer}/log/${hashTilePath(level, index, width)}`), limits, signal),
+            ),
         },
         key,
         previous,
+        {
+          maxEntries: this.deps.config.peerCatchUpEntries,
+          maxBytes: this.deps.config.peerCatchUpBytes,
+          ...(signal === undefined ? {} : { signal }),
+        },
+        storeStep,
       );
-      const checkpoint = {
-        origin: extension.origin,
-        size: extension.state.size,
-        root_hash: extension.state.root,
-      };
-      // Each agent once, at its latest entry of this catch-up.
-      const latest = new Map<string, { leaf: LogLeaf; index: number }>();
-      extension.entries.forEach((leaf, offset) =>
-        latest.set(leaf.did, { leaf, index: previous.size + offset }),
-      );
-      const removed: string[] = [];
-      for (const [did, { leaf, index }] of latest) {
-        if (leaf.op === 'deactivate') {
-          removed.push(entryId(peer, did));
-          continue;
-        }
-        const profile = await this.profile(peer, did, leaf, index, key, extension.state.size, limits, signal);
-        if (profile === undefined) continue;
-        await putRemoteEntry(db, mirroredEntry(peer, did, profile, checkpoint, clock.now()), clock.now());
-      }
-      await removeRemoteEntries(db, removed, clock.now());
-      await updateSource(db, id, {
-        state: 'ok',
-        last_error: null,
-        last_success_at: clock.now(),
-        cursor: JSON.stringify({
-          key,
-          ...storedFollowState(extension.state),
-          origin: extension.origin,
-          ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
-        } satisfies PeerCursor),
-      });
+      if (result.state.size < result.checkpointSize)
+        await updateSource(db, id, {
+          state: progress === undefined ? 'error' : 'ok',
+          last_error: catchingUp(
+            result.state.size,
+            result.checkpointSize,
+            cutBy(result, signal, this.deps.config),
+          ),
+        });
     } catch (error) {
       if (error instanceof LogVerificationError) {
         await this.stop(peer, error.message);
         return;
       }
       if (!(error instanceof RemoteFetchError)) throw error;
-      await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
+      await updateSource(db, id, {
+        state: 'error',
+        last_error: (progress === undefined
+          ? error.message
+          : catchingUp(progress.verified, progress.of, error.message)
+        ).slice(0, 1000),
+      });
     }
   }
 
@@ -300,6 +345,23 @@ export class PeerFollower {
     if (answer.status !== 200) throw new RemoteFetchError(`${url.href} answered ${answer.status}`);
     return answer.body;
   }
+}
+
+/** A peer's status while its log is followed over several rounds: how far, and why this round stopped. */
+function catchingUp(verified: number, of: number, why: string): string {
+  return `catching up: ${verified} of ${of} entries of the peer's log verified and stored; this round stopped: ${why}; the next round resumes from entry ${verified}`.slice(
+    0,
+    1000,
+  );
+}
+
+/** Which bound ended a stepwise catch-up before the checkpoint, named with its setting. */
+function cutBy(result: CatchUpResult, signal: AbortSignal | undefined, config: FederationConfig): string {
+  if (result.stoppedBy === 'entries')
+    return `FEDERATION_PEER_CATCHUP_ENTRIES (${config.peerCatchUpEntries} entries a round)`;
+  if (result.stoppedBy === 'bytes')
+    return `FEDERATION_PEER_CATCHUP_MB (${config.peerCatchUpBytes / 1024 / 1024} MiB of entry bundles a round)`;
+  return signal?.reason instanceof Error ? signal.reason.message : 'the round ended';
 }
 
 /**
