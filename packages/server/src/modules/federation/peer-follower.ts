@@ -157,8 +157,8 @@ export class PeerFollower {
     };
     // The entries verified and stored this round, of the signed checkpoint's size, once a bundle is.
     let progress: { verified: number; of: number } | undefined;
+    const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
     try {
-      const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
       // A cursor with no key is one an operator's resume left: follow from the start.
       const cursor = stored?.key === undefined ? undefined : (stored as PeerCursor);
       const key =
@@ -169,6 +169,13 @@ export class PeerFollower {
         throw new LogVerificationError(`the peer's verifier key is not the one followed so far`);
       const previous: LogFollowState =
         cursor === undefined ? EMPTY_FOLLOW_STATE : followStateFromStored(cursor);
+      const cursorOf = (state: LogFollowState, origin: string): string =>
+        JSON.stringify({
+          key,
+          ...storedFollowState(state),
+          origin,
+          ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
+        } satisfies PeerCursor);
       // Each proved bundle's agents are stored and the cursor moved past it before the next is read:
       // one bundle in memory, and a round cut short (a bound, the deadline, a failure) resumes there.
       const storeStep = async (extension: LogStep): Promise<void> => {
@@ -205,12 +212,7 @@ export class PeerFollower {
           state: 'ok',
           last_error: null,
           last_success_at: clock.now(),
-          cursor: JSON.stringify({
-            key,
-            ...storedFollowState(extension.state),
-            origin: extension.origin,
-            ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
-          } satisfies PeerCursor),
+          cursor: cursorOf(extension.state, extension.origin),
         });
         progress = { verified: extension.state.size, of: extension.signed.size };
       };
@@ -235,27 +237,39 @@ export class PeerFollower {
         },
         storeStep,
       );
-      if (result.state.size < result.checkpointSize)
-        await updateSource(db, id, {
-          state: progress === undefined ? 'error' : 'ok',
-          last_error: catchingUp(
-            result.state.size,
-            result.checkpointSize,
-            cutBy(result, signal, this.deps.config),
-          ),
-        });
+      await updateSource(
+        db,
+        id,
+        result.state.size === result.checkpointSize
+          ? {
+              state: 'ok',
+              last_error: null,
+              last_success_at: clock.now(),
+              cursor: cursorOf(result.state, result.origin),
+            }
+          : {
+              state: progress === undefined ? 'error' : 'ok',
+              last_error: catchingUp(
+                result.state.size,
+                result.checkpointSize,
+                cutBy(result, signal, this.deps.config),
+              ),
+            },
+      );
     } catch (error) {
       if (error instanceof LogVerificationError) {
         await this.stop(peer, error.message);
         return;
       }
       if (!(error instanceof RemoteFetchError)) throw error;
+      // Cut by a deadline, or failed after some bundles: what was stored stays, and the status says how far.
+      const verified = progress?.verified ?? followedSize(stored);
       await updateSource(db, id, {
         state: 'error',
-        last_error: (progress === undefined
-          ? error.message
-          : catchingUp(progress.verified, progress.of, error.message)
-        ).slice(0, 1000),
+        last_error:
+          progress !== undefined || (signal?.aborted === true && verified > 0)
+            ? catchingUp(verified, progress?.of, error.message)
+            : error.message.slice(0, 1000),
       });
     }
   }
@@ -348,12 +362,17 @@ export class PeerFollower {
 }
 
 /** A peer's status while its log is followed over several rounds: how far, and why this round stopped. */
-function catchingUp(verified: number, of: number, why: string): string {
-  return `catching up: ${verified} of ${of} entries of the peer's log verified and stored; this round stopped: ${why}; the next round resumes from entry ${verified}`.slice(
+function catchingUp(verified: number, of: number | undefined, why: string): string {
+  const how = of === undefined ? `${verified} entries` : `${verified} of ${of} entries`;
+  return `catching up: ${how} of the peer's log verified and stored; this round stopped: ${why}; the next round resumes from entry ${verified}`.slice(
     0,
     1000,
   );
 }
+
+/** How many entries of a peer's log its stored cursor says were verified (0 before the first). */
+const followedSize = (stored: Partial<PeerCursor> | undefined): number =>
+  stored?.key !== undefined && typeof stored.size === 'number' ? stored.size : 0;
 
 /** Which bound ended a stepwise catch-up before the checkpoint, named with its setting. */
 function cutBy(result: CatchUpResult, signal: AbortSignal | undefined, config: FederationConfig): string {
