@@ -43,8 +43,8 @@ function leaf(did: string, profile: Record<string, unknown>): Uint8Array {
 async function hostilePeer(): Promise<{ url: string; bundles: () => number; close(): Promise<void> }> {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
   let served = 0;
-  let entry = new Uint8Array();
-  let forged = new Uint8Array();
+  let entry: Uint8Array = new Uint8Array();
+  let forged: Uint8Array = new Uint8Array();
   let name = '';
   let did = '';
   let profile: Record<string, unknown> = {};
