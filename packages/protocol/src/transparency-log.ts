@@ -370,8 +370,12 @@ export const entryBundlePath = (index: number, width: number): string =>
 export const hashTilePath = (level: number, index: number, width: number): string =>
   `tile/${level}/${tileIndex(index)}${width < TILE_WIDTH ? `.p/${width}` : ''}`;
 
-/** The entries of a bundle (each a big-endian uint16 length, then that many bytes); a torn bundle is an error. */
-export function splitEntryBundle(bundle: Uint8Array): Uint8Array[] {
+/**
+ * The entries of a bundle (each a big-endian uint16 length, then that many bytes); a torn bundle is an
+ * error. With `expected`, a bundle holding more entries is refused as soon as one too many is read.
+ * Each entry is a copy: a kept entry never pins the whole (up to a mebibyte) bundle it came in.
+ */
+export function splitEntryBundle(bundle: Uint8Array, expected?: number): Uint8Array[] {
   const entries: Uint8Array[] = [];
   let at = 0;
   while (at < bundle.length) {
@@ -379,7 +383,11 @@ export function splitEntryBundle(bundle: Uint8Array): Uint8Array[] {
     const length = ((bundle[at] ?? 0) << 8) | (bundle[at + 1] ?? 0);
     if (at + 2 + length > bundle.length)
       throw new LogVerificationError('an entry bundle ends inside an entry');
-    entries.push(bundle.subarray(at + 2, at + 2 + length));
+    if (expected !== undefined && entries.length === expected)
+      throw new LogVerificationError(
+        `an entry bundle holds more than the ${expected} entries its width names: an entry was added`,
+      );
+    entries.push(bundle.slice(at + 2, at + 2 + length));
     at += 2 + length;
   }
   return entries;

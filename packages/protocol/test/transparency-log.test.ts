@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import {
+  EMPTY_FOLLOW_STATE,
   LogVerificationError,
   appendToRange,
   canonicalJson,
@@ -11,6 +12,7 @@ import {
   decodeLeaf,
   entryBundlePath,
   extendLog,
+  extendLogInSteps,
   followStateFromStored,
   followStateOf,
   hashChildren,
@@ -359,6 +361,153 @@ describe('transparency log verification (RFC 6962, C2SP signed-note and tlog-til
     await assert.rejects(
       extendLog({ ...source(300), checkpoint: async () => sign(300, second.state.range[0]!) }, verifierKey),
       /do not hash to the checkpoint's root/,
+    );
+  });
+
+  test('extendLogInSteps proves each bundle against the signed root through the hash tiles, in bounded steps', async () => {
+    const data = Array.from({ length: 256 * 5 + 37 }, (_, i) => leafData(i));
+    const leaves = data.map(hashLeaf);
+    const size = data.length;
+    // Hash tile `index` of `level`: the roots of its 256 ** level-leaf subtrees, as tlog-tiles serves them.
+    const tileOf = (level: number, index: number, width: number): Uint8Array => {
+      const span = 256 ** level;
+      const hashes = Array.from({ length: width }, (_, i) =>
+        merkleRoot(leaves, (index * 256 + i) * span, span),
+      );
+      return Uint8Array.from(hashes.flatMap((hash) => [...hash]));
+    };
+    const tileReads: string[] = [];
+    const source = (
+      overrides: { tile?: (level: number, index: number, width: number) => Uint8Array } = {},
+    ) => ({
+      checkpoint: async () => sign(size, merkleRoot(leaves)),
+      entryBundle: async (index: number, width: number) =>
+        bundle(data.slice(index * 256, index * 256 + width)),
+      hashTile: async (level: number, index: number, width: number) => {
+        tileReads.push(`${level}/${index}/${width}`);
+        return (overrides.tile ?? tileOf)(level, index, width);
+      },
+    });
+    const steps: number[] = [];
+    const onStep = async (step: { state: LogFollowState; entries: unknown[] }) => {
+      checkFollowState(step.state);
+      steps.push(step.entries.length);
+    };
+    const bounds = { maxEntries: 512, maxBytes: 1 << 20 };
+    const first = await extendLogInSteps(source(), verifierKey, EMPTY_FOLLOW_STATE, bounds, onStep);
+    assert.equal(first.stoppedBy, 'entries');
+    assert.equal(first.state.size, 512);
+    assert.deepEqual(steps, [256, 256]);
+    assert.ok(tileReads.length > 0, 'a prefix is proved through the hash tiles');
+    // Resumed from the stored state: the rest, the last (partial) bundle proved by the root itself.
+    const rest = await extendLogInSteps(
+      source(),
+      verifierKey,
+      first.state,
+      { ...bounds, maxEntries: 1e9 },
+      onStep,
+    );
+    assert.equal(rest.stoppedBy, undefined);
+    assert.deepEqual(steps, [256, 256, 256, 256, 256, 37]);
+    assert.deepEqual(rest.state, (await extendLog(source(), verifierKey)).state);
+    // The byte bound and the signal stop it between bundles.
+    const byBytes = await extendLogInSteps(
+      source(),
+      verifierKey,
+      EMPTY_FOLLOW_STATE,
+      { maxEntries: 1e9, maxBytes: 1 },
+      onStep,
+    );
+    assert.equal(byBytes.stoppedBy, 'bytes');
+    assert.equal(byBytes.state.size, 256);
+    const aborted = await extendLogInSteps(
+      source(),
+      verifierKey,
+      EMPTY_FOLLOW_STATE,
+      { ...bounds, signal: AbortSignal.abort() },
+      onStep,
+    );
+    assert.deepEqual([aborted.stoppedBy, aborted.state.size], ['signal', 0]);
+
+    // Hash tiles that do not lead to the signed root prove nothing: refused before the bundle is handed over.
+    steps.length = 0;
+    await assert.rejects(
+      extendLogInSteps(
+        source({ tile: (l, i, w) => new Uint8Array(w * 32) }),
+        verifierKey,
+        EMPTY_FOLLOW_STATE,
+        bounds,
+        onStep,
+      ),
+      /entry bundle 0 is not part of the checkpoint's tree of size 1317/,
+    );
+    await assert.rejects(
+      extendLogInSteps(
+        source({ tile: (l, i, w) => tileOf(l, i, w).subarray(32) }),
+        verifierKey,
+        EMPTY_FOLLOW_STATE,
+        bounds,
+        onStep,
+      ),
+      /hash tile \d+\/\d+ of width \d+ is \d+ bytes/,
+    );
+    // A bundle holding one entry more than its width is refused as it is split.
+    await assert.rejects(
+      extendLogInSteps(
+        { ...source(), entryBundle: async () => bundle(data.slice(0, 257)) },
+        verifierKey,
+        EMPTY_FOLLOW_STATE,
+        bounds,
+        onStep,
+      ),
+      /holds more than the 256 entries its width names/,
+    );
+    assert.deepEqual(steps, []);
+  });
+
+  test('a checkpoint claiming 25.6 million entries is followed one proved bundle at a time', async () => {
+    // A log of one leaf repeated: every subtree of a height has one hash, so its tiles are cheap to serve.
+    const leaf = leafData(0);
+    const size = 25_600_000 + 5;
+    const subtree = [hashLeaf(leaf)];
+    for (let height = 1; height <= 25; height += 1)
+      subtree.push(hashChildren(subtree[height - 1]!, subtree[height - 1]!));
+    const roots = new Map<number, Uint8Array>();
+    const mth = (n: number): Uint8Array => {
+      if ((n & (n - 1)) === 0) return subtree[Math.log2(n)]!;
+      const known = roots.get(n);
+      if (known !== undefined) return known;
+      const k = split(n);
+      const root = hashChildren(mth(k), mth(n - k));
+      roots.set(n, root);
+      return root;
+    };
+    let garbage = false;
+    const source = {
+      checkpoint: async () => sign(size, mth(size)),
+      entryBundle: async (_index: number, width: number) =>
+        garbage ? new Uint8Array(1 << 20).fill(7) : bundle(Array.from({ length: width }, () => leaf)),
+      hashTile: async (level: number, _index: number, width: number) =>
+        Uint8Array.from(Array.from({ length: width }, () => [...subtree[level * 8]!]).flat()),
+    };
+    const steps: number[] = [];
+    const done = await extendLogInSteps(
+      source,
+      verifierKey,
+      EMPTY_FOLLOW_STATE,
+      { maxEntries: 1024, maxBytes: 1 << 30 },
+      async (step) => {
+        steps.push(step.state.size);
+      },
+    );
+    assert.deepEqual(steps, [256, 512, 768, 1024]);
+    assert.deepEqual([done.stoppedBy, done.checkpointSize], ['entries', size]);
+    garbage = true;
+    await assert.rejects(
+      extendLogInSteps(source, verifierKey, done.state, { maxEntries: 1024, maxBytes: 1 << 30 }, async () => {
+        assert.fail('no garbage bundle is handed over');
+      }),
+      LogVerificationError,
     );
   });
 });

@@ -253,6 +253,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const logLevel = LOG_LEVELS.find((level) => level === logLevelRaw);
   if (logLevel === undefined) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const refreshSeconds = integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60);
+
   const config: Config = {
     port,
     host,
@@ -262,9 +264,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhookAllowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     federation: {
       ...federationSources,
-      refreshMs: integer('FEDERATION_REFRESH_SECONDS', 15 * 60, 10, 7 * 24 * 60 * 60) * 1000,
+      refreshMs: refreshSeconds * 1000,
       fetchTimeoutMs: integer('FEDERATION_FETCH_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
       maxResponseBytes: integer('FEDERATION_MAX_RESPONSE_KB', 1024, 16, 64 * 1024) * 1024,
+      // A source never runs into the next round: its deadline is at most the interval.
+      sourceDeadlineMs:
+        Math.min(integer('FEDERATION_SOURCE_DEADLINE_SECONDS', 120, 1, 7 * 24 * 60 * 60), refreshSeconds) *
+        1000,
+      peerCatchUpEntries: integer('FEDERATION_PEER_CATCHUP_ENTRIES', 65_536, 256, 100_000_000),
+      peerCatchUpBytes: integer('FEDERATION_PEER_CATCHUP_MB', 64, 1, 64 * 1024) * 1024 * 1024,
       a2aAllowHttpTrustRoots: boolean('FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS', false),
       maxEntriesPerPeer: integer('FEDERATION_MAX_ENTRIES_PER_PEER', 100_000, 1, 10_000_000),
       maxEntriesPerMcpRegistry: integer('FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY', 10_000, 1, 1_000_000),

@@ -32,6 +32,15 @@ export interface FederationConfig {
    * Registry is read in full every this many rounds, and what a complete full read lacks is removed.
    */
   expireAfterRounds: number;
+  /**
+   * Most time one source's refresh may take in a round (never more than refreshMs): a source cut here
+   * resumes next round, from the progress it stored.
+   */
+  sourceDeadlineMs: number;
+  /** Most new log entries one round verifies of one peer; the rest waits for the next rounds. */
+  peerCatchUpEntries: number;
+  /** Most entry bundle bytes one round reads of one peer. */
+  peerCatchUpBytes: number;
 }
 
 /** The sources that FEDERATION_A2A_CARDS, FEDERATION_A2A_JWKS, FEDERATION_PEERS and FEDERATION_MCP_REGISTRIES name. */

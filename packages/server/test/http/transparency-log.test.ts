@@ -322,6 +322,29 @@ describe('the transparency log of a node whose database moves under it', () => {
     }
   });
 
+  test('a change-feed head left behind the log (a hand-edited database) costs one rebuild, not one per request', async () => {
+    for (let i = 0; i < 3; i += 1) await registerNamed(registry, `Head behind ${i}`);
+    const read = await verifiedCheckpoint(registry, verifierKey);
+    const { db } = registry.ctx.database;
+    const { seq } = await db
+      .selectFrom('change_feed_head')
+      .select('seq')
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
+    await sql`update change_feed_head set seq = ${Number(seq) - 2} where id = 1`.execute(db);
+    const rebuildsBefore = registry.ctx.transparencyLog.rebuilds;
+    for (let i = 0; i < 5; i += 1) {
+      const checkpoint = await verifiedCheckpoint(registry, verifierKey);
+      assert.equal(checkpoint.size, read.size, 'the log records are all still there');
+    }
+    assert.equal(
+      registry.ctx.transparencyLog.rebuilds - rebuildsBefore,
+      1,
+      'the head moved back once: one rebuild, whatever the number of requests after it',
+    );
+    await sql`update change_feed_head set seq = ${Number(seq)} where id = 1`.execute(db);
+  });
+
   test("a log proof asked right after the agent's write, while a catch-up that read before it runs, finds it", async () => {
     // The log reads through its own connection, whose driver can hold back one read of log_records
     // (with the connection already given back): a catch-up is kept running, its records read, while a

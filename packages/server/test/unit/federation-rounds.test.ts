@@ -37,6 +37,26 @@ test(`a source that fails unexpectedly is put on its status and the round goes o
   assert.equal((await readSource(handle.db, idOf(peers[1] as string)))?.state, 'ok');
 });
 
+test(`a source that does not finish is cut at its own deadline and the next source still runs (${testDatabase})`, async () => {
+  const ran: [string, boolean][] = [];
+  await refreshEach(
+    handle.db,
+    peers,
+    idOf,
+    async (url, signal) => {
+      // The first never answers: only its deadline ends it.
+      if (url === peers[0]) await new Promise((resolve) => signal.addEventListener('abort', resolve));
+      ran.push([url, signal.aborted]);
+    },
+    undefined,
+    50,
+  );
+  assert.deepEqual(ran, [
+    [peers[0], true],
+    [peers[1], false],
+  ]);
+});
+
 test('one kind of source failing does not keep the next kind from its round', async () => {
   const reported: unknown[] = [];
   const ran: string[] = [];

@@ -69,8 +69,9 @@ export class A2aCardImporter {
         this.deps.db,
         this.deps.config.a2aCards,
         cardSourceId,
-        (url) => this.refresh(url, signal),
+        (url, deadline) => this.refresh(url, deadline),
         signal,
+        this.deps.config.sourceDeadlineMs,
       ),
     );
   }

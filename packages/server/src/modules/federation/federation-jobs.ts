@@ -8,7 +8,8 @@ export interface SourceRefresher {
 
 /**
  * Every configured source once soon after start, then every `intervalMs` (never two rounds at once).
- * Nothing runs when no source is configured.
+ * The kinds run side by side, so a slow peer never holds the imports, and a round ends at the next
+ * interval (each source also has its own deadline: refreshEach). Nothing runs when no source is configured.
  */
 export function startFederationJobs(
   refreshers: readonly SourceRefresher[],
@@ -16,11 +17,14 @@ export function startFederationJobs(
   onError: (error: unknown) => void,
 ): BackgroundJobs {
   if (refreshers.length === 0) return { stop: async () => {} };
-  const round = async (signal: AbortSignal): Promise<void> => {
-    for (const refresher of refreshers) {
-      if (signal.aborted) return;
-      // Each kind in turn whatever the one before met: its failure is reported, not the end of the round.
-      await refresher.refreshAll(signal).catch(onError);
+  const round = async (stop: AbortSignal): Promise<void> => {
+    const deadline = roundDeadline(intervalMs);
+    const signal = AbortSignal.any([stop, deadline.signal]);
+    try {
+      // Each kind whatever the others meet: its failure is reported, not the end of the round.
+      await Promise.all(refreshers.map((refresher) => refresher.refreshAll(signal).catch(onError)));
+    } finally {
+      deadline.clear();
     }
   };
   const first = new AbortController();
@@ -33,6 +37,22 @@ export function startFederationJobs(
       await timer.stop();
     },
   };
+}
+
+/** A signal that ends a round when the next one is due, its reason saying so. */
+function roundDeadline(intervalMs: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () =>
+      controller.abort(
+        new Error(
+          `the round was cut when the next was due (FEDERATION_REFRESH_SECONDS, ${intervalMs / 1000} s); the next round resumes it`,
+        ),
+      ),
+    intervalMs,
+  );
+  timer.unref();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
 
 /**

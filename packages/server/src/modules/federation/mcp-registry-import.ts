@@ -103,8 +103,9 @@ export class McpRegistryImporter {
         this.deps.db,
         this.deps.config.mcpRegistries,
         mcpSourceId,
-        (base) => this.refresh(base, signal),
+        (base, deadline) => this.refresh(base, deadline),
         signal,
+        this.deps.config.sourceDeadlineMs,
       ),
     );
   }

@@ -3,17 +3,21 @@ import {
   webDid,
   checkProfileAgainstLeaf,
   entryBundlePath,
-  extendLog,
+  extendLogInSteps,
   followStateFromStored,
+  hashTilePath,
   LogVerificationError,
   storedFollowState,
   verifyLogProof,
   EMPTY_FOLLOW_STATE,
   type LogFollowState,
   type StoredFollowState,
+  type CatchUpResult,
   type LogLeaf,
   type LogProof,
+  type LogStep,
   PROFILE_LIMITS,
+  toBase64,
 } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
@@ -112,8 +116,9 @@ export class PeerFollower {
         this.deps.db,
         this.deps.config.peers,
         (peer) => peerSourceId(peer.url),
-        (peer) => this.refresh(peer.url, peer.key, signal),
+        (peer, deadline) => this.refresh(peer.url, peer.key, deadline),
         signal,
+        this.deps.config.sourceDeadlineMs,
       ),
     );
   }
@@ -159,8 +164,10 @@ export class PeerFollower {
       timeoutMs: this.deps.config.fetchTimeoutMs,
       maxResponseBytes: this.deps.config.maxResponseBytes,
     };
+    // The entries verified and stored this round, of the signed checkpoint's size, once a bundle is.
+    let progress: { verified: number; of: number } | undefined;
+    const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
     try {
-      const stored = source?.cursor == null ? undefined : (JSON.parse(source.cursor) as Partial<PeerCursor>);
       // A cursor with no key is one an operator's resume left: follow from the start.
       const cursor = stored?.key === undefined ? undefined : (stored as PeerCursor);
       const key =
@@ -172,76 +179,121 @@ export class PeerFollower {
       checkPeerOrigin(peer, key.split('+')[0] ?? '', 'its verifier key is named');
       const previous: LogFollowState =
         cursor === undefined ? EMPTY_FOLLOW_STATE : followStateFromStored(cursor);
-      const extension = await extendLog(
+      // Log entries not mirrored since the last resume, carried in the cursor across rounds.
+      let refusedSoFar = stored?.refused;
+      const cursorOf = (state: LogFollowState, origin: string): string =>
+        JSON.stringify({
+          key,
+          ...storedFollowState(state),
+          origin,
+          ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
+          ...(refusedSoFar === undefined ? {} : { refused: refusedSoFar }),
+        } satisfies PeerCursor);
+      // Each proved bundle's agents are stored and the cursor moved past it before the next is read:
+      // one bundle in memory, and a round cut short (a bound, the deadline, a failure) resumes there.
+      const storeStep = async (extension: LogStep): Promise<void> => {
+        checkPeerOrigin(peer, extension.origin, 'its checkpoint names the origin');
+        const first = extension.state.size - extension.entries.length;
+        const checkpoint = {
+          origin: extension.origin,
+          size: extension.signed.size,
+          root_hash: toBase64(extension.signed.root),
+        };
+        // Each agent once, at its latest entry of this bundle.
+        const latest = new Map<string, { leaf: LogLeaf; index: number }>();
+        extension.entries.forEach((leaf, offset) => latest.set(leaf.did, { leaf, index: first + offset }));
+        const removed: string[] = [];
+        const refused: string[] = [];
+        for (const [did, { leaf, index }] of latest) {
+          // Not this peer's to speak for: never read, never stored; named on its status.
+          const notOurs = peerDidRefusal(peer, did, this.deps.didWebDomain);
+          if (notOurs !== undefined) {
+            refused.push(`entry ${index}: ${notOurs}`);
+            continue;
+          }
+          if (leaf.op === 'deactivate') {
+            removed.push(entryId(peer, did));
+            continue;
+          }
+          const profile = await this.profile(
+            peer,
+            did,
+            leaf,
+            index,
+            key,
+            extension.state.size,
+            limits,
+            signal,
+          );
+          if (profile === undefined) continue;
+          const quota = await this.quota(id);
+          const written = await putRemoteEntry(
+            db,
+            mirroredEntry(peer, did, profile, checkpoint, clock.now()),
+            clock.now(),
+            quota,
+          );
+          if (written === 'refused')
+            refused.push(
+              `entry ${index}: ${did} not mirrored, the peer holds FEDERATION_MAX_ENTRIES_PER_PEER (${quota.max}) entries already`,
+            );
+        }
+        await removeRemoteEntries(db, removed, clock.now(), this.quotas.get(id));
+        if (refused.length > 0)
+          refusedSoFar = {
+            count: (refusedSoFar?.count ?? 0) + refused.length,
+            latest: [...refused, ...(refusedSoFar?.latest ?? [])].slice(0, 5),
+          };
+        await updateSource(db, id, {
+          state: 'ok',
+          last_error: refusedNote(refusedSoFar),
+          last_success_at: clock.now(),
+          cursor: cursorOf(extension.state, extension.origin),
+        });
+        progress = { verified: extension.state.size, of: extension.signed.size };
+      };
+      const result = await extendLogInSteps(
         {
           checkpoint: () => this.text(new URL(`${peer}/log/checkpoint`), limits, signal),
           entryBundle: async (index, width) =>
             new Uint8Array(
               await this.bytes(new URL(`${peer}/log/${entryBundlePath(index, width)}`), limits, signal),
             ),
+          hashTile: async (level, index, width) =>
+            new Uint8Array(
+              await this.bytes(new URL(`${peer}/log/${hashTilePath(level, index, width)}`), limits, signal),
+            ),
         },
         key,
         previous,
+        {
+          maxEntries: this.deps.config.peerCatchUpEntries,
+          maxBytes: this.deps.config.peerCatchUpBytes,
+          ...(signal === undefined ? {} : { signal }),
+        },
+        storeStep,
       );
-      checkPeerOrigin(peer, extension.origin, 'its checkpoint names the origin');
-      const checkpoint = {
-        origin: extension.origin,
-        size: extension.state.size,
-        root_hash: extension.state.root,
-      };
-      // Each agent once, at its latest entry of this catch-up.
-      const latest = new Map<string, { leaf: LogLeaf; index: number }>();
-      extension.entries.forEach((leaf, offset) =>
-        latest.set(leaf.did, { leaf, index: previous.size + offset }),
-      );
-      const removed: string[] = [];
-      const refused: string[] = [];
-      for (const [did, { leaf, index }] of latest) {
-        // Not this peer's to speak for: never read, never stored; named on its status.
-        const notOurs = peerDidRefusal(peer, did, this.deps.didWebDomain);
-        if (notOurs !== undefined) {
-          refused.push(`entry ${index}: ${notOurs}`);
-          continue;
-        }
-        if (leaf.op === 'deactivate') {
-          removed.push(entryId(peer, did));
-          continue;
-        }
-        const profile = await this.profile(peer, did, leaf, index, key, extension.state.size, limits, signal);
-        if (profile === undefined) continue;
-        const quota = await this.quota(id);
-        const written = await putRemoteEntry(
-          db,
-          mirroredEntry(peer, did, profile, checkpoint, clock.now()),
-          clock.now(),
-          quota,
-        );
-        if (written === 'refused')
-          refused.push(
-            `entry ${index}: ${did} not mirrored, the peer holds FEDERATION_MAX_ENTRIES_PER_PEER (${quota.max}) entries already`,
-          );
-      }
-      await removeRemoteEntries(db, removed, clock.now(), this.quotas.get(id));
       this.quotas.delete(id);
-      const refusedSoFar =
-        refused.length === 0
-          ? stored?.refused
+      checkPeerOrigin(peer, result.origin, 'its checkpoint names the origin');
+      const refusedLine = refusedNote(refusedSoFar);
+      await updateSource(
+        db,
+        id,
+        result.state.size === result.checkpointSize
+          ? {
+              state: 'ok',
+              last_error: refusedLine,
+              last_success_at: clock.now(),
+              cursor: cursorOf(result.state, result.origin),
+            }
           : {
-              count: (stored?.refused?.count ?? 0) + refused.length,
-              latest: [...refused, ...(stored?.refused?.latest ?? [])].slice(0, 5),
-            };
-      await updateSource(db, id, {
-        state: 'ok',
-        last_error: refusedNote(refusedSoFar),
-        last_success_at: clock.now(),
-        cursor: JSON.stringify({
-          key,
-          ...storedFollowState(extension.state),
-          origin: extension.origin,
-          ...(stored?.resumed === undefined ? {} : { resumed: stored.resumed }),
-          ...(refusedSoFar === undefined ? {} : { refused: refusedSoFar }),
-        } satisfies PeerCursor),
-      });
+              state: progress === undefined ? 'error' : 'ok',
+              last_error: [
+                catchingUp(result.state.size, result.checkpointSize, cutBy(result, signal, this.deps.config)),
+                ...(refusedLine === null ? [] : [refusedLine]),
+              ].join('; '),
+            },
+      );
     } catch (error) {
       this.quotas.delete(id);
       if (error instanceof LogVerificationError) {
@@ -249,7 +301,15 @@ export class PeerFollower {
         return;
       }
       if (!(error instanceof RemoteFetchError)) throw error;
-      await updateSource(db, id, { state: 'error', last_error: error.message.slice(0, 1000) });
+      // Cut by a deadline, or failed after some bundles: what was stored stays, and the status says how far.
+      const verified = progress?.verified ?? followedSize(stored);
+      await updateSource(db, id, {
+        state: 'error',
+        last_error:
+          progress !== undefined || (signal?.aborted === true && verified > 0)
+            ? catchingUp(verified, progress?.of, error.message)
+            : error.message.slice(0, 1000),
+      });
     }
   }
 
@@ -350,6 +410,28 @@ export class PeerFollower {
     if (answer.status !== 200) throw new RemoteFetchError(`${url.href} answered ${answer.status}`);
     return answer.body;
   }
+}
+
+/** A peer's status while its log is followed over several rounds: how far, and why this round stopped. */
+function catchingUp(verified: number, of: number | undefined, why: string): string {
+  const how = of === undefined ? `${verified} entries` : `${verified} of ${of} entries`;
+  return `catching up: ${how} of the peer's log verified and stored; this round stopped: ${why}; the next round resumes from entry ${verified}`.slice(
+    0,
+    1000,
+  );
+}
+
+/** How many entries of a peer's log its stored cursor says were verified (0 before the first). */
+const followedSize = (stored: Partial<PeerCursor> | undefined): number =>
+  stored?.key !== undefined && typeof stored.size === 'number' ? stored.size : 0;
+
+/** Which bound ended a stepwise catch-up before the checkpoint, named with its setting. */
+function cutBy(result: CatchUpResult, signal: AbortSignal | undefined, config: FederationConfig): string {
+  if (result.stoppedBy === 'entries')
+    return `FEDERATION_PEER_CATCHUP_ENTRIES (${config.peerCatchUpEntries} entries a round)`;
+  if (result.stoppedBy === 'bytes')
+    return `FEDERATION_PEER_CATCHUP_MB (${config.peerCatchUpBytes / 1024 / 1024} MiB of entry bundles a round)`;
+  return signal?.reason instanceof Error ? signal.reason.message : 'the round ended';
 }
 
 /**

@@ -50,6 +50,9 @@ export async function fetchRemote(
     const response = await getOnce(policy, current, headers, limits.maxResponseBytes, combined).catch(
       (error: unknown) => {
         if (error instanceof RemoteFetchError) throw error;
+        // The round's or the source's deadline (its reason names which), not the remote side's fault.
+        if (signal?.aborted === true && signal.reason instanceof Error)
+          throw new RemoteFetchError(`${current.href} was not fetched in full: ${signal.reason.message}`);
         if (deadline.aborted)
           throw new RemoteFetchError(
             `${current.href} did not answer in full within ${limits.timeoutMs} ms (FEDERATION_FETCH_TIMEOUT_SECONDS)`,

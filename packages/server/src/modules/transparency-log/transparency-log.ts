@@ -51,10 +51,18 @@ export class TransparencyLogService {
   private firstSeq: number | undefined;
   /** Identity of the change-feed head's table when the tree was started (PostgreSQL's tableoid). */
   private generation: string | null = null;
+  /** The change-feed head's number at the last catch-up: a restore moves it back. */
+  private headSeq: number | undefined;
+  private rebuildCount = 0;
   private syncing: Promise<void> | undefined;
   private signed: { tree: MerkleTree; size: number; note: string } | undefined;
 
   constructor(private readonly deps: TransparencyLogDeps) {}
+
+  /** How many times the tree was rebuilt after a detected restore (once per restore, never per request). */
+  get rebuilds(): number {
+    return this.rebuildCount;
+  }
 
   get origin(): string {
     return this.deps.signer.name;
@@ -83,11 +91,13 @@ export class TransparencyLogService {
     const head = await readChangeFeedHead(db);
     let tree = this.tree;
     let lastRow = this.lastRow;
-    // A restore from an older backup: the head is behind what this node has read, or (PostgreSQL, once
-    // new writes carried it past) in a table the restore recreated. The log is rebuilt from what the
-    // database now holds (mirrors see the rewind as a fork).
+    // A restore from an older backup: the head moved back since the last catch-up, or (PostgreSQL, once
+    // new writes carried it past) is in a table the restore recreated. The log is rebuilt from what the
+    // database now holds (mirrors see the rewind as a fork). A head that merely stays behind the log
+    // (a hand-edited or partly restored database) is one change, seen once: not a restore per request.
     let restored =
-      head.seq < firstSeq + tree.size - 1 || (tree.size > 0 && head.generation !== this.generation);
+      (tree.size > 0 && this.headSeq !== undefined && head.seq < this.headSeq) ||
+      (tree.size > 0 && head.generation !== this.generation);
     let caughtUp = false;
     if (!restored && tree.size > 0) {
       // The first batch starts at the last leaf read: a database put back under a running node without
@@ -103,6 +113,7 @@ export class TransparencyLogService {
       }
     }
     if (restored) {
+      this.rebuildCount += 1;
       firstSeq = await readLogStart(db);
       tree = new MerkleTree();
       lastRow = undefined;
@@ -119,6 +130,7 @@ export class TransparencyLogService {
     this.lastRow = lastRow;
     this.firstSeq = firstSeq;
     this.generation = head.generation;
+    this.headSeq = head.seq;
   }
 
   /** Appends the rows' leaves; the last row appended, if any. */
