@@ -18,8 +18,15 @@ interface SourceStatus {
 /** What a hostile peer can sign at no cost: 25.6 million copies of one leaf, each about 3.7 KB. */
 const CLAIMED = 25_600_000;
 
+/** The status's error texts are shown with the operator token only. */
+const OPERATOR_TOKEN = 'operator-token-0123456789';
+
 async function statuses(registry: TestRegistry): Promise<Map<string, SourceStatus>> {
-  const response = await registry.app.inject({ method: 'GET', url: '/api/federation/status' });
+  const response = await registry.app.inject({
+    method: 'GET',
+    url: '/api/federation/status',
+    headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+  });
   assert.equal(response.statusCode, 200, response.body);
   return new Map(response.json<{ sources: SourceStatus[] }>().sources.map((source) => [source.id, source]));
 }
@@ -62,6 +69,7 @@ describe(`a peer whose signed checkpoint claims 25.6 million entries (${testData
       FEDERATION_PEERS: `${hostile.url},${honest.url}`,
       FEDERATION_A2A_CARDS: card.cardUrl,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_PEER_CATCHUP_ENTRIES: '4096',
     };
     let follower = await startRegistry(env, { database });
@@ -130,6 +138,7 @@ describe(`a peer whose signed checkpoint claims 25.6 million entries (${testData
     const follower = await startRegistry({
       FEDERATION_PEERS: `${hostile.url},${honest.url}`,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
     });
     try {
       await follower.ctx.federation.refresh();
@@ -160,6 +169,7 @@ describe(`a peer whose signed checkpoint claims 25.6 million entries (${testData
     const follower = await startRegistry({
       FEDERATION_PEERS: `${hostile.url},${honest.url}`,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      METRICS_TOKEN: OPERATOR_TOKEN,
       FEDERATION_SOURCE_DEADLINE_SECONDS: '2',
     });
     try {

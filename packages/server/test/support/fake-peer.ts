@@ -114,9 +114,10 @@ export class FakePeer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** A did:web under this peer's own host. */
+  /** A registry did:web under this peer's own host, its agent id derived from `name`. */
   did(name: string): string {
-    return `did:web:127.0.0.1%3A${(this.server.address() as AddressInfo).port}:agents:${name}`;
+    const agentId = crypto.createHash('sha256').update(name).digest('hex').slice(0, 32);
+    return `did:web:127.0.0.1%3A${(this.server.address() as AddressInfo).port}:agent:${agentId}`;
   }
 
   setLog(log: FakeLog): void {
