@@ -7,7 +7,7 @@
  *   node --import tsx bench/baseline-server.ts <DATABASE_URL> <port> <public url>
  */
 import http from 'node:http';
-import { agentLookup, profileJson } from './profile-json.js';
+import { agentLookup, referenceProfile } from './profile-json.js';
 
 const [databaseUrl, portText, publicUrl] = process.argv.slice(2);
 if (databaseUrl === undefined || portText === undefined || publicUrl === undefined) {
@@ -44,7 +44,7 @@ const server = http.createServer((request, response) => {
         send(response, 404, '{"error":"Agent not found","details":"no agent","code":"AGENT_NOT_FOUND"}');
         return;
       }
-      send(response, 200, JSON.stringify(profileJson(row, publicUrl)));
+      send(response, 200, JSON.stringify(referenceProfile(row, publicUrl)));
     },
     (error: unknown) => {
       console.error(error);

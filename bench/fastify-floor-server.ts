@@ -7,7 +7,7 @@
  *   node --import tsx bench/fastify-floor-server.ts <DATABASE_URL> <port> <public url>
  */
 import Fastify from 'fastify';
-import { agentLookup, profileJson } from './profile-json.js';
+import { agentLookup, referenceProfile } from './profile-json.js';
 
 const [databaseUrl, portText, publicUrl] = process.argv.slice(2);
 if (databaseUrl === undefined || portText === undefined || publicUrl === undefined) {
@@ -21,7 +21,7 @@ app.get('/api/agents/:did', async (request, reply) => {
   if (row === undefined) {
     return reply.status(404).send({ error: 'Agent not found', details: 'no agent', code: 'AGENT_NOT_FOUND' });
   }
-  return profileJson(row, publicUrl);
+  return referenceProfile(row, publicUrl);
 });
 await app.listen({ port: Number(portText), host: '127.0.0.1' });
 process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));

@@ -33,6 +33,8 @@ export interface ScenarioSpec {
   note?: string;
   /** Called between the warm-up and the measured run (e.g. to forget warm-up samples). */
   beforeMeasure?: () => void;
+  /** Statuses other than 2xx the scenario expects of some requests (a smoke run fails on any other). */
+  expectedStatuses?: readonly number[];
 }
 
 export async function measure(
@@ -42,7 +44,7 @@ export async function measure(
   spec: ScenarioSpec,
   options: Options,
 ): Promise<Row> {
-  if (spec.warmup !== false) {
+  if (spec.warmup !== false && options.warmup > 0) {
     await runLoad({
       url: base,
       connections: spec.connections,
@@ -80,7 +82,30 @@ export async function measure(
       `peak so far ${(statusKb(pid, 'VmHWM') / 1024).toFixed(0)} MB)` +
       (bad > 0 ? `, ${bad} non-2xx/errors ${JSON.stringify(load.statuses)}` : ''),
   );
+  if (options.smoke) assertSmokeLoad(spec, load);
   return row;
+}
+
+/**
+ * A smoke run's check of one measured run: something answered, nothing failed to answer, and every
+ * status is 2xx or one the scenario expects. Latency and throughput are never judged.
+ */
+export function assertSmokeLoad(
+  spec: Pick<ScenarioSpec, 'label' | 'expectedStatuses'>,
+  load: LoadResult,
+): void {
+  const unexpected = Object.entries(load.statuses).filter(([status]) => {
+    const code = Number(status);
+    return (code < 200 || code > 299) && !(spec.expectedStatuses ?? []).includes(code);
+  });
+  if (load.ok === 0 || load.errors > 0 || unexpected.length > 0) {
+    throw new Error(
+      `smoke: ${spec.label}: ${load.ok} 2xx, ${load.errors} errors (no answer, timeouts), statuses ${JSON.stringify(load.statuses)}` +
+        (spec.expectedStatuses === undefined
+          ? ''
+          : `; expected besides 2xx: ${spec.expectedStatuses.join(', ')}`),
+    );
+  }
 }
 
 /** The rounds of one scenario as one row: requests, seconds and CPU add up. */

@@ -23,7 +23,18 @@ export interface Options {
   keepDatabase: string | undefined;
   /** Node.js flags for the registry process only (e.g. `--max-semi-space-size=64`), not the load generator. */
   registryNodeFlags: string[];
+  /**
+   * `--smoke`: every scenario once, small and short, checked rather than measured (bench/RESULTS.md,
+   * "Smoke bench"): any error, unexpected status or mismatch fails the run; no budget is judged.
+   */
+  smoke: boolean;
 }
+
+/**
+ * What `--smoke` changes unless given: a few thousand agents and as many remote entries (so federated
+ * search runs), a second a run, half a second a search shape, no warm-up.
+ */
+const SMOKE_DEFAULTS = { agents: 3_000, duration: 1, searchDuration: 0.5, warmup: 0 } as const;
 
 export function parseOptions(argv: string[]): Options {
   const options: Options = {
@@ -38,7 +49,9 @@ export function parseOptions(argv: string[]): Options {
     searchDuration: 4,
     keepDatabase: undefined,
     registryNodeFlags: [],
+    smoke: false,
   };
+  const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const value = (): string => {
@@ -60,8 +73,26 @@ export function parseOptions(argv: string[]): Options {
     else if (arg === '--registry-node-flags') options.registryNodeFlags = value().split(' ').filter(Boolean);
     else if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--only') options.only = new Set(value().split(','));
+    else if (arg === '--smoke') options.smoke = true;
     else throw new Error(`unknown option ${arg}`);
+    given.add(arg);
   }
+  if (options.smoke) {
+    if (!given.has('--agents')) options.agents = SMOKE_DEFAULTS.agents;
+    if (!given.has('--duration')) options.duration = SMOKE_DEFAULTS.duration;
+    if (!given.has('--search-duration')) options.searchDuration = SMOKE_DEFAULTS.searchDuration;
+    if (!given.has('--warmup')) options.warmup = SMOKE_DEFAULTS.warmup;
+  }
+  for (const [flag, value] of [
+    ['--agents', options.agents],
+    ['--duration', options.duration],
+    ['--search-duration', options.searchDuration],
+    ['--connections', options.connections],
+  ] as const) {
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${flag} is a positive number`);
+  }
+  if (!Number.isFinite(options.warmup) || options.warmup < 0)
+    throw new Error('--warmup is 0 or more seconds');
   if (options.remote < 0) {
     const searched =
       options.only === undefined || [...options.only].some((name) => name.startsWith('search'));

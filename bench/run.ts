@@ -7,6 +7,11 @@
  * many as `--agents` when search is measured, else none. With them every search shape is measured again
  * with scope=federated (rows `search-federated-*`), once the registry has loaded its federated index.
  *
+ * `--smoke` runs every scenario once, small and short (3,000 agents and as many remote entries, a
+ * second a run, no warm-up), as `.ci/run` does: it fails on any error, any status a scenario does not
+ * expect, and any difference between the reference servers' GET profile and the registry's; it judges no
+ * budget and prints none (`npm run bench:smoke`; bench/RESULTS.md, "Smoke bench").
+ *
  * `--only sybil` runs only the Sybil simulation of reputation v1 against v2 (bench/sybil.ts), in
  * process on SQLite; `--agents` then sets its honest agents (default 100).
  *
@@ -32,7 +37,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BenchDatabase } from './database.js';
 import type { Row } from './measure.js';
-import { parseOptions } from './options.js';
+import { parseOptions, type Options } from './options.js';
 import { OUT, ROOT, buildIfNeeded, log, stop } from './processes.js';
 import { machine, statusKb } from './proc.js';
 import { renderReport, writeRawFigures } from './report.js';
@@ -70,6 +75,65 @@ const SCENARIOS: Scenario[] = [
   reviewScenario,
   registrationScenarios,
 ];
+
+/**
+ * A row every scenario makes, by name (a prefix ending in `-` stands for any row it begins): a smoke run
+ * of every scenario fails when one is missing, so that a scenario which stops running is noticed.
+ * SQLite only: reviews and registrations.
+ */
+const SMOKE_ROWS: { name: string; sqliteOnly?: true }[] = [
+  { name: 'get' },
+  { name: 'baseline-get' },
+  { name: 'floor-get' },
+  { name: 'auth-get' },
+  { name: 'search-' },
+  { name: 'search-federated-' },
+  { name: 'ard-search' },
+  { name: 'ard-entry-' },
+  { name: 'ard-catalog-page-1' },
+  { name: 'page-' },
+  { name: 'queue' },
+  { name: 'webhook' },
+  { name: 'faces-1' },
+  { name: 'profile-update' },
+  { name: 'review', sqliteOnly: true },
+  { name: 'register-ed25519', sqliteOnly: true },
+  { name: 'register-secp256k1', sqliteOnly: true },
+];
+
+function assertSmokeRows(rows: readonly Row[], db: Options['db']): void {
+  const missing = SMOKE_ROWS.filter(
+    (expected) =>
+      (expected.sqliteOnly !== true || db === 'sqlite') &&
+      !rows.some((row) =>
+        expected.name.endsWith('-') ? row.name.startsWith(expected.name) : row.name === expected.name,
+      ),
+  );
+  if (missing.length > 0) {
+    throw new Error(`smoke: no run of ${missing.map((row) => row.name).join(', ')}: a scenario did not run`);
+  }
+}
+
+/**
+ * Errors the processes of a smoke run logged (the registry logs JSON at warn and above; pino's error is
+ * level 50, fatal 60): an error in a background job fails the run even when every answer was right.
+ */
+function assertNothingLoggedAsError(processLog: string): void {
+  const errors = fs
+    .readFileSync(processLog, 'utf8')
+    .split('\n')
+    .filter((line) => {
+      if (!line.startsWith('{')) return false;
+      try {
+        return Number((JSON.parse(line) as { level?: unknown }).level) >= 50;
+      } catch {
+        return false;
+      }
+    });
+  if (errors.length > 0) {
+    throw new Error(`smoke: ${errors.length} errors logged (${processLog}), the first:\n${errors[0]}`);
+  }
+}
 
 /**
  * With remote entries the registry loads its federated index in the background after it listens: no
@@ -188,6 +252,10 @@ async function main(): Promise<void> {
     await stop(server);
 
     // ------------------------------------------------------------------ report
+    if (options.smoke) {
+      if (options.only === undefined) assertSmokeRows(rows, options.db);
+      assertNothingLoggedAsError(processLog);
+    }
     const report = renderReport(rows, {
       options,
       box,
@@ -203,7 +271,9 @@ async function main(): Promise<void> {
       elapsed: (Date.now() - started) / 1000,
       databaseBytes,
     });
-    console.log(report);
+    // A smoke run's figures are too small and short to mean anything: its report only goes to the file.
+    if (options.smoke) log(`smoke: ${rows.length} runs, every answer 2xx or expected, no mismatch`);
+    else console.log(report);
     const jsonFile = writeRawFigures(path.join(OUT, `${options.db}-${stamp}`), rows, report, {
       options,
       box,

@@ -78,6 +78,8 @@ function layerOf(stack: ProfileNode[]): string {
       return functionName === 'default' && url.includes('bench/profile-json')
         ? 'SQLite statement (better-sqlite3 native)'
         : 'reference server code (row to JSON, handler)';
+    // The registry runs from dist/; its sources run only in the reference servers (their profile builder).
+    if (url.includes('/packages/server/src/')) return 'reference server code (row to JSON, handler)';
     if (url.includes('/packages/protocol/')) return 'registry: protocol (DID parsing)';
     if (url.includes('/packages/server/')) {
       const part = url.split('/packages/server/dist/')[1] ?? url;

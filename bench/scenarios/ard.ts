@@ -37,7 +37,12 @@ export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
   ];
   const profilePaths = sampleDids.map((did) => `/api/agents/${encodeURIComponent(did)}`);
   const entryPaths = sampleDids.map((did) => `/ard/agents/${urnOf(did)}`);
-  const pairs = [
+  const pairs: {
+    name: string;
+    label: string;
+    requests: autocannon.Request[];
+    expectedStatuses?: number[];
+  }[] = [
     {
       name: 'ard-api-search',
       label: 'GET /api/agents/search?q= (20 a page)',
@@ -49,6 +54,8 @@ export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
       name: 'ard-get-entry',
       label: 'GET /ard/agents/{identifier} (the same agents)',
       requests: cycling(entryPaths),
+      // ARD publishes active agents only: the sampled deactivated ones are 404s.
+      expectedStatuses: [404],
     },
   ];
   const rows: Row[] = [];
@@ -59,6 +66,7 @@ export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
         label: pair.label,
         connections: options.connections,
         load: { requests: pair.requests },
+        ...(pair.expectedStatuses === undefined ? {} : { expectedStatuses: pair.expectedStatuses }),
       }),
     );
     rows.push(
@@ -66,6 +74,7 @@ export async function ardScenario(context: ScenarioContext): Promise<Row[]> {
         ...atConnections(pair.name, pair.label, 1),
         load: { requests: pair.requests },
         warmup: false,
+        ...(pair.expectedStatuses === undefined ? {} : { expectedStatuses: pair.expectedStatuses }),
       }),
     );
   }
@@ -122,7 +131,7 @@ async function ardEntryRounds(context: ScenarioContext): Promise<Row[]> {
   const rows: Row[] = [];
   for (const connections of [options.connections, 1]) {
     const rounds = new Map<string, Row[]>();
-    for (let round = 0; round < ENTRY_ROUNDS; round++) {
+    for (let round = 0; round < (options.smoke ? 1 : ENTRY_ROUNDS); round++) {
       for (const target of targets) {
         const spec = atConnections(target.name, `${target.label}, round ${round + 1}`, connections);
         const row = await measureRegistry(context, {

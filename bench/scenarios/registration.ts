@@ -3,7 +3,20 @@ import { pregenerate } from '../client.js';
 import type { Row } from '../measure.js';
 import { runLoad } from '../load.js';
 import { log } from '../processes.js';
+import { assertSmokeLoad } from '../measure.js';
 import { measureRegistry, type ScenarioContext } from './context.js';
+
+/** Pre-signed bodies per key type: measured, and spent warming up before (a smoke run's are few). */
+const BODIES = {
+  full: [
+    ['ed25519', 30_000, 2_000],
+    ['secp256k1', 4_000, 300],
+  ],
+  smoke: [
+    ['ed25519', 1_000, 100],
+    ['secp256k1', 300, 30],
+  ],
+} as const;
 
 /**
  * Registration (SQLite runs), Ed25519 and secp256k1: bodies signed before the run by key generator
@@ -14,10 +27,7 @@ export async function registrationScenarios(context: ScenarioContext): Promise<R
   if (context.options.db !== 'sqlite' || !context.wanted('register')) return [];
   const { options } = context;
   const rows: Row[] = [];
-  for (const [keyType, count, warm] of [
-    ['ed25519', 30_000, 2_000],
-    ['secp256k1', 4_000, 300],
-  ] as const) {
+  for (const [keyType, count, warm] of BODIES[options.smoke ? 'smoke' : 'full']) {
     const genStart = Date.now();
     const bodies = await pregenerate(
       keyType,
@@ -37,12 +47,13 @@ export async function registrationScenarios(context: ScenarioContext): Promise<R
         setupRequest: (request) => ({ ...request, body: bodies[next++] as string }),
       },
     ];
-    await runLoad({
+    const warmUp = await runLoad({
       url: context.base,
       connections: options.connections,
       amount: warm,
       requests: registerRequests,
     });
+    if (options.smoke) assertSmokeLoad({ label: `registration ${keyType} warm-up` }, warmUp);
     const row = await measureRegistry(context, {
       name: `register-${keyType}`,
       label: `registration ${keyType}`,

@@ -42,6 +42,7 @@ export async function reviewScenario(context: ScenarioContext): Promise<Row[]> {
       connections: context.options.connections,
       load: { requests: reviewRequests },
       note: '404s are reviews of the 2% deactivated seed agents',
+      expectedStatuses: [404],
     }),
   ];
 }

@@ -126,7 +126,8 @@ export async function searchScenarios(context: ScenarioContext): Promise<Row[]> 
   for (const shape of shapes) {
     if (!wanted('search') && !wanted(shape.name)) continue;
     if (shape.paths.length === 0) continue;
-    for (const connections of [1, options.connections]) {
+    // A smoke run asks each shape once, at the run's connections.
+    for (const connections of options.smoke ? [options.connections] : [1, options.connections]) {
       rows.push(
         await measureRegistry(
           context,

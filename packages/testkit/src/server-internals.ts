@@ -1,6 +1,7 @@
 /**
  * The one door to the server's internals for code outside the server package (the bench): what
- * seeds a database through the server's own store functions and builds a registry in process. Tests
+ * seeds a database through the server's own store functions, builds a registry in process, and builds
+ * a profile as the registry does (the bench's reference servers answer with it). Tests
  * of the server import its sources directly; nothing else reaches into packages/server/src.
  */
 export { buildApp } from '@agent-registry/server/src/app.js';
@@ -11,10 +12,18 @@ export { migrateToLatest } from '@agent-registry/server/src/db/migrations/index.
 export { loadConfig, type Config } from '@agent-registry/server/src/kernel/config.js';
 export { insertAgentIn } from '@agent-registry/server/src/modules/agents/agent-writes-store.js';
 export {
+  PROFILE_COLUMNS,
   insertAgent,
+  type AgentProfileRow,
   type NewAgentRow,
   type RegisteredAgentRow,
 } from '@agent-registry/server/src/modules/agents/agents-store.js';
+export { toAgentProfile } from '@agent-registry/server/src/modules/agents/agent-view.js';
+export type { AgentProfile } from '@agent-registry/server/src/modules/agents/schemas.js';
+export {
+  deriveAvailability,
+  type ObservedAgent,
+} from '@agent-registry/server/src/modules/availability/availability-model.js';
 export { stampAgentChange } from '@agent-registry/server/src/modules/agents/change-feed-store.js';
 export { aggregateReviews } from '@agent-registry/server/src/modules/reviews/reputation-model.js';
 export {
@@ -23,6 +32,7 @@ export {
   writeReputation,
   type NewReviewRow,
 } from '@agent-registry/server/src/modules/reviews/reviews-store.js';
+export { ServiceRecordService } from '@agent-registry/server/src/modules/service-record/service-record.js';
 export { insertTask } from '@agent-registry/server/src/modules/tasks/tasks-store.js';
 export { leafData } from '@agent-registry/server/src/modules/transparency-log/leaf.js';
 export { MerkleTree, leafHash } from '@agent-registry/server/src/modules/transparency-log/merkle.js';
