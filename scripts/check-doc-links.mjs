@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import process from 'node:process';
 
 const root = path.resolve(import.meta.dirname, '..');
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], {
@@ -79,6 +80,8 @@ for (const file of files) {
     }
   }
 }
-for (const problem of problems) console.error(problem);
-console.log(`${checked} relative links in ${files.length} Markdown files, ${problems.length} broken`);
+for (const problem of problems) process.stderr.write(`${problem}\n`);
+process.stdout.write(
+  `${checked} relative links in ${files.length} Markdown files, ${problems.length} broken\n`,
+);
 process.exitCode = problems.length === 0 ? 0 : 1;
