@@ -1,7 +1,7 @@
 /**
  * Limits of search, invocation and reviews, stated once for the registry and its clients (the SDK, the
  * CLI, the web pages), so a client checks a request against the numbers the registry enforces.
- * Interface section 8 gives most of them; the rest are decided in docs/decisions.md, under the
+ * Interface section 8 gives most of them; the rest are decided in docs/decisions/, under the
  * heading named beside each.
  */
 import { PROFILE_LIMITS } from './profile-rules.js';
@@ -26,9 +26,9 @@ export const SEARCH_LIMITS = {
   cursorMaxLength: 512,
   /** A reputation score. */
   minReputation: { min: 0, max: 100 },
-  /** Extension: a 30-day success rate (decisions, Trust: `min_success_rate` scale). */
+  /** Extension: a 30-day success rate (docs/decisions/service-record.md, "`min_success_rate` scale"). */
   minSuccessRate: { min: 0, max: 1 },
-  /** Extension (decisions, Trust: Liveness filter). */
+  /** Extension (docs/decisions/service-record.md, "Liveness filter"). */
   activeWithinDays: { min: 1, max: 365 },
   sorts: SEARCH_SORTS,
   /** Decisions, Search: Defaults. */

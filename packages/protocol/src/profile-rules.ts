@@ -1,6 +1,6 @@
 /**
  * The registry's rules for a profile (interface sections 2.2, 2.3 and 8, plus the limits in
- * docs/decisions.md), as a pure function: every problem is reported with its JSON path, so a client can
+ * docs/decisions/), as a pure function: every problem is reported with its JSON path, so a client can
  * check a profile before it signs and sends it. No I/O and no dependencies, so it also runs in a browser.
  * The registry stays the authority; it additionally compiles `input_schema`/`output_schema` as JSON Schema.
  */

@@ -17,7 +17,7 @@ let slotScratch = new Uint32Array(1024);
  * given back, emptied, when the search ends, so a search makes no new bitmap objects. A new one
  * would cost twice over: CRoaring's memory counts as V8 external memory (left to finalizers, a few
  * hundred searches' worth forces full garbage collections), and each wrapper carries a weak handle
- * that the next young-generation collection must finalize inside its pause (docs/decisions.md, "A
+ * that the next young-generation collection must finalize inside its pause (docs/decisions/performance.md, "A
  * search's bitmaps come from a stock"). Searches run synchronously, so one search at a time holds
  * bitmaps of the stock.
  */

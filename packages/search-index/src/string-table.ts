@@ -9,7 +9,7 @@ const EMPTY = 0;
  * bytes in one buffer and a hash table (open addressing over a typed array) from string to slot. The
  * search index keeps its DIDs (one per agent) and its stems (about one per agent: a name's serial)
  * in two of these. At a million agents a string and a Map entry each are millions more objects for
- * every garbage collection to pass over (docs/decisions.md, "Search index DIDs off the JavaScript
+ * every garbage collection to pass over (docs/decisions/performance.md, "Search index DIDs off the JavaScript
  * heap"); typed arrays are one object each whatever they hold.
  *
  * Strings compare by their UTF-8 bytes, which is code point order (SQLite's and PostgreSQL's "C"

@@ -264,7 +264,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     });
     const reputation = new ReputationService({ db, clock, didWebDomain });
     const stats = new StatsService({ db, clock, governance: registryGovernance(config) });
-    // All active agents, before the first request (docs/decisions.md, "Where search runs").
+    // All active agents, before the first request (docs/decisions/search.md, "Where search runs").
     const searchIndex = new SearchIndexFollower(db, new SearchIndex(), (agents) => {
       // The restored database hands out change numbers again: a cached profile's number proves nothing.
       profileCache.clear();

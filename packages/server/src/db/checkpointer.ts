@@ -34,8 +34,8 @@ export interface Checkpointer {
 }
 
 /**
- * Moves SQLite's WAL checkpoints off the event loop. SQLite checkpoints inside the commit that crosses
- * 1,000 WAL pages, stalling the event loop (docs/decisions.md, "SQLite checkpoints"). Instead, the
+ * Moves SQLite's WAL checkpoints off the event loop. SQLite checkpoints inside the commit that crosses 1,000
+ * WAL pages, stalling the event loop (docs/decisions/performance.md, "SQLite checkpoints"). Instead, the
  * request connection stops checkpointing and a worker thread with its own connection runs a PASSIVE
  * checkpoint (it never waits for, nor blocks, readers and the writer) twice a second.
  *

@@ -31,11 +31,10 @@ function compiler<Row, Args extends readonly unknown[]>(
 }
 
 /**
- * A hot query built and compiled once per database handle (and its transactions), then run with new
- * parameter values: building and compiling cost about as much as a primary-key lookup (docs/decisions.md,
- * "Compiled queries"). `build` receives the placeholders to use as values, in the order the parameters
- * are given. On SQLite, a read runs straight on the connection when no transaction holds it
- * (db/direct-reads.ts).
+ * A hot query built and compiled once per database handle (and its transactions), then run with new parameter
+ * values: building and compiling cost about as much as a primary-key lookup (docs/decisions/performance.md,
+ * "Compiled queries"). `build` receives the placeholders to use as values, in the order the parameters are
+ * given. On SQLite, a read runs straight on the connection when no transaction holds it (db/direct-reads.ts).
  */
 export function compiledOnce<Row, Args extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Args) => Compilable<Row>,

@@ -56,8 +56,9 @@ function openSqlite(
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma(`busy_timeout = ${config.busyTimeoutMs ?? SQLITE_DEFAULTS.busyTimeoutMs}`);
   sqlite.pragma('foreign_keys = ON');
-  // Reads come straight from the OS's page cache instead of a read() call and a copy per page: a
-  // search page's rows are scattered over the file (docs/decisions.md, "SQLite reads through a memory map").
+  // Reads come straight from the OS's page cache instead of a read() call and a copy per page: a search
+  // page's rows are scattered over the file (docs/decisions/performance.md, "SQLite reads through a memory
+  // map").
   sqlite.pragma(`mmap_size = ${config.mmapBytes ?? SQLITE_DEFAULTS.mmapBytes}`);
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(sqlite, file, onError);
   const statements = cachingStatements(sqlite);
@@ -133,7 +134,7 @@ function ensureDirectory(dir: string): void {
 
 /**
  * A read's rows as objects built here from the statement's values: better-sqlite3 builds each row object
- * through V8's C++ API, a property at a time, which is slower (docs/decisions.md, "A search's
+ * through V8's C++ API, a property at a time, which is slower (docs/decisions/performance.md, "A search's
  * statements"). Same objects: the later of two columns with one name wins, as in better-sqlite3. The
  * statement is shared with Kysely's driver, which expects objects, so raw mode is switched off again
  * before anything else can run.
@@ -184,8 +185,8 @@ interface CachingStatements {
 
 /**
  * Kysely's SQLite driver prepares every query anew, and preparing costs about as much as running a
- * primary-key lookup (docs/decisions.md, "SQLite statements"). Statements are reusable once run, and the
- * driver runs one query at a time on its single connection, so the same text gets the same statement.
+ * primary-key lookup (docs/decisions/performance.md, "SQLite statements"). Statements are reusable once run,
+ * and the driver runs one query at a time on its single connection, so the same text gets the same statement.
  */
 function cachingStatements(sqlite: SqliteDatabase.Database): CachingStatements {
   const cache = new Map<string, CachedStatement>();

@@ -11,8 +11,8 @@ import {
 } from 'kysely';
 
 /**
- * Writes a query's LIMIT into its SQL text on SQLite instead of binding it: with `LIMIT ?` bound, SQLite
- * ran the same statement slower on every call (docs/decisions.md, "Literal LIMIT on SQLite"). Only
+ * Writes a query's LIMIT into its SQL text on SQLite instead of binding it: with `LIMIT ?` bound, SQLite ran
+ * the same statement slower on every call (docs/decisions/performance.md, "Literal LIMIT on SQLite"). Only
  * integer limits are written in, and a limit has few distinct values, so the statement cache stays small;
  * OFFSET (up to a million distinct values) stays bound.
  */

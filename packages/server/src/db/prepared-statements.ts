@@ -10,11 +10,10 @@ export function prepareOnce(text: string): void {
 }
 
 /**
- * The pool Kysely uses on PostgreSQL, with one change: a compiled query runs as a named prepared
- * statement, so each connection parses and plans it once. Kysely sends every query unnamed, and
- * PostgreSQL then plans it anew each time, which can cost more than running it (docs/decisions.md,
- * "Prepared statements on PostgreSQL"). Named statements need session pooling if PgBouncer sits in
- * front (docs/operations.md).
+ * The pool Kysely uses on PostgreSQL, with one change: a compiled query runs as a named prepared statement,
+ * so each connection parses and plans it once. Kysely sends every query unnamed, and PostgreSQL then plans it
+ * anew each time, which can cost more than running it (docs/decisions/performance.md, "Prepared statements on
+ * PostgreSQL"). Named statements need session pooling if PgBouncer sits in front (docs/operations.md).
  */
 export function preparingPool(pool: pg.Pool): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();

@@ -91,7 +91,7 @@ export interface Config {
   maxConnectionsPerAddress: number;
   /** Browser origins besides PUBLIC_URL whose pages may call the MCP endpoints (serialised origins). */
   mcpAllowedOrigins: string[];
-  /** What invocations may hold and send (docs/decisions.md, "Task bounds"). */
+  /** What invocations may hold and send (docs/decisions/invocation.md, the task bounds). */
   taskBounds: TaskBoundsConfig;
   /** Other ARD registries' API bases, named to ARD clients as referrals (docs/ard.md, "Federation"). */
   ardReferrals: string[];

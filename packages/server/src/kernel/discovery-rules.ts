@@ -2,7 +2,7 @@ import { REVIEW_LIMITS, SEARCH_LIMITS } from '@agent-registry/protocol';
 
 /**
  * Limits of sections 4.3, 4.4 and 8 for reviews, search and statistics, plus what we decided
- * (docs/decisions.md). Those a client can check come from the protocol package; the rest are the
+ * (docs/decisions/). Those a client can check come from the protocol package; the rest are the
  * registry's own.
  */
 export const REVIEW_RULES = {

@@ -1,7 +1,7 @@
 import { INVOCATION_LIMITS, PROFILE_LIMITS } from '@agent-registry/protocol';
 
 /**
- * Limits of sections 2.2 and 8 of the interface, plus the ones we decided (docs/decisions.md).
+ * Limits of sections 2.2 and 8 of the interface, plus the ones we decided (docs/decisions/).
  * Profile and invocation limits come from the protocol package, which clients read too; the rest are
  * the registry's own.
  */
@@ -34,6 +34,6 @@ export const LIMITS = {
   inputValidationWorkers: 2,
   inputValidationMaxQueued: 256,
   inputValidationWorkerHeapMb: 256,
-  /** How long an Idempotency-Key of an invocation is remembered (docs/decisions.md). */
+  /** How long an Idempotency-Key of an invocation is remembered (docs/decisions/invocation.md). */
   idempotencyKeyTtlMs: 24 * 60 * 60 * 1000,
 } as const;

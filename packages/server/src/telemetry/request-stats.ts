@@ -25,8 +25,8 @@ interface CollectedMetric {
 
 /**
  * Request count and latency histogram for the hot path. prom-client hashes the label values on every
- * `inc`/`observe` (docs/decisions.md, "Request metrics without prom-client's labels"); here a request
- * costs one Map lookup and a few additions, and the exposition is built at scrape time.
+ * `inc`/`observe` (docs/decisions/operations.md, "Request metrics without prom-client's labels"); here a
+ * request costs one Map lookup and a few additions, and the exposition is built at scrape time.
  */
 export class RequestStats {
   private readonly series = new Map<string, Series>();

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
-// Idempotency-Key on POST /api/invoke (docs/decisions.md, "`Idempotency-Key` on `POST /api/invoke`"),
-// and the index the background sweep of expired open tasks reads.
+// Idempotency-Key on POST /api/invoke (docs/decisions/invocation.md, "`Idempotency-Key` on `POST
+// /api/invoke`"), and the index the background sweep of expired open tasks reads.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('invocation_idempotency')

@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
  * Every write to an agent's public profile stamps the agent with the next value of one registry-wide
  * sequence (`change_feed_head`), taken as the last statement of the writing transaction. The head row is
  * locked from that update until commit, so sequence order is commit order on every dialect and node
- * (docs/decisions.md, "Change feed"): a reader that sees head H has every change <= H. Existing agents
+ * (docs/decisions/search.md, "Change feed"): a reader that sees head H has every change <= H. Existing agents
  * are numbered in (updated_at, did) order.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * Search runs on each node's in-memory index, and the service-record searches take their words,
  * capability and tag matches from it, so the SQL search structures that every registration and profile
- * update wrote are read by nothing (docs/decisions.md, "SQL search structures"): the full-text index
+ * update wrote are read by nothing (docs/decisions/search.md, "SQL search structures"): the full-text index
  * (SQLite FTS5 and its id table, PostgreSQL's tsvector table), the capability and tag side tables, and
  * the agents' indexes for the SQL search orders. What the database still answers in a search is the
  * service record, through partial indexes that hold only agents with a record (none for a new agent, so

@@ -1,11 +1,11 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 
 /**
- * Bounds on tasks (docs/decisions.md, "Task bounds"): what one caller or target may hold open, how many
- * invocations and payload bytes a caller may send per window (counted in `invocation_quota`, so every
- * node sees the same count), a short lease so one pending task goes to one long poll, and the indexes
- * the sweep reads to drop old payloads and rows. Existing tasks keep `input_bytes` 0: they were created
- * before any quota and end within their deadline.
+ * Bounds on tasks (docs/decisions/invocation.md, from "A page of pending tasks is bounded in bytes"): what
+ * one caller or target may hold open, how many invocations and payload bytes a caller may send per window
+ * (counted in `invocation_quota`, so every node sees the same count), a short lease so one pending task goes
+ * to one long poll, and the indexes the sweep reads to drop old payloads and rows. Existing tasks keep
+ * `input_bytes` 0: they were created before any quota and end within their deadline.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

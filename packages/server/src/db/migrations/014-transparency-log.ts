@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 /**
  * The transparency log's records (modules/transparency-log/). The log begins with the next change:
  * changes numbered before this migration are not in it (their intermediate states are gone; an agent
- * enters the log at its next change). docs/decisions.md, "Transparency log".
+ * enters the log at its next change). docs/decisions/transparency-log.md, "The log begins at migration 014".
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -2,11 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import { sqlDialect } from '../dialect.js';
 
 /**
- * SQLite: `log_records.seq` becomes the table's rowid (INTEGER PRIMARY KEY). Declared `bigint primary
- * key`, it was a second B-tree beside the rowid's, written by every logged change (docs/decisions.md,
- * "Transparency log records on SQLite"). The rows are copied as they are, in one transaction with the
- * rename, so the log reads the same before and after. PostgreSQL's bigint key is its one index already:
- * nothing to change there.
+ * SQLite: `log_records.seq` becomes the table's rowid (INTEGER PRIMARY KEY). Declared `bigint primary key`,
+ * it was a second B-tree beside the rowid's, written by every logged change
+ * (docs/decisions/transparency-log.md, "Records are written by the stamp; leaves are derived from them"). The
+ * rows are copied as they are, in one transaction with the rename, so the log reads the same before and
+ * after. PostgreSQL's bigint key is its one index already: nothing to change there.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   if (sqlDialect(db) !== 'sqlite') return;

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Invocation input counted per client address and per network (docs/decisions.md, "Task storage per
- * client address"), beside the per-caller count of 011: one address registering many agents no longer
+ * Invocation input counted per client address and per network (docs/decisions/invocation.md, "Task storage
+ * per client address"), beside the per-caller count of 011: one address registering many agents no longer
  * multiplies what it may make the registry store.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

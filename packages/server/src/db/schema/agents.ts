@@ -29,7 +29,9 @@ export interface AgentsTable {
   average_rating: number;
   reputation_score: number;
   total_reviews: number;
-  /** 30-day; null until a counted call ends (docs/decisions.md, "Where the record is written"). */
+  /**
+   * 30-day; null until a counted call ends (docs/decisions/service-record.md, "Where the record is written").
+   */
   service_success_rate: number | null;
   service_latency_p50_ms: number | null;
   service_calls_30d: Generated<number>;

@@ -242,7 +242,7 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 
   /**
-   * The broker has no cancel move (docs/decisions.md, "A2A CancelTask: no task is cancelable"): an
+   * The broker has no cancel move (docs/decisions/mcp-a2a.md, "A2A CancelTask: no task is cancelable"): an
    * unknown task is TaskNotFound, every other TaskNotCancelable.
    */
   async cancelTask(params: CancelTaskRequest): Promise<Task> {

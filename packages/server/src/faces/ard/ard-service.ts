@@ -323,7 +323,7 @@ export class ArdService {
   /**
    * Counts over the whole matched set, by the index, for the tag or capability values found among the best
    * matches. The index filters on one capability and on any of several tags, so with a filter on the same
-   * field the buckets are that filter's own values (docs/decisions.md, "ARD explore facets").
+   * field the buckets are that filter's own values (docs/decisions/ard.md, "ARD: explore facets").
    */
   private async countValues(
     field: 'tags' | 'capabilities',

@@ -48,9 +48,9 @@ const REGISTERED_PLACEHOLDERS: unknown[] = REGISTERED_COLUMNS.map((column) => `\
 
 /**
  * The registration insert, compiled once per database handle: compiling costs more than inserting
- * (docs/decisions.md, "Registration insert"). With `feedSeq`, the row takes the change feed's next number
- * in the same statement (SQLite: one writer, so its order is the commit order); the caller moves the head
- * after it.
+ * (docs/decisions/performance.md, "Registration insert"). With `feedSeq`, the row takes the change feed's
+ * next number in the same statement (SQLite: one writer, so its order is the commit order); the caller moves
+ * the head after it.
  */
 const insertRegistered = (feedSeq: boolean) =>
   compiledOnce(

@@ -4,11 +4,11 @@ import { addIdentityEvidence } from '../identity/identity-links-store.js';
 import { parseDid } from '../identity/did.js';
 
 /**
- * Evidence that two identities are one operator, as far as the registry can see it (docs/decisions.md,
- * "Trust"). Each piece only ever restricts the agent that supplied it: being linked means your calls
- * of each other do not count in the service record and your reviews of each other neither verify nor
- * weigh. So claiming a link to someone else gains nothing. Links are never removed: an operator who
- * moves a webhook is still the same operator.
+ * Evidence that two identities are one operator, as far as the registry can see it
+ * (docs/decisions/reputation.md, "Identity links"). Each piece only ever restricts the agent that supplied
+ * it: being linked means your calls of each other do not count in the service record and your reviews of each
+ * other neither verify nor weigh. So claiming a link to someone else gains nothing. Links are never removed:
+ * an operator who moves a webhook is still the same operator.
  */
 export const LINK_EVIDENCE = {
   webhookHost: (url: string): string => `webhook-host:${new URL(url).hostname.toLowerCase()}`,

@@ -12,10 +12,10 @@ const entryBytes = (did: string, body: string): number =>
   did.length + (BEYOND_LATIN1.test(body) ? 2 : 1) * body.length + 96;
 
 /**
- * Serialised public profiles of agents without a service record, each with the change number it was read
- * at: the per-agent part of a profile read, done once per agent version (docs/decisions.md, "Profile
- * cache"). Never trusted on its own: a read hands it the agent's current change number from the database,
- * so a write on any node is seen by the next read on every node.
+ * Serialised public profiles of agents without a service record, each with the change number it was read at:
+ * the per-agent part of a profile read, done once per agent version (docs/decisions/performance.md, "Profile
+ * cache"). Never trusted on its own: a read hands it the agent's current change number from the database, so
+ * a write on any node is seen by the next read on every node.
  */
 export class ProfileCache {
   private readonly entries: ByteBoundedCache<CachedProfile>;

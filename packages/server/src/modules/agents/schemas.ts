@@ -253,7 +253,9 @@ export const AgentProfile = Type.Object(
   },
   { $id: 'AgentProfile' },
 );
-/** Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions.md). */
+/**
+ * Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions/profiles.md).
+ */
 export type AgentProfile = Static<typeof AgentProfile>;
 
 export const PublishedProfile = Type.Omit(AgentProfile, ['service_record', 'availability', 'provenance'], {

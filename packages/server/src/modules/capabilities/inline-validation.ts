@@ -4,13 +4,13 @@
  * is there for the validations without a small bound (recursion through `$ref`, pairwise `uniqueItems`,
  * inputs of a megabyte), which it can stop at their time limit.
  *
- * Without a reference, a schema is a finite tree and each of its keywords is evaluated at most once per
- * value of the input (an `items` subschema once per item, each `anyOf` branch once per value it applies
- * to), each step costing at most the keyword's own size (an `enum`'s values, a `const`) or the string it
- * reads (patterns run on a linear-time engine). So a schema of at most `schemaMaxValues` JSON values
- * checked against at most `inputMaxChars` characters of input is at most about 32 × 4,096 steps: the
- * order of parsing the request body, which the event loop does anyway (docs/decisions.md, "Small inputs
- * validated on the event loop").
+ * Without a reference, a schema is a finite tree and each of its keywords is evaluated at most once per value
+ * of the input (an `items` subschema once per item, each `anyOf` branch once per value it applies to), each
+ * step costing at most the keyword's own size (an `enum`'s values, a `const`) or the string it reads
+ * (patterns run on a linear-time engine). So a schema of at most `schemaMaxValues` JSON values checked
+ * against at most `inputMaxChars` characters of input is at most about 32 × 4,096 steps: the order of parsing
+ * the request body, which the event loop does anyway (docs/decisions/limits.md, "Small inputs validated on
+ * the event loop").
  */
 export const INLINE_VALIDATION = {
   /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in the whole schema document. */

@@ -52,7 +52,7 @@ export function searchRowsQuery(db: Db, dids: readonly string[]) {
 
 /**
  * searchRowsQuery compiled once per page size: every search reads its page's rows, and building and
- * compiling it costs more than SQLite's lookups (docs/decisions.md, "A search's statements").
+ * compiling it costs more than SQLite's lookups (docs/decisions/performance.md, "A search's statements").
  */
 const searchRowsBySize = new Map<number, CompiledRead<AgentSearchRow, string[]>>();
 

@@ -35,7 +35,7 @@ export const cardSourceId = (url: string): string => `a2a:${url}`;
 /**
  * The longest a card's Cache-Control may put off its next fetch. A day, not the refresh interval:
  * rounds run once per interval anyway, so a cap there would make max-age mean nothing; a day bounds how
- * long a changed or removed card goes unseen (docs/decisions.md, "A card's freshness is capped").
+ * long a changed or removed card goes unseen (docs/decisions/federation.md, "A card's freshness is capped").
  */
 export const MAX_CARD_FRESHNESS_SECONDS = 24 * 60 * 60;
 

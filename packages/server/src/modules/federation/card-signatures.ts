@@ -44,7 +44,7 @@ export const MAX_CARD_SIGNATURES_CHECKED = 5;
  * The largest RSA public exponent accepted, in bits. Verifying costs one modular multiplication per
  * bit of `e`, and jose checks only the modulus: an exponent as long as the modulus makes every
  * signature check as dear as a private-key operation. Keys in use have 3 or 65537, and 32 bits is the
- * bound other verifiers set, so no real key is refused (docs/decisions.md, "Bounded card signature
+ * bound other verifiers set, so no real key is refused (docs/decisions/federation.md, "Bounded card signature
  * checks").
  */
 export const MAX_RSA_PUBLIC_EXPONENT_BITS = 32;

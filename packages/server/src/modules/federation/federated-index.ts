@@ -27,11 +27,11 @@ export interface FederatedIndexState {
  * index is; remote entries by their own change number (remote_entries.seq). Entry ids never begin with
  * `did:`, so they cannot collide with an agent's DID in the index.
  *
- * Loaded at start, in the background, when the registry has remote entries or sources (the context
- * calls `load`); otherwise on the first federated search. A federated search never reads a partly
- * loaded index: it waits for the load under way, as no search runs before the local index is loaded
- * (docs/decisions.md). Each load fills a fresh index and swaps it in only when whole, so a load that
- * failed (the database went away meanwhile) is simply started again by the next caller.
+ * Loaded at start, in the background, when the registry has remote entries or sources (the context calls
+ * `load`); otherwise on the first federated search. A federated search never reads a partly loaded index: it
+ * waits for the load under way, as no search runs before the local index is loaded
+ * (docs/decisions/federation.md). Each load fills a fresh index and swaps it in only when whole, so a load
+ * that failed (the database went away meanwhile) is simply started again by the next caller.
  */
 export class FederatedIndex implements SearchSource {
   /** The follower of the loaded index (an empty, unloaded one until the first load ends). */
@@ -161,8 +161,8 @@ async function applyRemoteChanges(
 }
 
 /**
- * A remote entry as the index holds it: no reputation, reviews or service record here (reputation
- * stays with the registry that holds the reviews; docs/decisions.md), so it ranks as an unreviewed agent.
+ * A remote entry as the index holds it: no reputation, reviews or service record here (reputation stays with
+ * the registry that holds the reviews; docs/decisions/federation.md), so it ranks as an unreviewed agent.
  */
 function indexed(row: RemoteEntryRow): IndexedAgent {
   return {

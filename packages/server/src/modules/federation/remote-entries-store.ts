@@ -268,7 +268,7 @@ function withoutFetchTime(provenance: string): string {
 /** Entries changed after `seq`, in change order (the federated index follows them). */
 /**
  * The remote changes after `seq`, in change order. Compiled once, like the reads of the local search
- * (docs/decisions.md, "A search's statements"): every federated search asks it to catch up.
+ * (docs/decisions/performance.md, "A search's statements"): every federated search asks it to catch up.
  */
 const changedAfter = compiledOnce(
   (db, seq: number, limit: number) =>

@@ -8,9 +8,9 @@ const pool = Buffer.alloc(POOL_BYTES);
 let offset = POOL_BYTES;
 
 /**
- * A new did:web agent id: 128 random bits as 32 lower-case hex characters (docs/decisions.md). The bytes
- * come from node:crypto's CSPRNG, drawn 4 KiB at a time, each used once: a call per id cost as much as
- * building the registration's row (docs/decisions.md, "Agent ids").
+ * A new did:web agent id: 128 random bits as 32 lower-case hex characters (docs/decisions/identity.md). The
+ * bytes come from node:crypto's CSPRNG, drawn 4 KiB at a time, each used once: a call per id cost as much as
+ * building the registration's row (docs/decisions/performance.md, "Agent ids").
  */
 export function randomAgentId(): string {
   if (offset + ID_BYTES > POOL_BYTES) {

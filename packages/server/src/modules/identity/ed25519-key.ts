@@ -31,7 +31,7 @@ const invalidEncoding = (): InvalidPublicKeyError =>
  * hex form, canonical y (below p), no x = 0 with a sign bit, not of small order. The on-curve check (a
  * square root in pure JavaScript, most of parsePublicKey's cost) is `confirmOnCurve`: a key off the curve
  * has no valid signature (OpenSSL refuses to decode it), so a verifying caller needs it only when that
- * fails, to name the key (docs/decisions.md, "Ed25519 key check").
+ * fails, to name the key (docs/decisions/performance.md, "Ed25519 key check").
  */
 export function parseEd25519KeyQuickly(raw: string): ParsedPublicKey {
   if (raw.length !== 64 || !/^[0-9a-fA-F]{64}$/.test(raw)) return parsePublicKey('ed25519', raw);

@@ -82,7 +82,7 @@ export class TokenService {
   /**
    * A compact JWS (RFC 7515) signed with node:crypto's Ed25519 directly: the same token jose's SignJWT
    * makes, which jose and any JWT library verify, at less cost (jose signs through WebCrypto;
-   * docs/decisions.md, "Token signing").
+   * docs/decisions/performance.md, "Token signing").
    */
   async issue(did: string): Promise<IssuedToken> {
     const iat = Math.floor(this.options.clock.now() / 1000);

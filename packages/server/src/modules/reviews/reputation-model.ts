@@ -129,8 +129,8 @@ export function aggregateReviews(reviews: readonly EvidencedReview[], now: numbe
 }
 
 /**
- * Version 1, kept so the Sybil benchmark can show both side by side (docs/decisions.md, "v1 kept"): every
- * review weighs 1 (2 when verified) times its decay, whoever wrote it.
+ * Version 1, kept so the Sybil benchmark can show both side by side (docs/decisions/reputation.md, "v1
+ * kept"): every review weighs 1 (2 when verified) times its decay, whoever wrote it.
  */
 export function aggregateReviewsV1(reviews: readonly RatedReview[], now: number): ReputationAggregates {
   if (reviews.length === 0) return { total_reviews: 0, average_rating: 0, reputation_score: 0 };

@@ -26,7 +26,7 @@ const add = (table: string, column: string) =>
   sql<number>`${sql.ref(`${table}.${column}`)} + ${sql.ref(`excluded.${column}`)}`;
 
 // The statements of a finished call, each built and compiled once per database handle: every
-// invocation runs them (docs/decisions.md, "Invocation statements").
+// invocation runs them (docs/decisions/performance.md, "Invocation statements").
 const DAILY_COLUMNS = [
   'did',
   'capability',

@@ -26,7 +26,7 @@ export class ServiceRecordService {
 
   /**
    * Counts a task that just reached completed, failed or timeout. Calls of an agent by itself or by an
-   * identity linked to it (docs/decisions.md, "Trust") are left out.
+   * identity linked to it (docs/decisions/reputation.md, "Identity links") are left out.
    */
   async recordFinished(trx: Db, taskId: string): Promise<void> {
     const task = await finishedTask(trx, taskId);

@@ -160,7 +160,7 @@ export class InvocationService {
     const { db, clock } = this.deps;
     const delivery = target.delivery_mode as TaskDelivery;
     const timeoutMs = request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs;
-    // Known offline for longer than the call may wait: answered at once (docs/decisions.md, "An
+    // Known offline for longer than the call may wait: answered at once (docs/decisions/availability.md, "An
     // invocation of an agent known to be offline").
     const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
     const now = clock.now();
