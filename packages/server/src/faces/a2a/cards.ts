@@ -4,7 +4,8 @@ import type { KeyObject } from 'node:crypto';
 import type { Capability } from '@agent-registry/protocol';
 import { a2aBaseUrl } from '../../modules/agents/agent-view.js';
 import type { AgentProfile } from '../../modules/agents/schemas.js';
-import { capabilityTitle, textInputProperty } from '../capability-text.js';
+import { capabilityTitle } from '../../modules/capabilities/capability-title.js';
+import { textInputProperty } from '../capability-text.js';
 import { invocable } from '../invocation.js';
 
 /** Card members are the A2A v1.0 JSON form (ProtoJSON of the AgentCard message). */

@@ -1,5 +1,5 @@
 import type { AgentLabel } from '../../modules/agents/agent-labels.js';
-import type { AgentSummary } from '../../modules/discovery/search-schemas.js';
+import type { AgentSummary } from '../../modules/search/search-schemas.js';
 import { html, type Html } from './html.js';
 
 export function agentHref(did: string): string {

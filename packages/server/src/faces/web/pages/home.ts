@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
-import type { ExtendedStats } from '../../../modules/discovery/stats-schemas.js';
-import type { SearchResponse } from '../../../modules/discovery/search-schemas.js';
+import type { ExtendedStats } from '../../../modules/stats/stats-schemas.js';
+import type { SearchResponse } from '../../../modules/search/search-schemas.js';
 import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
 import { LIMITS } from '../../../kernel/limits.js';
 import { agentCard, availabilityText, pager } from '../components.js';

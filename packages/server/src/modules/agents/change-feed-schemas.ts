@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AgentStatus } from '../../db/schema/index.js';
-import { PublishedProfile } from '../agents/schemas.js';
-import { Provenance } from '../agents/provenance-schemas.js';
+import { PublishedProfile } from './schemas.js';
+import { Provenance } from './provenance-schemas.js';
 import { Nullable, ref } from '../../http/common-schemas.js';
 
 /** GET /api/agents/changes: limits of one page. */
