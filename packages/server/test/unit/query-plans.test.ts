@@ -10,7 +10,7 @@ import {
   searchRowsQuery,
 } from '../../src/modules/search/agent-search-store.js';
 import { changedAfterQuery } from '../../src/modules/search/search-follower.js';
-import { listPendingTasks, pendingTasksSql } from '../../src/modules/tasks/tasks-store.js';
+import { listPendingTasks, pendingTasksSql } from '../../src/modules/tasks/task-queue-store.js';
 import { agentTableRow } from '../support/database-fixtures.js';
 import { createTestDatabase, testDatabase } from '@agent-registry/testkit';
 

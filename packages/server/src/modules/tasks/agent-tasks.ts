@@ -1,13 +1,13 @@
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
+import { findTask } from './tasks-store.js';
 import {
-  findTask,
   leasePendingTasks,
   listPendingTasks,
   readTaskInputs,
   type PendingTaskHead,
-} from './tasks-store.js';
+} from './task-queue-store.js';
 import {
   ConflictError,
   ForbiddenError,
