@@ -22,7 +22,8 @@ import { TaskStateMachine } from './modules/tasks/task-state.js';
 import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './modules/capabilities/compiled-schemas.js';
 import { ValidatorPool } from './modules/capabilities/validator-pool.js';
 import { InlineValidator } from './modules/capabilities/inline-validator.js';
-import { LIMITS } from './kernel/limits.js';
+import { TASK_LIMITS } from './modules/tasks/task-limits.js';
+import { VALIDATION_LIMITS } from './modules/capabilities/validation-limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { NOTIFY_CHANNEL, PostgresTaskEvents } from './modules/tasks/pg-events.js';
@@ -55,7 +56,7 @@ import { AgentLabelService } from './modules/agents/agent-labels.js';
 import { waitForDatabase } from './startup.js';
 import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
 import type { Telemetry } from './telemetry/telemetry.js';
-import { readBuildInfo, type BuildInfo } from './kernel/version.js';
+import { readBuildInfo, type RunningBuild } from './kernel/version.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -94,7 +95,7 @@ export interface AppContext {
   /** Names and success rates of the agents a page mentions, in one query per page. */
   agentLabels: AgentLabelService;
   /** Which build runs: GET /version, /healthz and the start-up line. */
-  build: BuildInfo;
+  build: RunningBuild;
   /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
   metrics: RegistryMetrics;
   telemetry: Telemetry;
@@ -150,16 +151,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
     const validators = new ValidatorPool({
-      size: LIMITS.inputValidationWorkers,
-      timeoutMs: LIMITS.inputValidationTimeoutMs,
-      prepareTimeoutMs: LIMITS.inputValidationPrepareTimeoutMs,
-      maxQueued: LIMITS.inputValidationMaxQueued,
+      size: VALIDATION_LIMITS.workers,
+      timeoutMs: VALIDATION_LIMITS.timeoutMs,
+      prepareTimeoutMs: VALIDATION_LIMITS.prepareTimeoutMs,
+      maxQueued: VALIDATION_LIMITS.maxQueued,
       cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
-      maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
+      maxHeapMb: VALIDATION_LIMITS.workerHeapMb,
     });
     const capabilitySchemas = new CapabilitySchemas(
       validators,
-      LIMITS.inputValidationTimeoutMs,
+      VALIDATION_LIMITS.timeoutMs,
       new InlineValidator(),
     );
     const events: TaskEvents =
@@ -191,7 +192,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       telemetry,
       states,
       policy: webhookPolicy,
-      maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+      maxResponseBytes: TASK_LIMITS.invocationBodyLimitBytes,
       maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
       log,
       outcomes: {

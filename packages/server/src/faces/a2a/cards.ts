@@ -93,7 +93,7 @@ function availabilityExtension(profile: AgentProfile): CardJson {
 }
 
 /** The card of one registered agent, reached through the registry; no interface when it cannot be invoked. */
-export function agentCard(profile: AgentProfile, publicUrl: string): CardJson {
+export function a2aAgentCard(profile: AgentProfile, publicUrl: string): CardJson {
   const card: CardJson = {
     name: profile.name,
     description: profile.description ?? `${profile.name}, an agent registered at ${publicUrl}`,

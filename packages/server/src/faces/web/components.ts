@@ -76,7 +76,11 @@ export function provenanceText(provenance: AgentSummary['provenance']): string {
 }
 
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
-export function agentCard(agent: AgentSummary, label: AgentLabel | undefined, availability?: string): Html {
+export function agentSummaryCard(
+  agent: AgentSummary,
+  label: AgentLabel | undefined,
+  availability?: string,
+): Html {
   const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   const remote = agent.provenance.kind !== 'registered';

@@ -1,4 +1,4 @@
-import type { InvocationOutcome, Telemetry } from '../../telemetry/telemetry.js';
+import type { InvocationEndStatus, Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskDelivery } from '../../db/schema/index.js';
@@ -38,7 +38,7 @@ import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import type { RemoteReferrals } from '../agents/agents.js';
 import { requireDid } from '../identity/did-param.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from './task-limits.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { InvokeRequest, InvokeResult, TaskView } from './schemas.js';
 
@@ -99,9 +99,9 @@ export class InvocationService {
     this.assertOpen();
     const inputJson = JSON.stringify(request.input);
     const inputBytes = Buffer.byteLength(inputJson);
-    if (inputBytes > LIMITS.invocationPayloadMaxBytes) {
+    if (inputBytes > TASK_LIMITS.invocationPayloadMaxBytes) {
       throw new PayloadTooLargeError(
-        `input is ${inputBytes} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+        `input is ${inputBytes} bytes of JSON; the limit is ${TASK_LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
       );
     }
     const key = idempotencyKey === undefined ? undefined : requireIdempotencyKey(idempotencyKey);
@@ -116,7 +116,7 @@ export class InvocationService {
 
     const { db, clock } = this.deps;
     const delivery = target.delivery_mode as TaskDelivery;
-    const timeoutMs = request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs;
+    const timeoutMs = request.timeout_ms ?? TASK_LIMITS.invokeTimeoutDefaultMs;
     // Known offline for longer than the call may wait: answered at once (docs/decisions.md, "An
     // invocation of an agent known to be offline").
     const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
@@ -153,7 +153,7 @@ export class InvocationService {
             request_hash: requestHash,
             task_id: task.id,
             created_at: now,
-            expires_at: now + LIMITS.idempotencyKeyTtlMs,
+            expires_at: now + TASK_LIMITS.idempotencyKeyTtlMs,
           });
         }),
       );
@@ -295,7 +295,7 @@ export class InvocationService {
   }
 
   private reportEnd(task: TaskRow): void {
-    const outcome: InvocationOutcome =
+    const outcome: InvocationEndStatus =
       task.status === 'completed'
         ? 'completed'
         : task.status === 'timeout'

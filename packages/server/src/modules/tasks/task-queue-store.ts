@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { compiledOnce, compiledWriteReturning, type CompiledRead } from '../../db/compiled.js';
 import type { Db } from '../../db/connect.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from './task-limits.js';
 import type { TaskRow } from './tasks-store.js';
 
 /** What a poll reads of each pending task before it decides which inputs fit in its page. */
@@ -64,8 +64,8 @@ export async function listPendingTasks(
   limit: number,
   skipLeasedAt?: number,
 ): Promise<PendingTaskHead[]> {
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIMITS.pendingTasksMaxLimit) {
-    throw new RangeError(`listPendingTasks: limit ${limit} is not 1-${LIMITS.pendingTasksMaxLimit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > TASK_LIMITS.pendingTasksMaxLimit) {
+    throw new RangeError(`listPendingTasks: limit ${limit} is not 1-${TASK_LIMITS.pendingTasksMaxLimit}`);
   }
   return pendingTasksRead(limit)(db, targetDid, now, skipLeasedAt ?? Number.MAX_SAFE_INTEGER);
 }
