@@ -12,7 +12,7 @@ export interface ChangeFeedDeps {
 
 /**
  * The change feed mirrors follow: agents created, updated or deactivated after a cursor, in commit
- * order (the change sequence of modules/discovery/change-feed-store.ts, which commits in order on every node).
+ * order (the change sequence of change-feed-store.ts, which commits in order on every node).
  */
 export class ChangeFeedService {
   constructor(private readonly deps: ChangeFeedDeps) {}

@@ -40,7 +40,7 @@ export function changedAfterQuery(db: Db, seq: number) {
 /**
  * Keeps a node's search index equal to the database: loads every active agent once, then before each
  * search reads the change-feed head (one indexed row) and applies the agents changed since the index's
- * position. Sequence order is commit order (modules/discovery/change-feed-store.ts), so a head read after a write
+ * position. Sequence order is commit order (modules/agents/change-feed-store.ts), so a head read after a write
  * committed on any node makes that write part of the next search.
  *
  * The head only grows, except when the database is restored from a backup: then it is behind the
