@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { readChangeFeedHead, type ChangeFeedHead } from '../agents/change-feed-store.js';
 import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
+import { INDEXED_AGENT_COLUMNS } from './agent-search-store.js';
 
 /** Rows read per query while loading or catching up. */
 const BATCH = 2000;
@@ -19,19 +20,7 @@ async function changedAfter(db: Db, seq: number): Promise<ChangeRow[]> {
 export function changedAfterQuery(db: Db, seq: number) {
   return db
     .selectFrom('agents')
-    .select([
-      'did',
-      'name',
-      'description',
-      'capabilities',
-      'tags',
-      'status',
-      'reputation_score',
-      'average_rating',
-      'total_reviews',
-      'created_at',
-      'change_seq',
-    ])
+    .select(INDEXED_AGENT_COLUMNS)
     .where('change_seq', '>', seq)
     .orderBy('change_seq')
     .limit(BATCH);

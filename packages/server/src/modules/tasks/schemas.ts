@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TaskStatus as TaskStatusName } from '../../db/schema/index.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { TASK_LIMITS } from './task-limits.js';
-import { JsonObject, ref } from '../../http/common-schemas.js';
+import { JsonObject, ref, StringEnum } from '../../http/common-schemas.js';
 
 const INVOKE_EXAMPLE = {
   target_did: 'did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b',
@@ -56,9 +56,13 @@ export const TaskParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: TASK_LIMITS.taskIdMaxLength }),
 });
 
-const TaskStatus = Type.Unsafe<TaskStatusName>(
-  Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] }),
-);
+const TaskStatus = StringEnum<readonly TaskStatusName[]>([
+  'pending',
+  'processing',
+  'completed',
+  'failed',
+  'timeout',
+]);
 
 export const TaskResponse = Type.Object(
   {
