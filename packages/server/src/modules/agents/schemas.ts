@@ -269,15 +269,18 @@ export const DeactivateResponse = Type.Object({
 });
 export type DeactivateResponse = Static<typeof DeactivateResponse>;
 
+/** Whether the agent's webhook is probed, as its owner and the public profile see it. */
+const ProbedWebhook = Type.Optional(
+  Type.Boolean({
+    description:
+      'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
+  }),
+);
+
 export const InvocationConfig = Type.Object({
   enabled: Type.Boolean(),
   delivery_mode: DeliveryMode,
-  probes: Type.Optional(
-    Type.Boolean({
-      description:
-        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
-    }),
-  ),
+  probes: ProbedWebhook,
 });
 export type InvocationConfig = Static<typeof InvocationConfig>;
 
@@ -311,12 +314,7 @@ export const OwnerInvocationConfig = Type.Object({
   webhook_secret: Type.Optional(
     Type.String({ description: 'Present only when the registry generated the secret in this request' }),
   ),
-  probes: Type.Optional(
-    Type.Boolean({
-      description:
-        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
-    }),
-  ),
+  probes: ProbedWebhook,
 });
 /** What the owner sees after configuring: the secret only when the registry generated it just now. */
 export type OwnerInvocationConfig = Static<typeof OwnerInvocationConfig>;
