@@ -42,7 +42,7 @@ const TIERED_WORDS_MAX = 3;
  * The search index of one registry process: the active agents' words (per field), capability types
  * and tags as compressed bitmaps of slot numbers, and two orders (reputation, creation) kept sorted
  * as agents change. It holds no text or profile: a search returns DIDs, and the caller reads those
- * rows from the database. Fed by the change feed (the server's discovery/search-follower.ts), so every node's index converges.
+ * rows from the database. Fed by the change feed (the server's search/search-follower.ts), so every node's index converges.
  *
  * A search intersects bitmaps for the filters (exact total: a bitmap's size), then takes the page in
  * order: by walking the sort order and testing membership, when matches are dense enough that the

@@ -3,7 +3,7 @@ import type { Config } from './kernel/config.js';
 import { SEARCH_RULES } from './kernel/discovery-rules.js';
 import type { ReputationService } from './modules/reviews/reputation.js';
 import type { ServiceRecordService } from './modules/service-record/service-record.js';
-import type { StatsService } from './modules/discovery/stats.js';
+import type { StatsService } from './modules/stats/stats.js';
 
 export interface DiscoveryJobsDeps {
   config: Config;

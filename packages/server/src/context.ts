@@ -22,25 +22,27 @@ import { TaskStateMachine } from './modules/tasks/task-state.js';
 import { COMPILED_SCHEMA_CACHE_MAX_BYTES } from './modules/capabilities/compiled-schemas.js';
 import { ValidatorPool } from './modules/capabilities/validator-pool.js';
 import { InlineValidator } from './modules/capabilities/inline-validator.js';
-import { LIMITS } from './kernel/limits.js';
+import { TASK_LIMITS } from './modules/tasks/task-limits.js';
+import { VALIDATION_LIMITS } from './modules/capabilities/validation-limits.js';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { NOTIFY_CHANNEL, PostgresTaskEvents } from './modules/tasks/pg-events.js';
 import { startDiscoveryJobs } from './background-jobs.js';
 import { startTaskMaintenance } from './modules/tasks/task-maintenance.js';
-import { registryGovernance } from './modules/discovery/governance.js';
+import { registryGovernance } from './modules/stats/governance.js';
 import { ReputationService } from './modules/reviews/reputation.js';
 import { ReviewService } from './modules/reviews/reviews.js';
-import { SearchService } from './modules/discovery/search.js';
-import { ChangeFeedService } from './modules/discovery/change-feed.js';
+import { SearchService } from './modules/search/search.js';
+import { ChangeFeedService } from './modules/agents/change-feed.js';
 import { SearchIndex } from '@agent-registry/search-index';
-import { SearchIndexFollower } from './modules/discovery/search-follower.js';
+import { SearchIndexFollower } from './modules/search/search-follower.js';
 import { FederatedIndex } from './modules/federation/federated-index.js';
 import { FederationService } from './modules/federation/federation.js';
 import { A2aCardImporter } from './modules/federation/a2a-import.js';
 import { startFederatedIndexLoad, startFederationJobs } from './modules/federation/federation-jobs.js';
 import { McpRegistryImporter } from './modules/federation/mcp-registry-import.js';
-import { anyRemoteEntry, readSources } from './modules/federation/remote-entries-store.js';
+import { anyRemoteEntry } from './modules/federation/remote-entries-store.js';
+import { readSources } from './modules/federation/remote-sources-store.js';
 import { reportingSourceErrors } from './modules/federation/source-error-log.js';
 import { PeerFollower } from './modules/federation/peer-follower.js';
 import { ServiceRecordService } from './modules/service-record/service-record.js';
@@ -48,13 +50,13 @@ import { AvailabilityService } from './modules/availability/availability.js';
 import { webhookOnlineWindow } from './modules/availability/availability-model.js';
 import { WebhookProber } from './modules/availability/webhook-probes.js';
 import { ProfileCache } from './modules/agents/profile-cache.js';
-import { StatsService } from './modules/discovery/stats.js';
-import { ActivityService } from './modules/discovery/activity.js';
+import { StatsService } from './modules/stats/stats.js';
+import { ActivityService } from './modules/stats/activity.js';
 import { AgentLabelService } from './modules/agents/agent-labels.js';
 import { waitForDatabase } from './startup.js';
 import { createRegistryMetrics, type RegistryMetrics } from './telemetry/prometheus.js';
 import type { Telemetry } from './telemetry/telemetry.js';
-import { readBuildInfo, type BuildInfo } from './kernel/version.js';
+import { readBuildInfo, type RunningBuild } from './kernel/version.js';
 
 /** Everything a request may need, built once here: the composition root. */
 export interface AppContext {
@@ -93,7 +95,7 @@ export interface AppContext {
   /** Names and success rates of the agents a page mentions, in one query per page. */
   agentLabels: AgentLabelService;
   /** Which build runs: GET /version, /healthz and the start-up line. */
-  build: BuildInfo;
+  build: RunningBuild;
   /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
   metrics: RegistryMetrics;
   telemetry: Telemetry;
@@ -149,16 +151,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const { db } = database;
     const { didWebDomain, publicUrl } = config;
     const validators = new ValidatorPool({
-      size: LIMITS.inputValidationWorkers,
-      timeoutMs: LIMITS.inputValidationTimeoutMs,
-      prepareTimeoutMs: LIMITS.inputValidationPrepareTimeoutMs,
-      maxQueued: LIMITS.inputValidationMaxQueued,
+      size: VALIDATION_LIMITS.workers,
+      timeoutMs: VALIDATION_LIMITS.timeoutMs,
+      prepareTimeoutMs: VALIDATION_LIMITS.prepareTimeoutMs,
+      maxQueued: VALIDATION_LIMITS.maxQueued,
       cacheBytes: COMPILED_SCHEMA_CACHE_MAX_BYTES,
-      maxHeapMb: LIMITS.inputValidationWorkerHeapMb,
+      maxHeapMb: VALIDATION_LIMITS.workerHeapMb,
     });
     const capabilitySchemas = new CapabilitySchemas(
       validators,
-      LIMITS.inputValidationTimeoutMs,
+      VALIDATION_LIMITS.timeoutMs,
       new InlineValidator(),
     );
     const events: TaskEvents =
@@ -190,7 +192,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       telemetry,
       states,
       policy: webhookPolicy,
-      maxResponseBytes: LIMITS.invocationBodyLimitBytes,
+      maxResponseBytes: TASK_LIMITS.invocationBodyLimitBytes,
       maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
       log,
       outcomes: {

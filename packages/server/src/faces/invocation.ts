@@ -6,7 +6,7 @@ import { InvokeRequest, type InvokeResult } from '../modules/tasks/schemas.js';
 import { ArgumentValidator, selfContained } from './schemas.js';
 
 /** What the agent did with a task that was created: the faces report these as results, not errors. */
-export type InvocationOutcome =
+export type TaskOutcome =
   | { ok: true; result: InvokeResult }
   | { ok: false; taskId: string; outcome: 'failed' | 'timeout'; code: string; reason: string };
 
@@ -23,7 +23,7 @@ export async function invokeThroughBroker(
   args: unknown,
   clientGone: AbortSignal,
   address: string,
-): Promise<InvocationOutcome> {
+): Promise<TaskOutcome> {
   const request = invokeArguments.parse(args);
   try {
     return { ok: true, result: await ctx.invocation.invoke(caller, request, { address }, clientGone) };

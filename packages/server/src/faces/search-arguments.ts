@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { SEARCH_RULES } from '../kernel/discovery-rules.js';
 import { LIMITS } from '../kernel/limits.js';
 import { forValidation } from '../http/validation.js';
-import { SearchQuery } from '../modules/discovery/search-schemas.js';
-import type { SearchRequest } from '../modules/discovery/search-schemas.js';
+import { SearchQuery } from '../modules/search/search-schemas.js';
+import type { SearchRequest } from '../modules/search/search-schemas.js';
 import { ArgumentValidator, selfContained } from './schemas.js';
 
 /**

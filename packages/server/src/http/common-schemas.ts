@@ -1,9 +1,13 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES, type ErrorCode } from '../kernel/error-codes.js';
 
 /** `type: [T, "null"]` rather than anyOf: clearer validation messages and plain OpenAPI 3.1. */
 export const Nullable = <T extends TSchema>(schema: T) =>
   Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type as string, 'null'] });
+
+/** A string of one of `values`, typed as their union: an `enum` in the document, where a union of literals would write anyOf. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: StringOptions = {}) =>
+  Type.Unsafe<T[number]>(Type.String({ enum: [...values], ...options }));
 
 export const ErrorResponse = Type.Object(
   {

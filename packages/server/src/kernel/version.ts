@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 
-export interface BuildInfo {
+export interface RunningBuild {
   name: string;
   version: string;
   /** Git commit the build was made from ("-dirty" when the tree had uncommitted changes); null from source. */
@@ -21,7 +21,7 @@ function readJson(url: URL): Record<string, unknown> | undefined {
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 /** Read once at start: package.json beside src/ and dist/, and dist/build-info.json written by the build. */
-export function readBuildInfo(): BuildInfo {
+export function readBuildInfo(): RunningBuild {
   const pkg = readJson(new URL('../../package.json', import.meta.url)) ?? {};
   const build = readJson(new URL('../build-info.json', import.meta.url)) ?? {};
   return {

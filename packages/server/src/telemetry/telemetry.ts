@@ -3,7 +3,7 @@ import type { TaskDelivery } from '../db/schema/index.js';
 import type { KeyType } from '@agent-registry/protocol';
 
 /** How an invocation ended, as its invoker saw it. */
-export type InvocationOutcome = 'completed' | 'failed' | 'webhook_failed' | 'timeout';
+export type InvocationEndStatus = 'completed' | 'failed' | 'webhook_failed' | 'timeout';
 
 /** What became of one webhook POST: answered with output, accepted for later (202), or failed. */
 export type WebhookOutcome = 'completed' | 'accepted' | 'failed' | 'timeout';
@@ -22,7 +22,7 @@ export interface Telemetry {
     targetDid: string;
     capability: string;
     delivery: TaskDelivery;
-    outcome: InvocationOutcome;
+    outcome: InvocationEndStatus;
     durationMs: number;
   }): void;
   webhookDelivered(event: { taskId: string; outcome: WebhookOutcome; durationMs: number }): void;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestDatabase, serveAgentCard, testDatabase } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
-import { readSources } from '../../src/modules/federation/remote-entries-store.js';
-import { peerSourceId } from '../../src/modules/federation/peer-follower.js';
+import { readSources } from '../../src/modules/federation/remote-sources-store.js';
+import { peerSourceId } from '../../src/modules/federation/peer-entries.js';
 import { entriesLog, FakePeer, leafFor, repeatedLog } from '../support/fake-peer.js';
 
 interface SourceStatus {

@@ -4,11 +4,11 @@ import { bearer, createTestDatabase } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { getJson, registerNamed } from '../support/discovery-helpers.js';
 import {
-  ensureSource,
   putRemoteEntry,
   removeRemoteEntries,
   type RemoteEntryWrite,
 } from '../../src/modules/federation/remote-entries-store.js';
+import { ensureSource } from '../../src/modules/federation/remote-sources-store.js';
 import { provenanceJson, type Provenance } from '../../src/modules/agents/provenance-schemas.js';
 import { mirroredEntry, PEER } from '../support/remote-entries.js';
 

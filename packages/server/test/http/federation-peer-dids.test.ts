@@ -8,8 +8,9 @@ import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
-import { ensureSource, putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
-import { mirroredEntry } from '../../src/modules/federation/peer-follower.js';
+import { putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
+import { ensureSource } from '../../src/modules/federation/remote-sources-store.js';
+import { mirroredEntry } from '../../src/modules/federation/peer-entries.js';
 
 /** The status's error texts are shown with the operator token only. */
 const OPERATOR_TOKEN = 'operator-token-0123456789';

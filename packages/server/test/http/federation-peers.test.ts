@@ -9,8 +9,9 @@ import { registerNamed } from '../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 import { checkFollowState, followStateFromStored } from '@agent-registry/protocol';
 import type { Provenance } from '../../src/modules/agents/provenance-schemas.js';
-import { putRemoteEntry, readSources } from '../../src/modules/federation/remote-entries-store.js';
-import { mirroredEntry } from '../../src/modules/federation/peer-follower.js';
+import { putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
+import { readSources } from '../../src/modules/federation/remote-sources-store.js';
+import { mirroredEntry } from '../../src/modules/federation/peer-entries.js';
 
 interface Entry {
   id: string;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
-import { mirroredEntry } from '../../src/modules/federation/peer-follower.js';
+import { mirroredEntry } from '../../src/modules/federation/peer-entries.js';
 
 /** What the card host answers and the status must not show to the public. */
 const UPSTREAM_TEXT = 'upstream-secret-4242';

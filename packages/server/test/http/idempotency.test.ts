@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { insertTask, findTask, type NewTaskRow } from '../../src/modules/tasks/tasks-store.js';
 import { TaskStateMachine } from '../../src/modules/tasks/task-state.js';
 import { runTaskMaintenance } from '../../src/modules/tasks/task-maintenance.js';
-import { LIMITS } from '../../src/kernel/limits.js';
+import { TASK_LIMITS as LIMITS } from '../../src/modules/tasks/task-limits.js';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import {
   register,

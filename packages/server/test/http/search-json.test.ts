@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { COMPONENT_SCHEMAS } from '../../src/faces/rest/openapi/components.js';
-import { SearchResponse } from '../../src/modules/discovery/search-schemas.js';
-import { searchResponseJson } from '../../src/modules/discovery/search-json.js';
+import { SearchResponse } from '../../src/modules/search/search-schemas.js';
+import { searchResponseJson } from '../../src/modules/search/search-json.js';
 import type {
   SearchRequest,
   SearchResponse as SearchResult,
-} from '../../src/modules/discovery/search-schemas.js';
+} from '../../src/modules/search/search-schemas.js';
 import { registerNamed } from '../support/discovery-helpers.js';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 

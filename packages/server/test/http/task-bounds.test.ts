@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { openTaskLoadQuery, openTaskLoadsQuery } from '../../src/modules/tasks/tasks-store.js';
+import { openTaskLoadQuery, openTaskLoadsQuery } from '../../src/modules/tasks/open-task-loads-store.js';
 import { InProcessTaskEvents } from '../../src/modules/tasks/events.js';
 import { TaskStateMachine } from '../../src/modules/tasks/task-state.js';
-import { LIMITS } from '../../src/kernel/limits.js';
+import { TASK_LIMITS as LIMITS } from '../../src/modules/tasks/task-limits.js';
 import { runTaskMaintenance } from '../../src/modules/tasks/task-maintenance.js';
 import { startListeningRegistry, type ListeningRegistry } from '../support/faces-helpers.js';
 import {

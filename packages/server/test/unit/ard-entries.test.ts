@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { representativeQueries } from '../../src/faces/ard/entries.js';
-import { relevanceScore } from '../../src/faces/ard/ard-service.js';
-import { didToUrn, urnToDid } from '../../src/faces/ard/urn.js';
+import { representativeQueries } from '../../src/modules/ard/entries.js';
+import { relevanceScore } from '../../src/modules/ard/ard-query.js';
+import { didToUrn, urnToDid } from '../../src/modules/ard/urn.js';
 
 const DOMAIN = 'registry.example.com%3A8443';
 const HOST = 'registry.example.com';

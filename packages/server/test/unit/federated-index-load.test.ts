@@ -6,7 +6,8 @@ import { ApiError } from '../../src/kernel/errors.js';
 import { systemClock } from '../../src/kernel/clock.js';
 import type { Db } from '../../src/db/connect.js';
 import { FederatedIndex } from '../../src/modules/federation/federated-index.js';
-import { ensureSource, putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
+import { putRemoteEntry } from '../../src/modules/federation/remote-entries-store.js';
+import { ensureSource } from '../../src/modules/federation/remote-sources-store.js';
 import { mirroredEntry, PEER } from '../support/remote-entries.js';
 import { migratedTestDatabase } from '../support/database-fixtures.js';
 

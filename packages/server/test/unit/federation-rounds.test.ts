@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { eventually, testDatabase } from '@agent-registry/testkit';
 import type { Db } from '../../src/db/connect.js';
 import { startFederationJobs } from '../../src/modules/federation/federation-jobs.js';
-import { ensureSource, readSource } from '../../src/modules/federation/remote-entries-store.js';
+import { ensureSource, readSource } from '../../src/modules/federation/remote-sources-store.js';
 import { refreshEach } from '../../src/modules/federation/source-rounds.js';
 import { migratedTestDatabase } from '../support/database-fixtures.js';
 

@@ -14,35 +14,43 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 const LAYERS = ['kernel', 'db', 'telemetry', 'http', 'modules', 'faces', 'root'] as const;
 type Layer = (typeof LAYERS)[number];
 
-/** Modules, lower first: a module may import itself and the modules before it. */
-const MODULES = [
-  'identity',
-  'capabilities',
-  'service-record',
-  'availability',
-  'agents',
-  'tasks',
-  'reviews',
-  'discovery',
-  'transparency-log',
-  'federation',
-  'operations',
-] as const;
+const MODULES_DIR = path.join(SRC, 'modules');
 
-/** What each module may import besides kernel/, db/, telemetry/ and http/ (its README says the same). */
-const MODULE_IMPORTS: Record<(typeof MODULES)[number], readonly string[]> = {
-  identity: [],
-  capabilities: [],
-  'service-record': ['identity'],
-  availability: [],
-  agents: ['identity', 'capabilities', 'service-record', 'availability'],
-  tasks: ['agents', 'capabilities', 'identity'],
-  reviews: ['agents', 'identity'],
-  discovery: ['identity', 'capabilities', 'service-record', 'availability', 'agents', 'tasks', 'reviews'],
-  'transparency-log': ['identity', 'agents'],
-  federation: ['agents', 'discovery'],
-  operations: [],
-};
+/** The modules: every folder of modules/. */
+const MODULES = fs
+  .readdirSync(MODULES_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
+
+/**
+ * What a module may import besides kernel/, db/, telemetry/ and http/: its README's one "May import:"
+ * line, which names modules as `name/` or says "no other module". The README is the only statement of
+ * the rule; this reads it.
+ */
+function readAllowances(): Map<string, string[]> {
+  const allowances = new Map<string, string[]>();
+  for (const name of MODULES) {
+    const readme = path.join(MODULES_DIR, name, 'README.md');
+    assert.ok(fs.existsSync(readme), `modules/${name} has no README.md`);
+    const lines = fs
+      .readFileSync(readme, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('May import:'));
+    assert.equal(lines.length, 1, `modules/${name}/README.md needs exactly one line starting "May import:"`);
+    const line = lines[0]!;
+    const named = [...line.matchAll(/`([a-z-]+)\/`/g)].map((match) => match[1]!);
+    if (named.length === 0) {
+      assert.match(line, /^May import: no other module\./, `modules/${name}/README.md: "${line}"`);
+    }
+    for (const other of named) {
+      assert.ok(MODULES.includes(other) && other !== name, `modules/${name}/README.md names ${other}/`);
+    }
+    allowances.set(name, named);
+  }
+  return allowances;
+}
+const MODULE_IMPORTS = readAllowances();
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -92,20 +100,86 @@ test('layers: no relative import of packages/server/src points up a layer', () =
   assert.deepEqual(wrong, []);
 });
 
-test('layers: a module imports only itself and the modules its README allows', () => {
+type Graph = ReadonlyMap<string, readonly string[]>;
+
+/** Imports of one module by another that its README does not allow. */
+function unallowedImports(graph: Graph, allowances: ReadonlyMap<string, readonly string[]>): string[] {
   const wrong: string[] = [];
   for (const [file, targets] of graph) {
-    const from = placeOf(file).module as (typeof MODULES)[number] | undefined;
+    const from = placeOf(file).module;
     if (from === undefined) continue;
-    assert.ok(MODULES.includes(from), `modules/${from} is not in the list of modules of this test`);
     for (const target of targets) {
       const to = placeOf(target).module;
-      if (to !== undefined && to !== from && !MODULE_IMPORTS[from].includes(to)) {
+      if (to !== undefined && to !== from && !(allowances.get(from) ?? []).includes(to)) {
         wrong.push(`${relative(file)} -> ${relative(target)}`);
       }
     }
   }
-  assert.deepEqual(wrong, []);
+  return wrong;
+}
+
+/** Modules a README allows that the module never imports: an allow-list says what is used, no more. */
+function unusedAllowances(graph: Graph, allowances: ReadonlyMap<string, readonly string[]>): string[] {
+  const used = new Set<string>();
+  for (const [file, targets] of graph) {
+    const from = placeOf(file).module;
+    for (const target of targets) {
+      const to = placeOf(target).module;
+      if (from !== undefined && to !== undefined && to !== from) used.add(`${from} -> ${to}`);
+    }
+  }
+  const unused: string[] = [];
+  for (const [from, allowed] of allowances) {
+    for (const to of allowed) if (!used.has(`${from} -> ${to}`)) unused.push(`${from} -> ${to}`);
+  }
+  return unused;
+}
+
+/** Loops among the modules' allowances: the modules must stand in an order. */
+function allowanceLoops(allowances: ReadonlyMap<string, readonly string[]>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const loops: string[] = [];
+  const visit = (name: string, trail: string[]): void => {
+    state.set(name, 'open');
+    for (const next of allowances.get(name) ?? []) {
+      if (state.get(next) === 'open')
+        loops.push([...trail.slice(trail.indexOf(next)), name, next].join(' -> '));
+      else if (!state.has(next)) visit(next, [...trail, name]);
+    }
+    state.set(name, 'done');
+  };
+  for (const name of allowances.keys()) if (!state.has(name)) visit(name, []);
+  return loops;
+}
+
+test('layers: a module imports only itself and the modules its README allows', () => {
+  assert.deepEqual(unallowedImports(graph, MODULE_IMPORTS), []);
+});
+
+test("layers: a module's README allows only modules it imports", () => {
+  assert.deepEqual(unusedAllowances(graph, MODULE_IMPORTS), []);
+});
+
+test("layers: the modules' READMEs allow no loop", () => {
+  assert.deepEqual(allowanceLoops(MODULE_IMPORTS), []);
+});
+
+test('layers: the module checks fail on a planted violation and on an unused allowance', () => {
+  const file = (name: string) => path.join(SRC, 'modules', name, 'planted.ts');
+  const planted: Graph = new Map([
+    [file('identity'), [file('agents')]],
+    [file('agents'), [file('identity')]],
+  ]);
+  const allowances = new Map([
+    ['identity', []],
+    ['agents', ['identity', 'tasks']],
+    ['tasks', ['agents']],
+  ]);
+  assert.deepEqual(unallowedImports(planted, allowances), [
+    'modules/identity/planted.ts -> modules/agents/planted.ts',
+  ]);
+  assert.deepEqual(unusedAllowances(planted, allowances), ['agents -> tasks', 'tasks -> agents']);
+  assert.deepEqual(allowanceLoops(allowances), ['agents -> tasks -> agents']);
 });
 
 test('layers: no files of packages/server/src import each other in a loop', () => {
@@ -129,7 +203,7 @@ test('layers: no files of packages/server/src import each other in a loop', () =
 test('layers: the check reads the imports it judges', () => {
   // Guards the regular expression: the composition root imports every module, so it must see them.
   const context = graph.get(path.join(SRC, 'context.ts')) ?? [];
-  for (const name of ['agents', 'tasks', 'reviews', 'discovery']) {
+  for (const name of ['agents', 'tasks', 'reviews', 'search', 'stats']) {
     assert.ok(
       context.some((target) => placeOf(target).module === name),
       `context.ts imports nothing of modules/${name}?`,

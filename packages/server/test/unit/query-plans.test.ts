@@ -8,9 +8,9 @@ import {
   creationOrderQuery,
   readSearchRows,
   searchRowsQuery,
-} from '../../src/modules/discovery/agent-search-store.js';
-import { changedAfterQuery } from '../../src/modules/discovery/search-follower.js';
-import { listPendingTasks, pendingTasksSql } from '../../src/modules/tasks/tasks-store.js';
+} from '../../src/modules/search/agent-search-store.js';
+import { changedAfterQuery } from '../../src/modules/search/search-follower.js';
+import { listPendingTasks, pendingTasksSql } from '../../src/modules/tasks/task-queue-store.js';
 import { agentTableRow } from '../support/database-fixtures.js';
 import { createTestDatabase, testDatabase } from '@agent-registry/testkit';
 

@@ -4,7 +4,8 @@ import type { KeyObject } from 'node:crypto';
 import type { Capability } from '@agent-registry/protocol';
 import { a2aBaseUrl } from '../../modules/agents/agent-view.js';
 import type { AgentProfile } from '../../modules/agents/schemas.js';
-import { capabilityTitle, textInputProperty } from '../capability-text.js';
+import { capabilityTitle } from '../../modules/capabilities/capability-title.js';
+import { textInputProperty } from '../capability-text.js';
 import { invocable } from '../invocation.js';
 
 /** Card members are the A2A v1.0 JSON form (ProtoJSON of the AgentCard message). */
@@ -92,7 +93,7 @@ function availabilityExtension(profile: AgentProfile): CardJson {
 }
 
 /** The card of one registered agent, reached through the registry; no interface when it cannot be invoked. */
-export function agentCard(profile: AgentProfile, publicUrl: string): CardJson {
+export function a2aAgentCard(profile: AgentProfile, publicUrl: string): CardJson {
   const card: CardJson = {
     name: profile.name,
     description: profile.description ?? `${profile.name}, an agent registered at ${publicUrl}`,

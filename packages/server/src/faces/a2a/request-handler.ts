@@ -32,7 +32,7 @@ import { requireDid } from '../../modules/identity/did-param.js';
 import { textInputProperty } from '../capability-text.js';
 import { classifyError, logClassified } from '../errors.js';
 import { invokeThroughBroker } from '../invocation.js';
-import { agentCard } from './cards.js';
+import { a2aAgentCard } from './cards.js';
 import { decodeListCursor, encodeListCursor, listFilters } from './list-tasks.js';
 import { completedTask, failedTask, inputHistory, taskFromView } from './tasks.js';
 import type { TaskView } from '../../modules/tasks/schemas.js';
@@ -139,7 +139,7 @@ export class AgentA2AHandler implements A2ARequestHandler {
 
   async getAgentCard(): Promise<AgentCard> {
     const profile = await this.ctx.agents.getProfile(this.call.rawDid);
-    return AgentCardCodec.fromJSON(agentCard(profile, this.ctx.config.publicUrl));
+    return AgentCardCodec.fromJSON(a2aAgentCard(profile, this.ctx.config.publicUrl));
   }
 
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {

@@ -8,8 +8,8 @@ import { agentNotFound } from '../../kernel/errors.js';
 import { authenticated, callerOf } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { LIMITS } from '../../kernel/limits.js';
-import { A2A_VERSIONS, agentCard, registryCard, signCard, type SignedCard } from './cards.js';
+import { TASK_LIMITS } from '../../modules/tasks/task-limits.js';
+import { A2A_VERSIONS, a2aAgentCard, registryCard, signCard, type SignedCard } from './cards.js';
 import { invalidEnvelope, isUnparseableBody, jsonRpcError, PARSE_ERROR } from './envelope.js';
 import { AgentA2AHandler, toA2AError } from './request-handler.js';
 
@@ -44,7 +44,7 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
   ): Promise<FastifyReply> => {
     const profile = await ctx.agents.getProfile(request.params.did);
     if (profile.status !== 'active') throw agentNotFound(profile.did);
-    return sendCard(request, reply, await signCard(agentCard(profile, publicUrl), signingKey, publicUrl));
+    return sendCard(request, reply, await signCard(a2aAgentCard(profile, publicUrl), signingKey, publicUrl));
   };
   const cardRoute = { schema: { hide: true, params: DidParams } };
   app.get('/a2a/:did/.well-known/agent-card.json', cardRoute, serveAgentCard);
@@ -104,7 +104,7 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
   };
   const rpcRoute = {
     onRequest: authenticated(ctx),
-    bodyLimit: LIMITS.invocationBodyLimitBytes,
+    bodyLimit: TASK_LIMITS.invocationBodyLimitBytes,
     schema: { hide: true, params: DidParams },
     // A body that is not JSON is a JSON-RPC parse error; every other refusal (the token first) reads as
     // on every other route.

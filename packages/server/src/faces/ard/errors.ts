@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { classifyError, logClassified } from '../errors.js';
-import { ARD_BASE } from './entries.js';
+import { ARD_BASE } from '../../modules/ard/entries.js';
 
 /** ARD's error codes (ard-spec Appendix B) by HTTP status; the registry's own code says the rest. */
 function ardErrorCode(status: number): string {

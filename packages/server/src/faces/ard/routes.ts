@@ -3,23 +3,25 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../http/types.js';
 import { refuseUnknownQuery } from '../../http/query.js';
-import { ArdService } from './ard-service.js';
-import { ARD_BASE, CATALOG_TYPE } from './entries.js';
+import { ArdService } from '../../modules/ard/ard-service.js';
+import { ARD_BASE, CATALOG_TYPE } from '../../modules/ard/entries.js';
 import { handleArdError, handleArdNotFound } from './errors.js';
 import {
   ArdCatalogAnswer,
-  ArdCatalogQuery,
   ArdEntryAnswer,
   ArdError,
   ArdExploreAnswer,
   ArdListAnswer,
   ArdSearchAnswer,
+} from './envelopes.js';
+import {
+  ArdCatalogQuery,
   ArdExploreRequest,
   ArdIdentifierParams,
   ArdListQuery,
   ArdSearchRequest,
-} from './schemas.js';
-import { ardPublisher } from './urn.js';
+} from '../../modules/ard/schemas.js';
+import { ardPublisher } from '../../modules/ard/urn.js';
 
 /** How many catalog pages are kept: a crawler walks them in turn, and a token names one position. */
 const CATALOG_CACHE_ENTRIES = 256;

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { Capability } from '@agent-registry/protocol';
 import type { AgentProfile } from '../../modules/agents/schemas.js';
-import { capabilityTitle } from '../capability-text.js';
+import { capabilityTitle } from '../../modules/capabilities/capability-title.js';
 import { invocable, invokeThroughBroker } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 import {

@@ -15,7 +15,7 @@ import {
   type EditReviewCommand,
   type SubmitReviewCommand,
 } from '../../modules/reviews/schemas.js';
-import { SearchResponse, type SearchRequest } from '../../modules/discovery/search-schemas.js';
+import { SearchResponse, type SearchRequest } from '../../modules/search/search-schemas.js';
 import { forValidation } from '../../http/validation.js';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import { REVIEW_RULES } from '../../kernel/discovery-rules.js';

@@ -13,7 +13,7 @@ import { agentNotFound } from '../../kernel/errors.js';
 import { markIfDeprecated } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from '../../modules/tasks/task-limits.js';
 import { invocable } from '../invocation.js';
 import { agentTools } from './agent-tools.js';
 import { mcpOriginGuard } from './origin.js';
@@ -156,7 +156,7 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
   const common = {
     // Origin first: a foreign page learns nothing, not even whether its token would have worked.
     onRequest: [mcpOriginGuard(ctx.config), optionalCaller(ctx)],
-    bodyLimit: LIMITS.invocationBodyLimitBytes,
+    bodyLimit: TASK_LIMITS.invocationBodyLimitBytes,
   };
 
   app.post('/mcp', { ...common, schema: { hide: true } }, async (request, reply) => {

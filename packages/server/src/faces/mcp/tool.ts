@@ -2,7 +2,7 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import type { FastifyBaseLogger } from 'fastify';
 import type { AuthenticatedAgent } from '../../modules/agents/authentication.js';
 import { classifyError, logClassified, type ClassifiedError } from '../errors.js';
-import type { InvocationOutcome } from '../invocation.js';
+import type { TaskOutcome } from '../invocation.js';
 import type { JsonSchema } from '../schemas.js';
 
 /** The HTTP request a tool call arrived on: who sent it (if a token came with it), and when it ends. */
@@ -61,7 +61,7 @@ export const getTaskAt = (publicUrl: string): string => `the get_task tool of ${
 
 /** The agent failed or did not answer in time: a tool result naming the outcome and the task. */
 export function outcomeResult(
-  outcome: InvocationOutcome & { ok: false },
+  outcome: TaskOutcome & { ok: false },
   taskTool: string = GET_TASK,
 ): CallToolResult {
   const what = outcome.outcome === 'timeout' ? 'timed out' : 'failed';

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { DatabaseUnavailableError } from '../../kernel/errors.js';
-import type { BuildInfo } from '../../kernel/version.js';
+import type { RunningBuild } from '../../kernel/version.js';
 
 export interface StartingListener {
   close(): Promise<void>;
@@ -48,7 +48,7 @@ type WorkerMessage =
 export async function listenWhileStarting(
   port: number,
   host: string,
-  build: Pick<BuildInfo, 'version' | 'commit'>,
+  build: Pick<RunningBuild, 'version' | 'commit'>,
 ): Promise<StartingListener> {
   const starting = new DatabaseUnavailableError(
     undefined,

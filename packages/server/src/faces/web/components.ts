@@ -1,5 +1,5 @@
 import type { AgentLabel } from '../../modules/agents/agent-labels.js';
-import type { AgentSummary } from '../../modules/discovery/search-schemas.js';
+import type { AgentSummary } from '../../modules/search/search-schemas.js';
 import { html, type Html } from './html.js';
 
 export function agentHref(did: string): string {
@@ -76,7 +76,11 @@ export function provenanceText(provenance: AgentSummary['provenance']): string {
 }
 
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
-export function agentCard(agent: AgentSummary, label: AgentLabel | undefined, availability?: string): Html {
+export function agentSummaryCard(
+  agent: AgentSummary,
+  label: AgentLabel | undefined,
+  availability?: string,
+): Html {
   const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   const remote = agent.provenance.kind !== 'registered';

@@ -1,11 +1,11 @@
 import type { TokenService } from '../identity/tokens.js';
-import { markIfDeprecated, type AuthenticationDeps } from './authenticate.js';
+import { markIfDeprecated, type AuthenticatedRouteDeps } from './authenticate.js';
 import { Jwks, TokenRequest, TokenResponse } from './schemas.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
 
 /** What the sign-in routes use of the context. */
-export interface AuthRouteDeps extends AuthenticationDeps {
+export interface AuthRouteDeps extends AuthenticatedRouteDeps {
   tokens: TokenService;
 }
 

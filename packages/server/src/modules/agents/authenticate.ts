@@ -16,13 +16,13 @@ declare module 'fastify' {
  * `allowDeactivatedSelf` lets a deactivated agent reach its own DID (a second DELETE answers 404).
  */
 /** What authentication on a route uses of the context. */
-export interface AuthenticationDeps {
+export interface AuthenticatedRouteDeps {
   authentication: AuthenticationService;
   config: Pick<Config, 'legacyAuthUntil' | 'publicUrl'>;
 }
 
 export function authenticated(
-  ctx: AuthenticationDeps,
+  ctx: AuthenticatedRouteDeps,
   options: { allowDeactivatedSelf?: boolean } = {},
 ): onRequestAsyncHookHandler {
   return async (request, reply) => {
@@ -37,7 +37,7 @@ export function authenticated(
 
 /** Deprecation headers on the answer when the request authenticated in a form kept for a window. */
 export function markIfDeprecated(
-  ctx: AuthenticationDeps,
+  ctx: AuthenticatedRouteDeps,
   reply: FastifyReply,
   form: DeprecatedAuthForm | undefined,
 ): void {

@@ -13,7 +13,7 @@ import type { Db } from '../../db/connect.js';
 import { findActiveAgent, findAgentStatus } from './agents-store.js';
 import { claimSignatureUse } from '../identity/used-signatures-store.js';
 import { UnauthorizedError, agentNotFound } from '../../kernel/errors.js';
-import { parseDid } from '../identity/did.js';
+import { parseDid } from '@agent-registry/protocol';
 import { requireDid } from '../identity/did-param.js';
 import { parsePublicKey } from '@agent-registry/protocol';
 import { parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
@@ -36,7 +36,7 @@ export interface IssuedSession extends TokenResponse {
   deprecated?: DeprecatedAuthForm;
 }
 
-export interface AuthenticationDeps {
+export interface AuthenticationServiceDeps {
   db: Db;
   clock: Clock;
   tokens: TokenService;
@@ -61,7 +61,7 @@ function loginMessageWithoutAudience(keyType: KeyType, did: string, timestamp: n
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 export class AuthenticationService {
-  constructor(private readonly deps: AuthenticationDeps) {}
+  constructor(private readonly deps: AuthenticationServiceDeps) {}
 
   /**
    * Resolves the bearer token to its agent. A deactivated agent's tokens are refused everywhere except

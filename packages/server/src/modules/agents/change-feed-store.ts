@@ -93,7 +93,7 @@ export async function advanceChangeHead(db: Db): Promise<void> {
   }
 }
 
-// Read before every search (modules/discovery/search-follower.ts): compiled once and, on SQLite, read directly.
+// Read before every search (modules/search/search-follower.ts): compiled once and, on SQLite, read directly.
 const changeHead = compiledOnce(
   (db) => db.selectFrom('change_feed_head').select('seq').where('id', '=', sql.lit(1)),
   [] as const,
@@ -130,7 +130,7 @@ const changeHeadWithGeneration = compiledOnce(
   [] as const,
 );
 
-/** The head before a search (modules/discovery/search-follower.ts), with what tells a restored feed apart. */
+/** The head before a search (modules/search/search-follower.ts), with what tells a restored feed apart. */
 export async function readChangeFeedHead(db: Db): Promise<ChangeFeedHead> {
   const [row] = await changeHeadWithGeneration(db);
   return { seq: Number(row?.seq ?? 0), generation: row?.generation ?? null };

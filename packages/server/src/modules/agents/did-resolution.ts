@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { findActiveAgent } from './agents-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { isAgentId, webDid } from '../identity/did.js';
+import { isAgentId, webDid } from '@agent-registry/protocol';
 import { buildDidDocument } from '../identity/did-document.js';
 import type { DidDocument } from '../identity/schemas.js';
 import { a2aAgentCardUrl } from './agent-view.js';

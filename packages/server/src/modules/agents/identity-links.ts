@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { findAgentStatus } from './agents-store.js';
 import { addIdentityEvidence } from '../identity/identity-links-store.js';
-import { parseDid } from '../identity/did.js';
+import { parseDid } from '@agent-registry/protocol';
 
 /**
  * Evidence that two identities are one operator, as far as the registry can see it

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../http/common-schemas.js';
 
 /**
  * Where an entry comes from and how far this registry verified it (docs/federation.md). An added member
@@ -8,13 +9,10 @@ import { Type, type Static } from '@sinclair/typebox';
  */
 export const Provenance = Type.Object(
   {
-    kind: Type.Unsafe<'registered' | 'mirrored' | 'imported'>(
-      Type.String({
-        enum: ['registered', 'mirrored', 'imported'],
-        description:
-          'registered: registered here, its key proven to this registry; mirrored: copied from a peer registry whose transparency log this registry verified; imported: read from an A2A agent card or an MCP Registry',
-      }),
-    ),
+    kind: StringEnum(['registered', 'mirrored', 'imported'], {
+      description:
+        'registered: registered here, its key proven to this registry; mirrored: copied from a peer registry whose transparency log this registry verified; imported: read from an A2A agent card or an MCP Registry',
+    }),
     home_registry: Type.String({
       description: 'Public URL of the registry the agent lives at (for an imported card, the card origin)',
     }),
@@ -29,31 +27,21 @@ export const Provenance = Type.Object(
       ),
     ),
     state: Type.Optional(
-      Type.Unsafe<'verified' | 'unverified'>(
-        Type.String({
-          enum: ['verified', 'unverified'],
-          description:
-            'mirrored: unverified once the peer forked its log or served a record that did not match it',
-        }),
-      ),
+      StringEnum(['verified', 'unverified'], {
+        description:
+          'mirrored: unverified once the peer forked its log or served a record that did not match it',
+      }),
     ),
     verified_at: Type.Optional(
       Type.Integer({ description: 'mirrored: when the checkpoint was verified (epoch ms)' }),
     ),
     source_url: Type.Optional(Type.String({ description: 'imported: the URL the entry was read from' })),
-    format: Type.Optional(
-      Type.Unsafe<'a2a-agent-card' | 'mcp-registry'>(
-        Type.String({ enum: ['a2a-agent-card', 'mcp-registry'] }),
-      ),
-    ),
+    format: Type.Optional(StringEnum(['a2a-agent-card', 'mcp-registry'])),
     verification: Type.Optional(
-      Type.Unsafe<ImportVerification>(
-        Type.String({
-          enum: ['verified', 'signed-untrusted', 'unsigned', 'invalid'],
-          description:
-            'imported: verified (a signature checked against the trust root: did and kid say whose), signed-untrusted (signed, but no key of the trust root verifies it), unsigned, invalid (a signature that does not verify)',
-        }),
-      ),
+      StringEnum<readonly ImportVerification[]>(['verified', 'signed-untrusted', 'unsigned', 'invalid'], {
+        description:
+          'imported: verified (a signature checked against the trust root: did and kid say whose), signed-untrusted (signed, but no key of the trust root verifies it), unsigned, invalid (a signature that does not verify)',
+      }),
     ),
     did: Type.Optional(
       Type.String({ description: 'imported and verified: the DID whose key verified the card' }),

@@ -13,12 +13,12 @@ import {
 } from './schemas.js';
 import { DidParams, bearerAuth, errors, ref } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf, type AuthenticationDeps } from './authenticate.js';
+import { authenticated, callerOf, type AuthenticatedRouteDeps } from './authenticate.js';
 
 const tags = ['Agents'];
 
 /** What the agent routes use of the context. */
-export interface AgentRouteDeps extends AuthenticationDeps {
+export interface AgentRouteDeps extends AuthenticatedRouteDeps {
   agents: AgentService;
   registration: RegistrationService;
 }

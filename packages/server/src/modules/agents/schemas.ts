@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DELIVERY_MODES, KEY_TYPES } from '@agent-registry/protocol';
 import { LIMITS } from '../../kernel/limits.js';
 import { SCHEMA_LIMITS } from '../capabilities/schema-limits.js';
-import { Nullable, checkedByService, ref } from '../../http/common-schemas.js';
+import { Nullable, checkedByService, ref, StringEnum } from '../../http/common-schemas.js';
 import type { AgentStatus } from '../../db/schema/index.js';
 import type { ServiceRecord } from '../service-record/schemas.js';
 import type { Availability } from '../availability/schemas.js';
@@ -205,9 +205,7 @@ export const UpdateProfileRequest = Type.Object({
 export type UpdateProfileRequest = Static<typeof UpdateProfileRequest>;
 
 const Endpoint = Type.Object({
-  type: Type.Unsafe<'did_document' | 'invoke' | 'a2a_agent_card' | 'mcp'>(
-    Type.String({ enum: ['did_document', 'invoke', 'a2a_agent_card', 'mcp'] }),
-  ),
+  type: StringEnum(['did_document', 'invoke', 'a2a_agent_card', 'mcp']),
   url: Type.String({ format: 'uri' }),
 });
 export type AgentEndpoint = Static<typeof Endpoint>;
@@ -225,7 +223,7 @@ export const AgentProfile = Type.Object(
     capabilities: Type.Array(CapabilityRef),
     tags: Type.Array(Type.String()),
     endpoints: Type.Array(Endpoint),
-    status: Type.Unsafe<AgentStatus>(Type.String({ enum: ['active', 'deactivated'] })),
+    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated']),
     invocation_enabled: Type.Boolean(),
     delivery_mode: DeliveryMode,
     average_rating: Type.Number(),
@@ -273,15 +271,18 @@ export const DeactivateResponse = Type.Object({
 });
 export type DeactivateResponse = Static<typeof DeactivateResponse>;
 
+/** Whether the agent's webhook is probed, as its owner and the public profile see it. */
+const ProbedWebhook = Type.Optional(
+  Type.Boolean({
+    description:
+      'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
+  }),
+);
+
 export const InvocationConfig = Type.Object({
   enabled: Type.Boolean(),
   delivery_mode: DeliveryMode,
-  probes: Type.Optional(
-    Type.Boolean({
-      description:
-        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
-    }),
-  ),
+  probes: ProbedWebhook,
 });
 export type InvocationConfig = Static<typeof InvocationConfig>;
 
@@ -315,12 +316,7 @@ export const OwnerInvocationConfig = Type.Object({
   webhook_secret: Type.Optional(
     Type.String({ description: 'Present only when the registry generated the secret in this request' }),
   ),
-  probes: Type.Optional(
-    Type.Boolean({
-      description:
-        'Extension: whether the registry probes the webhook for availability (docs/availability.md); present for webhook agents',
-    }),
-  ),
+  probes: ProbedWebhook,
 });
 /** What the owner sees after configuring: the secret only when the registry generated it just now. */
 export type OwnerInvocationConfig = Static<typeof OwnerInvocationConfig>;

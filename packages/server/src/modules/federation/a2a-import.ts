@@ -8,13 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { verifyCardSignatures, type TrustRoot } from './card-signatures.js';
 import { fetchRemote, maxAgeSeconds, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
-import {
-  ensureSource,
-  putRemoteEntry,
-  readSource,
-  removeRemoteEntries,
-  updateSource,
-} from './remote-entries-store.js';
+import { putRemoteEntry, removeRemoteEntries } from './remote-entries-store.js';
+import { ensureSource, readSource, updateSource } from './remote-sources-store.js';
 
 export interface A2aImportDeps {
   db: Db;

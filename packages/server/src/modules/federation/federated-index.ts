@@ -2,9 +2,9 @@ import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
 import type { Clock } from '../../kernel/clock.js';
 import { shuttingDown } from '../../kernel/errors.js';
 import type { Db } from '../../db/connect.js';
-import { SearchIndexFollower } from '../discovery/search-follower.js';
-import { readSearchRows } from '../discovery/agent-search-store.js';
-import type { SearchRow, SearchSource } from '../discovery/search.js';
+import { SearchIndexFollower } from '../search/search-follower.js';
+import { readSearchRows } from '../search/agent-search-store.js';
+import type { SearchRow, SearchSource } from '../search/search.js';
 import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
 
 /** Remote changes read per query while loading or catching up. */

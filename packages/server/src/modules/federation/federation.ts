@@ -7,12 +7,14 @@ import {
   activeRemoteEntriesByDid,
   listRemoteEntries,
   readRemoteEntry,
-  readSources,
   type RemoteEntryRow,
 } from './remote-entries-store.js';
+import { readSources } from './remote-sources-store.js';
 import type { FederatedIndex } from './federated-index.js';
 import type { SourceRefresher } from './federation-jobs.js';
-import { peerCursorStatus, peerSourceId, type PeerFollower } from './peer-follower.js';
+import type { PeerFollower } from './peer-follower.js';
+import { peerSourceId } from './peer-entries.js';
+import { peerCursorStatus } from './peer-status.js';
 import type { FederationStatus, RemoteEntriesPage, RemoteEntriesQuery, RemoteEntry } from './schemas.js';
 import { FEDERATION_RULES } from './schemas.js';
 

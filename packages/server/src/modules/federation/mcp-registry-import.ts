@@ -9,16 +9,14 @@ import { fetchRemote, RemoteFetchError } from './remote-fetch.js';
 import { httpUrl, isStorableName, limitedDescription, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import {
-  ensureSource,
   entryQuota,
   heldEntryIdsOfSource,
   putRemoteEntry,
-  readSource,
   removeRemoteEntries,
-  updateSource,
   type EntryQuota,
   type RemoteEntryWrite,
 } from './remote-entries-store.js';
+import { ensureSource, readSource, updateSource } from './remote-sources-store.js';
 
 export interface McpImportDeps {
   db: Db;

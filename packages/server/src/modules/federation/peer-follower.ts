@@ -1,6 +1,4 @@
 import {
-  parseDid,
-  webDid,
   checkProfileAgainstLeaf,
   entryBundlePath,
   extendLogInSteps,
@@ -11,12 +9,9 @@ import {
   verifyLogProof,
   EMPTY_FOLLOW_STATE,
   type LogFollowState,
-  type StoredFollowState,
-  type CatchUpResult,
   type LogLeaf,
   type LogProof,
   type LogStep,
-  PROFILE_LIMITS,
   toBase64,
 } from '@agent-registry/protocol';
 import type { Clock } from '../../kernel/clock.js';
@@ -26,21 +21,25 @@ import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
-import { httpUrl, limitedCapability, limitedTags, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
+import { entryId, mirroredEntry, peerDidRefusal, peerSourceId } from './peer-entries.js';
+import {
+  catchingUp,
+  cutBy,
+  followedSize,
+  refusedNote,
+  type PeerCursor,
+  type PeerResumed,
+} from './peer-status.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import {
   entryQuota,
-  didWebDomainOf,
   heldEntryIdsOfSource,
-  ensureSource,
   putRemoteEntry,
-  readSource,
   removeRemoteEntries,
   restampSource,
-  updateSource,
   type EntryQuota,
-  type RemoteEntryWrite,
 } from './remote-entries-store.js';
+import { ensureSource, readSource, updateSource } from './remote-sources-store.js';
 
 export interface PeerFollowDeps {
   db: Db;
@@ -52,47 +51,6 @@ export interface PeerFollowDeps {
   /** A peer stopped being followed (forked log or mismatching records): log line and metric. */
   onPeerStopped(peer: string, reason: string): void;
 }
-
-/** What a peer's source keeps between catch-ups: its key and the verified tree (its compact range). */
-interface PeerCursor extends StoredFollowState {
-  /** The note verifier key: pinned in FEDERATION_PEERS, or taken on first contact. */
-  key: string;
-  origin?: string;
-  /** The last time an operator resumed the peer after a stop (kept across catch-ups). */
-  resumed?: PeerResumed;
-  /** Log entries not mirrored since the last resume: how many, and the latest few with the reason. */
-  refused?: { count: number; latest: string[] };
-}
-
-export interface PeerResumed {
-  by: string;
-  at: number;
-  reason: string;
-}
-
-/** The last checkpoint verified of a peer, as its status shows it (as a mirrored entry names it). */
-type PeerCheckpoint = NonNullable<Provenance['checkpoint']>;
-
-/**
- * What a peer's status shows of its source's cursor: the last checkpoint verified (none before the
- * first verified catch-up, or after a resume), and who resumed it after a stop and when (if ever).
- */
-export function peerCursorStatus(cursor: string | null): {
-  checkpoint?: PeerCheckpoint;
-  resumed?: PeerResumed;
-} {
-  if (cursor === null) return {};
-  const stored = JSON.parse(cursor) as Partial<PeerCursor>;
-  return {
-    ...(stored.key !== undefined && stored.size !== undefined && stored.root !== undefined
-      ? { checkpoint: { origin: stored.origin ?? '', size: stored.size, root_hash: stored.root } }
-      : {}),
-    ...(stored.resumed === undefined ? {} : { resumed: stored.resumed }),
-  };
-}
-
-export const peerSourceId = (peer: string): string => `peer:${peer}`;
-const entryId = (peer: string, did: string): string => `peer:${peer}#${did}`;
 
 /**
  * Follows peer registries of this kind (FEDERATION_PEERS) as the verifying mirror does, with the
@@ -412,104 +370,6 @@ export class PeerFollower {
   }
 }
 
-/** A peer's status while its log is followed over several rounds: how far, and why this round stopped. */
-function catchingUp(verified: number, of: number | undefined, why: string): string {
-  const how = of === undefined ? `${verified} entries` : `${verified} of ${of} entries`;
-  return `catching up: ${how} of the peer's log verified and stored; this round stopped: ${why}; the next round resumes from entry ${verified}`.slice(
-    0,
-    1000,
-  );
-}
-
-/** How many entries of a peer's log its stored cursor says were verified (0 before the first). */
-const followedSize = (stored: Partial<PeerCursor> | undefined): number =>
-  stored?.key !== undefined && typeof stored.size === 'number' ? stored.size : 0;
-
-/** Which bound ended a stepwise catch-up before the checkpoint, named with its setting. */
-function cutBy(result: CatchUpResult, signal: AbortSignal | undefined, config: FederationConfig): string {
-  if (result.stoppedBy === 'entries')
-    return `FEDERATION_PEER_CATCHUP_ENTRIES (${config.peerCatchUpEntries} entries a round)`;
-  if (result.stoppedBy === 'bytes')
-    return `FEDERATION_PEER_CATCHUP_MB (${config.peerCatchUpBytes / 1024 / 1024} MiB of entry bundles a round)`;
-  return signal?.reason instanceof Error ? signal.reason.message : 'the round ended';
-}
-
-/**
- * The entry a peer's verified profile becomes. A log proves only that the peer published it, not that
- * it is safe to hand on: the listed fields go through the same limits as imported entries, and only
- * http(s) endpoints at the peer's own origin are kept (the profile's `a2a_agent_card` is named `a2a`,
- * as imports name theirs).
- */
-export function mirroredEntry(
-  peer: string,
-  did: string,
-  profile: Record<string, unknown>,
-  checkpoint: PeerCheckpoint,
-  now: number,
-): RemoteEntryWrite {
-  const endpoints = Array.isArray(profile.endpoints)
-    ? (profile.endpoints as unknown[]).flatMap((raw) => {
-        const endpoint = raw as { type?: unknown; url?: unknown } | null;
-        const type = limitedText(endpoint?.type, PROFILE_LIMITS.capabilityTypeMaxLength);
-        const url = httpUrl(endpoint?.url);
-        // A referral names only the peer itself: an agent of a registry of this kind is reached there.
-        return type === undefined || url === undefined || new URL(url).origin !== peer
-          ? []
-          : [{ type: type === 'a2a_agent_card' ? 'a2a' : type, url }];
-      })
-    : [];
-  const capabilities = Array.isArray(profile.capabilities)
-    ? (profile.capabilities as unknown[])
-        .flatMap((raw) => {
-          const capability = raw as { type?: unknown; description?: unknown; tags?: unknown } | null;
-          return limitedCapability(capability?.type, capability?.description, capability?.tags) ?? [];
-        })
-        .slice(0, PROFILE_LIMITS.capabilitiesMaxCount)
-    : [];
-  return {
-    id: entryId(peer, did),
-    source_id: peerSourceId(peer),
-    kind: 'mirrored',
-    did,
-    name: limitedText(profile.name, PROFILE_LIMITS.nameMaxLength) ?? did,
-    description: limitedText(profile.description, PROFILE_LIMITS.descriptionMaxLength, true) ?? null,
-    capabilities: JSON.stringify(capabilities),
-    tags: JSON.stringify(limitedTags(profile.tags)),
-    endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
-    home_registry: peer,
-    provenance: provenanceJson({
-      kind: 'mirrored',
-      home_registry: peer,
-      checkpoint,
-      state: 'verified',
-      verified_at: now,
-    }),
-  };
-}
-
-/**
- * Why a peer may not speak for `did`, or undefined if it may: only a registry did:web of the peer's
- * own host (as did:web encodes it, port included), in its canonical form, and never one of this
- * registry's own (a peer configured at this registry's host is refused likewise).
- */
-export function peerDidRefusal(peer: string, did: string, ownDidWebDomain: string): string | undefined {
-  const domain = didWebDomainOf(peer) ?? '';
-  const expected = `a did:web of ${domain} (did:web:${domain}:agent:<id>)`;
-  let agentId: string;
-  try {
-    const parsed = parseDid(did, ownDidWebDomain);
-    if (parsed.method !== 'web') return `${did.slice(0, 200)} is not ${expected}`;
-    if (parsed.isLocal) return `${did.slice(0, 200)} is an agent of this registry, not of the peer`;
-    agentId = parsed.agentId;
-  } catch {
-    return `${JSON.stringify(did.slice(0, 200))} is not ${expected}`;
-  }
-  if (did !== webDid(domain, agentId)) return `${did.slice(0, 200)} is not ${expected}`;
-  if (domain.toLowerCase() === ownDidWebDomain.toLowerCase())
-    return `${did.slice(0, 200)} is an agent of this registry, not of the peer`;
-  return undefined;
-}
-
 /**
  * The origin a peer's log must carry, as a registry of this kind forms it: its public URL without the
  * scheme, then `/log` (C2SP tlog-checkpoint: a schema-less URL naming the log). A key or checkpoint
@@ -521,20 +381,6 @@ function checkPeerOrigin(peer: string, origin: string, what: string): void {
     throw new LogVerificationError(
       `${what} ${JSON.stringify(origin.slice(0, 200))}, but the log of ${peer} is ${expected}`,
     );
-}
-
-/**
- * The status note of a peer some of whose log entries were not mirrored (since it was last resumed):
- * how many, and the latest few named with the reason.
- */
-function refusedNote(refused: PeerCursor['refused']): string | null {
-  if (refused === undefined) return null;
-  const more =
-    refused.count > refused.latest.length ? `; and ${refused.count - refused.latest.length} earlier` : '';
-  return `${refused.count} log entries refused (the rest of each catch-up applied), latest first: ${refused.latest.join('; ')}${more}`.slice(
-    0,
-    1000,
-  );
 }
 
 function parseObject(body: Buffer, what: string): Record<string, unknown> {

@@ -2,12 +2,10 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import { sqlDialect } from '../../db/dialect.js';
-import type { RemoteEntriesTable, RemoteSourcesTable } from '../../db/schema/index.js';
-import { importedText } from './listing-limits.js';
+import type { RemoteEntriesTable } from '../../db/schema/index.js';
 import { findAgentStatus } from '../agents/agents-store.js';
 
 export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
-export type RemoteSourceRow = Selectable<RemoteSourcesTable>;
 
 /** What a source writes of an entry; the store numbers it and keeps its first-seen time. */
 export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
@@ -366,48 +364,4 @@ export async function listRemoteEntries(
     after = rows.at(-1)?.id;
   }
   return after === undefined ? { rows: kept } : { rows: kept, resumeAfter: after };
-}
-
-// --- sources --------------------------------------------------------------------------------------
-
-/** Records a configured source once; an existing row (and its cursor) is kept. */
-export async function ensureSource(
-  db: Db,
-  source: Pick<RemoteSourceRow, 'id' | 'kind' | 'url'>,
-): Promise<void> {
-  await db
-    .insertInto('remote_sources')
-    .values({
-      ...source,
-      state: 'ok',
-      last_error: null,
-      last_attempt_at: null,
-      last_success_at: null,
-      cursor: null,
-    })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .execute();
-}
-
-export async function readSources(db: Db): Promise<RemoteSourceRow[]> {
-  return db.selectFrom('remote_sources').selectAll().orderBy('id').execute();
-}
-
-export async function readSource(db: Db, id: string): Promise<RemoteSourceRow | undefined> {
-  return db.selectFrom('remote_sources').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** Updates a source's status; its last error may quote what the remote side sent, so it is cleaned. */
-export async function updateSource(
-  db: Db,
-  id: string,
-  patch: Partial<Omit<RemoteSourceRow, 'id' | 'kind' | 'url'>>,
-): Promise<void> {
-  const error =
-    typeof patch.last_error === 'string' ? { last_error: importedText(patch.last_error, true) } : {};
-  await db
-    .updateTable('remote_sources')
-    .set({ ...patch, ...error })
-    .where('id', '=', id)
-    .execute();
 }

@@ -1,6 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+import { requestBounded } from '../../kernel/outbound-http.js';
 
 export interface FetchLimits {
   /** The whole answer's deadline: a slow drip of bytes ends here, whatever its pace. */
@@ -47,19 +47,27 @@ export async function fetchRemote(
     } catch (error) {
       throw new RemoteFetchError(`refused ${current.href}: ${(error as Error).message}`);
     }
-    const response = await getOnce(policy, current, headers, limits.maxResponseBytes, combined).catch(
-      (error: unknown) => {
-        if (error instanceof RemoteFetchError) throw error;
-        // The round's or the source's deadline (its reason names which), not the remote side's fault.
-        if (signal?.aborted === true && signal.reason instanceof Error)
-          throw new RemoteFetchError(`${current.href} was not fetched in full: ${signal.reason.message}`);
-        if (deadline.aborted)
-          throw new RemoteFetchError(
-            `${current.href} did not answer in full within ${limits.timeoutMs} ms (FEDERATION_FETCH_TIMEOUT_SECONDS)`,
-          );
-        throw new RemoteFetchError(`fetching ${current.href} failed: ${(error as Error).message}`);
-      },
-    );
+    const target = current;
+    const response = await requestBounded(policy, target, {
+      method: 'GET',
+      headers: { accept: 'application/json', ...headers },
+      signal: combined,
+      maxResponseBytes: limits.maxResponseBytes,
+      tooLarge: () => tooLarge(target, limits.maxResponseBytes),
+    }).catch((caught: unknown) => {
+      if (caught instanceof RemoteFetchError) throw caught;
+      // A connection the policy refused comes wrapped; its own words say why.
+      const cause = (caught as { cause?: unknown }).cause;
+      const error = cause instanceof Error && cause.name === 'ForbiddenWebhookTargetError' ? cause : caught;
+      // The round's or the source's deadline (its reason names which), not the remote side's fault.
+      if (signal?.aborted === true && signal.reason instanceof Error)
+        throw new RemoteFetchError(`${current.href} was not fetched in full: ${signal.reason.message}`);
+      if (deadline.aborted)
+        throw new RemoteFetchError(
+          `${current.href} did not answer in full within ${limits.timeoutMs} ms (FEDERATION_FETCH_TIMEOUT_SECONDS)`,
+        );
+      throw new RemoteFetchError(`fetching ${current.href} failed: ${(error as Error).message}`);
+    });
     const location = response.headers.location;
     if (
       followRedirects &&
@@ -81,54 +89,6 @@ export async function fetchRemote(
     }
     return { ...response, url: current.href };
   }
-}
-
-function getOnce(
-  policy: WebhookNetworkPolicy,
-  url: URL,
-  headers: Record<string, string>,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<Omit<RemoteResponse, 'url'>> {
-  return new Promise((resolve, reject) => {
-    const transport = url.protocol === 'https:' ? https : http;
-    const request = transport.request(
-      url,
-      { method: 'GET', lookup: policy.lookup, signal, headers: { accept: 'application/json', ...headers } },
-      (response) => {
-        const declared = Number(response.headers['content-length']);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          response.destroy();
-          reject(tooLarge(url, maxBytes));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            response.destroy();
-            reject(tooLarge(url, maxBytes));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-      },
-    );
-    request.on('error', (error) => {
-      const cause = (error as { cause?: unknown }).cause;
-      reject(cause instanceof Error && cause.name === 'ForbiddenWebhookTargetError' ? cause : error);
-    });
-    request.end();
-  });
 }
 
 const tooLarge = (url: URL, maxBytes: number): RemoteFetchError =>

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, ref } from '../../http/common-schemas.js';
+import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
 
@@ -19,7 +19,7 @@ export const RemoteEntry = Type.Object(
     capabilities: Type.Array(ref(Capability)),
     tags: Type.Array(Type.String()),
     endpoints: Type.Array(RemoteEndpoint, { description: 'Where the agent is reached at its home' }),
-    status: Type.Unsafe<'active'>(Type.String({ enum: ['active'] })),
+    status: StringEnum(['active']),
     created_at: Type.Integer({ description: 'First seen by this registry (epoch ms)' }),
     updated_at: Type.Integer({ description: 'Last changed here (epoch ms)' }),
     home_registry: Type.String(),
@@ -36,16 +36,11 @@ export const RemoteEntryParams = Type.Object({
 export const RemoteEntriesQuery = Type.Object(
   {
     source: Type.Optional(Type.String({ minLength: 1, maxLength: FEDERATION_RULES.idMaxLength })),
-    kind: Type.Optional(
-      Type.Unsafe<'mirrored' | 'imported'>(Type.String({ enum: ['mirrored', 'imported'] })),
-    ),
+    kind: Type.Optional(StringEnum(['mirrored', 'imported'])),
     verification: Type.Optional(
-      Type.Unsafe<'verified' | 'signed-untrusted' | 'unsigned' | 'invalid' | 'unverified'>(
-        Type.String({
-          enum: ['verified', 'signed-untrusted', 'unsigned', 'invalid', 'unverified'],
-          description: "An imported entry's verification, or a mirrored entry's state (verified, unverified)",
-        }),
-      ),
+      StringEnum(['verified', 'signed-untrusted', 'unsigned', 'invalid', 'unverified'], {
+        description: "An imported entry's verification, or a mirrored entry's state (verified, unverified)",
+      }),
     ),
     after: Type.Optional(
       Type.String({
@@ -74,15 +69,12 @@ export type RemoteEntriesPage = Static<typeof RemoteEntriesPage>;
 
 export const SourceStatus = Type.Object({
   id: Type.String(),
-  kind: Type.Unsafe<'peer' | 'a2a' | 'mcp'>(Type.String({ enum: ['peer', 'a2a', 'mcp'] })),
+  kind: StringEnum(['peer', 'a2a', 'mcp']),
   url: Type.String(),
-  state: Type.Unsafe<'ok' | 'error' | 'stopped'>(
-    Type.String({
-      enum: ['ok', 'error', 'stopped'],
-      description:
-        'ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)',
-    }),
-  ),
+  state: StringEnum(['ok', 'error', 'stopped'], {
+    description:
+      'ok; error (the last attempt failed: last_error says why, entries kept); stopped (a peer forked its log or served mismatching records: no longer followed, its entries unverified)',
+  }),
   last_error: Type.Optional(
     Nullable(
       Type.String({
@@ -137,24 +129,18 @@ export type ResumePeerRequest = Static<typeof ResumePeerRequest>;
 
 export const FederationStatus = Type.Object({
   view: Type.Optional(
-    Type.Unsafe<'public' | 'operator'>(
-      Type.String({
-        enum: ['public', 'operator'],
-        description:
-          "public: the summary anyone may read (no error texts, no resumed); operator: with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN, each source's last_error and resumed too",
-      }),
-    ),
+    StringEnum(['public', 'operator'], {
+      description:
+        "public: the summary anyone may read (no error texts, no resumed); operator: with METRICS_TOKEN or FEDERATION_ADMIN_TOKEN, each source's last_error and resumed too",
+    }),
   ),
   sources: Type.Array(SourceStatus),
   search_index: Type.Object(
     {
-      state: Type.Unsafe<'idle' | 'loading' | 'ready'>(
-        Type.String({
-          enum: ['idle', 'loading', 'ready'],
-          description:
-            'idle: not loaded (the registry had no remote entries or sources at start, and no federated search has run); loading: being built (started at start when it had either); ready',
-        }),
-      ),
+      state: StringEnum(['idle', 'loading', 'ready'], {
+        description:
+          'idle: not loaded (the registry had no remote entries or sources at start, and no federated search has run); loading: being built (started at start when it had either); ready',
+      }),
       indexed: Type.Integer({
         description: 'Rows in the index: active local agents and active remote entries (0 until ready)',
       }),

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { readSources, updateSource } from './remote-entries-store.js';
+import { readSources, updateSource } from './remote-sources-store.js';
 
 /** Why a source's refresh was cut: its deadline in the round (the signal's reason, named in its status). */
 export class SourceDeadlineError extends Error {

@@ -22,7 +22,7 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
-export interface TokenServiceOptions {
+export interface TokenServiceDeps {
   privateKey: KeyObject;
   issuer: string;
   /** The registry's origin: the `aud` of every token, checked on every request. */
@@ -56,23 +56,23 @@ export class TokenService {
   private readonly encodedHeader: string;
 
   private constructor(
-    private readonly options: TokenServiceOptions,
+    private readonly deps: TokenServiceDeps,
     private readonly publicKey: KeyObject,
     private readonly publicJwk: JWK,
   ) {
     this.encodedHeader = base64url(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: publicJwk.kid }));
   }
 
-  static async create(options: TokenServiceOptions): Promise<TokenService> {
-    const publicKey = crypto.createPublicKey(options.privateKey);
+  static async create(deps: TokenServiceDeps): Promise<TokenService> {
+    const publicKey = crypto.createPublicKey(deps.privateKey);
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);
-    return new TokenService(options, publicKey, { ...jwk, kid, alg: 'EdDSA', use: 'sig' });
+    return new TokenService(deps, publicKey, { ...jwk, kid, alg: 'EdDSA', use: 'sig' });
   }
 
   /** The key and its JWKS `kid`, for other signatures the JWKS must verify (A2A agent cards). */
   get signingKey(): { privateKey: KeyObject; kid: string } {
-    return { privateKey: this.options.privateKey, kid: this.publicJwk.kid as string };
+    return { privateKey: this.deps.privateKey, kid: this.publicJwk.kid as string };
   }
 
   get jwks(): { keys: JWK[] } {
@@ -85,12 +85,12 @@ export class TokenService {
    * docs/decisions/performance.md, "Token signing").
    */
   async issue(did: string): Promise<IssuedToken> {
-    const iat = Math.floor(this.options.clock.now() / 1000);
-    const exp = iat + this.options.ttlSeconds;
+    const iat = Math.floor(this.deps.clock.now() / 1000);
+    const exp = iat + this.deps.ttlSeconds;
     const claims: TokenClaims = {
       sub: did,
-      iss: this.options.issuer,
-      aud: this.options.audience,
+      iss: this.deps.issuer,
+      aud: this.deps.audience,
       iat,
       exp,
       jti: uuidv7(),
@@ -98,7 +98,7 @@ export class TokenService {
     const signingInput = `${this.encodedHeader}.${base64url(JSON.stringify(claims))}`;
     // Signed on libuv's thread pool, like the registration's signature check, off the event loop.
     const signature = await new Promise<Buffer>((resolve, reject) =>
-      crypto.sign(null, Buffer.from(signingInput, 'utf8'), this.options.privateKey, (error, signed) =>
+      crypto.sign(null, Buffer.from(signingInput, 'utf8'), this.deps.privateKey, (error, signed) =>
         error === null ? resolve(signed) : reject(error),
       ),
     );
@@ -113,7 +113,7 @@ export class TokenService {
   async verify(token: string): Promise<TokenClaims> {
     const cached = this.verified.get(token);
     if (cached !== undefined) {
-      if (cached.exp * 1000 > this.options.clock.now()) return cached;
+      if (cached.exp * 1000 > this.deps.clock.now()) return cached;
       this.verified.delete(token);
       throw expiredToken();
     }
@@ -143,9 +143,9 @@ export class TokenService {
       algorithms: ['EdDSA'],
       // The key also signs A2A agent cards (typ JOSE): only a JWS typed as a JWT is a token.
       typ: 'JWT',
-      issuer: this.options.issuer,
-      ...(withAudience ? { audience: this.options.audience } : {}),
-      currentDate: new Date(this.options.clock.now()),
+      issuer: this.deps.issuer,
+      ...(withAudience ? { audience: this.deps.audience } : {}),
+      currentDate: new Date(this.deps.clock.now()),
       requiredClaims: withAudience ? ['sub', 'iat', 'exp', 'jti', 'aud'] : ['sub', 'iat', 'exp', 'jti'],
     });
     // The registry issues one audience, itself; a token naming several is not one of its own.

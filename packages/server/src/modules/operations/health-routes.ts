@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/connect.js';
-import type { BuildInfo } from '../../kernel/version.js';
+import type { RunningBuild } from '../../kernel/version.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { Health } from './schemas.js';
 import { DatabaseUnavailableError } from '../../kernel/errors.js';
@@ -10,7 +10,7 @@ const Status = Type.Object({ status: Type.String() });
 
 /** What the health routes use of the context. */
 export interface HealthRouteDeps {
-  build: BuildInfo;
+  build: RunningBuild;
   database: Pick<DatabaseHandle, 'ping'>;
 }
 

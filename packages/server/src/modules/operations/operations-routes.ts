@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../kernel/config.js';
 import type { RegistryMetrics } from '../../telemetry/prometheus.js';
-import type { BuildInfo as RunningBuild } from '../../kernel/version.js';
+import type { RunningBuild } from '../../kernel/version.js';
 import { operatorTokenCheck } from '../../http/operator-token.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { BuildInfo } from './schemas.js';

@@ -11,12 +11,12 @@ import {
   SubmitReviewRequest,
 } from './schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf, type AuthenticationDeps } from '../agents/authenticate.js';
+import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
 
 const tags = ['Reviews'];
 
 /** What the review routes use of the context. */
-export interface ReviewRouteDeps extends AuthenticationDeps {
+export interface ReviewRouteDeps extends AuthenticatedRouteDeps {
   reviews: ReviewService;
   reputation: ReputationService;
 }

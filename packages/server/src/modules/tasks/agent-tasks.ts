@@ -1,13 +1,13 @@
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
+import { findTask } from './tasks-store.js';
 import {
-  findTask,
   leasePendingTasks,
   listPendingTasks,
   readTaskInputs,
   type PendingTaskHead,
-} from './tasks-store.js';
+} from './task-queue-store.js';
 import {
   ConflictError,
   ForbiddenError,
@@ -20,7 +20,7 @@ import { linkedSignal, longLivedController } from './linked-signal.js';
 import type { TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from './task-limits.js';
 import type { TaskAck } from './schemas.js';
 
 export interface AgentTaskDeps {
@@ -65,7 +65,7 @@ function withinPageBudget(heads: readonly PendingTaskHead[]): PendingTaskHead[] 
   let bytes = 0;
   for (const head of heads) {
     bytes += Number(head.input_bytes);
-    if (page.length > 0 && bytes > LIMITS.pendingTasksPageMaxBytes) break;
+    if (page.length > 0 && bytes > TASK_LIMITS.pendingTasksPageMaxBytes) break;
     page.push(head);
   }
   return page;
@@ -127,7 +127,7 @@ export class AgentTaskService {
       const now = clock.now();
       const page = withinPageBudget(await listPendingTasks(db, caller.did, now, limit));
       const ids = page.map((head) => head.id);
-      await leasePendingTasks(db, ids, now, now + LIMITS.pendingTaskLeaseMs);
+      await leasePendingTasks(db, ids, now, now + TASK_LIMITS.pendingTaskLeaseMs);
       return pageJson(page, await readTaskInputs(db, ids));
     }
     const wakeup = new Wakeup((wake) => events.onWorkAvailable(caller.did, wake));
@@ -144,7 +144,7 @@ export class AgentTaskService {
           db,
           candidates.map((head) => head.id),
           now,
-          now + LIMITS.pendingTaskLeaseMs,
+          now + TASK_LIMITS.pendingTaskLeaseMs,
         );
         page = candidates.filter((head) => won.has(head.id));
         const remaining = giveUpAt - Date.now();
@@ -152,7 +152,7 @@ export class AgentTaskService {
         // Another poll leased them first: look again at once for the ones after them.
         if (candidates.length > 0) continue;
         // Re-read at least once a lease: a task another poll leased and never accepted comes back then.
-        const slept = await wakeup.wait(Math.min(remaining, LIMITS.pendingTaskLeaseMs), signal);
+        const slept = await wakeup.wait(Math.min(remaining, TASK_LIMITS.pendingTaskLeaseMs), signal);
         if (slept === 'aborted') break;
       }
     } finally {
@@ -183,9 +183,9 @@ export class AgentTaskService {
     output: Record<string, unknown>,
   ): Promise<TaskAck> {
     const size = Buffer.byteLength(JSON.stringify(output));
-    if (size > LIMITS.invocationPayloadMaxBytes) {
+    if (size > TASK_LIMITS.invocationPayloadMaxBytes) {
       throw new PayloadTooLargeError(
-        `output is ${size} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+        `output is ${size} bytes of JSON; the limit is ${TASK_LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
       );
     }
     if (!(await this.deps.states.complete(taskId, output, caller.did))) {

@@ -10,7 +10,7 @@ import type { TaskEvents } from './events.js';
 import { ForbiddenWebhookTargetError, type WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import type { TaskStateMachine } from './task-state.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
-import { WebhookResponseTooLargeError, postJson } from './webhook-client.js';
+import { requestBounded } from '../../kernel/outbound-http.js';
 import { WebhookLanes, type LaneAgents } from './webhook-lanes.js';
 
 /** Hands a new task to its agent. Chosen once per invocation from the agent's delivery mode. */
@@ -166,10 +166,9 @@ export class WebhookDeliverer implements Deliverer {
     try {
       const url = new URL(target.webhook_url);
       this.deps.policy.assertDeliverableLiteral(url);
-      const response = await postJson(url, body, headers, {
+      const response = await postJson(this.deps.policy, url, body, headers, {
         signal,
         maxResponseBytes: PING_MAX_RESPONSE_BYTES,
-        lookup: this.deps.policy.lookup,
         agents: this.probeAgents,
       });
       if (response.status >= 200 && response.status < 300) return { ok: true };
@@ -218,10 +217,9 @@ export class WebhookDeliverer implements Deliverer {
       this.deps.policy.assertDeliverableLiteral(url);
       // Waiting for a slot counts against this task's own deadline only (its signal), never another's.
       response = await this.lanes.run(target.did, request.signal, (agents) =>
-        postJson(url, body, headers, {
+        postJson(this.deps.policy, url, body, headers, {
           signal: request.signal,
           maxResponseBytes: this.deps.maxResponseBytes,
-          lookup: this.deps.policy.lookup,
           agents,
         }),
       );
@@ -254,6 +252,28 @@ export class WebhookDeliverer implements Deliverer {
     await this.deps.states.complete(task.id, output);
     return 'completed';
   }
+}
+
+class WebhookResponseTooLargeError extends Error {}
+
+/** POSTs one JSON body through the network policy on the lane's keep-alive pool; redirects are not followed. */
+function postJson(
+  policy: WebhookNetworkPolicy,
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { signal: AbortSignal; maxResponseBytes: number; agents: LaneAgents },
+) {
+  return requestBounded(policy, url, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    body,
+    signal: options.signal,
+    agent: options.agents[url.protocol as 'http:' | 'https:'],
+    maxResponseBytes: options.maxResponseBytes,
+    tooLarge: () =>
+      new WebhookResponseTooLargeError(`the response exceeded ${options.maxResponseBytes} bytes`),
+  });
 }
 
 const DEADLINE_PASSED = Symbol('deadline passed');

@@ -100,47 +100,29 @@ function buildClientCount(count: number) {
 }
 
 /** Forgets at most `limit` client windows that started before `before`; returns how many. */
-export async function forgetClientInputWindows(db: Db, before: number, limit: number): Promise<number> {
-  const due = await db
-    .selectFrom('invocation_client_quota')
-    .select(['bucket', 'window_start'])
-    .where('window_start', '<', before)
-    .orderBy('window_start')
-    .limit(limit)
-    .execute();
-  if (due.length === 0) return 0;
-  const result = await db
-    .deleteFrom('invocation_client_quota')
-    .where((eb) =>
-      eb(
-        eb.refTuple('bucket', 'window_start'),
-        'in',
-        due.map((row) => eb.tuple(row.bucket, row.window_start)),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function forgetClientInputWindows(db: Db, before: number, limit: number): Promise<number> {
+  return forgetWindows(db, 'invocation_client_quota', 'bucket', before, limit);
 }
 
 /** Forgets at most `limit` windows that started before `before`; returns how many. */
-export async function forgetInvocationWindows(db: Db, before: number, limit: number): Promise<number> {
-  const due = await db
-    .selectFrom('invocation_quota')
-    .select(['caller_did', 'window_start'])
-    .where('window_start', '<', before)
-    .orderBy('window_start')
-    .limit(limit)
-    .execute();
-  if (due.length === 0) return 0;
-  const result = await db
-    .deleteFrom('invocation_quota')
-    .where((eb) =>
-      eb(
-        eb.refTuple('caller_did', 'window_start'),
-        'in',
-        due.map((row) => eb.tuple(row.caller_did, row.window_start)),
-      ),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function forgetInvocationWindows(db: Db, before: number, limit: number): Promise<number> {
+  return forgetWindows(db, 'invocation_quota', 'caller_did', before, limit);
+}
+
+/** The oldest windows of a quota table, by their key and start, a batch at a time. */
+async function forgetWindows(
+  db: Db,
+  table: 'invocation_quota' | 'invocation_client_quota',
+  key: 'caller_did' | 'bucket',
+  before: number,
+  limit: number,
+): Promise<number> {
+  const due = await sql<{ key: string; window_start: number | string }>`
+    select ${sql.ref(key)} as ${sql.id('key')}, window_start from ${sql.table(table)}
+    where window_start < ${before} order by window_start limit ${limit}`.execute(db);
+  if (due.rows.length === 0) return 0;
+  const keys = sql.join(due.rows.map((row) => sql`(${row.key}, ${row.window_start})`));
+  const result = await sql`
+    delete from ${sql.table(table)} where (${sql.ref(key)}, window_start) in (${keys})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

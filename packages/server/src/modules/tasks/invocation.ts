@@ -1,4 +1,4 @@
-import type { InvocationOutcome, Telemetry } from '../../telemetry/telemetry.js';
+import type { InvocationEndStatus, Telemetry } from '../../telemetry/telemetry.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskDelivery } from '../../db/schema/index.js';
@@ -7,27 +7,23 @@ import {
   findTask,
   insertTask,
   listCallerTasks,
-  openTaskLoads,
   type CallerTasksQuery,
   type NewTaskRow,
   type TaskRow,
 } from './tasks-store.js';
-import { countClientInput, countInvocation } from './invocation-quota-store.js';
-import { openInputBytesTotal } from './tasks-store.js';
-import { ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
+import { InvocationBounds } from './invocation-bounds.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { findIdempotencyKey, rememberIdempotencyKey, type IdempotencyRow } from './idempotency-store.js';
 import { fingerprint, requireIdempotencyKey } from './idempotency.js';
 import { KeyedQueue } from './keyed-queue.js';
 import { taskView } from './task-view.js';
+import { invocationResult, workerOffline } from './invocation-result.js';
 import {
   ApiError,
   BadRequestError,
-  ServiceUnavailableError,
   ForbiddenError,
   PayloadTooLargeError,
-  TooManyRequestsError,
   agentNotFound,
   shuttingDown,
   taskNotFound,
@@ -42,7 +38,7 @@ import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import type { RemoteReferrals } from '../agents/agents.js';
 import { requireDid } from '../identity/did-param.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from './task-limits.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { InvokeRequest, InvokeResult, TaskView } from './schemas.js';
 
@@ -74,48 +70,9 @@ export interface InvocationClient {
   address: string;
 }
 
-/** How long a node trusts its read of the registry's open input bytes before reading it again. */
-const OPEN_INPUT_READ_EVERY_MS = 1000;
-/** What a refusal for a full registry asks callers to wait: open tasks end within their deadline. */
-const STORAGE_FULL_RETRY_SECONDS = 30;
-
-/**
- * The input bytes all open tasks of the registry hold, read from the database at most once a second
- * per node (a sum over every open task is too dear for each invocation), plus what this node admitted
- * since. Other nodes' admissions of the last second are not seen: the cap may be passed by that much.
- */
-class RegistryOpenInput {
-  private readAt = -Infinity;
-  private total = 0;
-  private addedSinceRead = 0;
-  private reading: Promise<void> | undefined;
-
-  constructor(private readonly db: Db) {}
-
-  async current(now: number): Promise<number> {
-    if (now - this.readAt >= OPEN_INPUT_READ_EVERY_MS) {
-      this.reading ??= this.read(now).finally(() => (this.reading = undefined));
-      await this.reading;
-    }
-    return this.total + this.addedSinceRead;
-  }
-
-  added(bytes: number): void {
-    this.addedSinceRead += bytes;
-  }
-
-  private async read(now: number): Promise<void> {
-    const addedBefore = this.addedSinceRead;
-    this.total = await openInputBytesTotal(this.db, now);
-    // Admissions during the read may be in the sum too: counted twice until the next read, never missed.
-    this.addedSinceRead -= addedBefore;
-    this.readAt = now;
-  }
-}
-
 export class InvocationService {
   private readonly closing = longLivedController();
-  private readonly openInput: RegistryOpenInput;
+  private readonly bounds: InvocationBounds;
   /**
    * One caller's task-creating transactions on this node run one at a time: they would wait for each
    * other on the caller's rate row anyway, and waiting here holds no database connection, so a burst
@@ -124,7 +81,7 @@ export class InvocationService {
   private readonly perCaller = new KeyedQueue();
 
   constructor(private readonly deps: InvocationDeps) {
-    this.openInput = new RegistryOpenInput(deps.db);
+    this.bounds = new InvocationBounds(deps.db, deps.bounds);
   }
 
   /**
@@ -142,9 +99,9 @@ export class InvocationService {
     this.assertOpen();
     const inputJson = JSON.stringify(request.input);
     const inputBytes = Buffer.byteLength(inputJson);
-    if (inputBytes > LIMITS.invocationPayloadMaxBytes) {
+    if (inputBytes > TASK_LIMITS.invocationPayloadMaxBytes) {
       throw new PayloadTooLargeError(
-        `input is ${inputBytes} bytes of JSON; the limit is ${LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
+        `input is ${inputBytes} bytes of JSON; the limit is ${TASK_LIMITS.invocationPayloadMaxBytes} bytes (1 MiB)`,
       );
     }
     const key = idempotencyKey === undefined ? undefined : requireIdempotencyKey(idempotencyKey);
@@ -159,13 +116,13 @@ export class InvocationService {
 
     const { db, clock } = this.deps;
     const delivery = target.delivery_mode as TaskDelivery;
-    const timeoutMs = request.timeout_ms ?? LIMITS.invokeTimeoutDefaultMs;
+    const timeoutMs = request.timeout_ms ?? TASK_LIMITS.invokeTimeoutDefaultMs;
     // Known offline for longer than the call may wait: answered at once (docs/decisions/availability.md, "An
     // invocation of an agent known to be offline").
     const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
     const now = clock.now();
     const offlineSince = lastSeen !== undefined && now - lastSeen > timeoutMs ? lastSeen : undefined;
-    await this.assertRegistryHasRoom(inputBytes, now);
+    await this.bounds.assertRegistryHasRoom(inputBytes, now);
     const task: NewTaskRow = {
       id: uuidv7(),
       caller_did: caller.did,
@@ -187,7 +144,7 @@ export class InvocationService {
       // The quota checks, the task and its key commit together: a refused invocation counts nothing.
       await this.perCaller.run(caller.did, () =>
         db.transaction().execute(async (trx) => {
-          await this.assertWithinBounds(trx, caller.did, client.address, target.did, inputBytes, now);
+          await this.bounds.assertWithinBounds(trx, caller.did, client.address, target.did, inputBytes, now);
           await insertTask(trx, task);
           if (key === undefined) return;
           await rememberIdempotencyKey(trx, {
@@ -196,7 +153,7 @@ export class InvocationService {
             request_hash: requestHash,
             task_id: task.id,
             created_at: now,
-            expires_at: now + LIMITS.idempotencyKeyTtlMs,
+            expires_at: now + TASK_LIMITS.idempotencyKeyTtlMs,
           });
         }),
       );
@@ -209,7 +166,7 @@ export class InvocationService {
       if (winner === undefined) throw error;
       return this.follow(winner.task_id, undefined, clientGone);
     }
-    this.openInput.added(inputBytes);
+    this.bounds.admitted(inputBytes);
     const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
     if (offlineSince !== undefined) {
       // Recorded as the timeout it would become (it counts in the service record), never delivered.
@@ -224,114 +181,6 @@ export class InvocationService {
       clientGone,
       () => this.deps.deliverers[delivery].dispatch(written, target),
       key === undefined,
-    );
-  }
-
-  /**
-   * The registry-wide cap on open tasks' input (TASK_MAX_OPEN_MB_TOTAL): past it the registry stores no
-   * more input until tasks end, whoever calls. A 503, not a 429: the caller did nothing wrong.
-   */
-  private async assertRegistryHasRoom(inputBytes: number, now: number): Promise<void> {
-    const max = this.deps.bounds.maxOpenBytesTotal;
-    const held = await this.openInput.current(now);
-    if (held + inputBytes <= max) return;
-    throw new ServiceUnavailableError(
-      'TASK_STORAGE_FULL',
-      `The registry's open tasks hold ${mib(held)} of input, and it keeps at most ${mib(max)} for all callers together; no task was created. Retry in ${STORAGE_FULL_RETRY_SECONDS} s, as open tasks end`,
-      STORAGE_FULL_RETRY_SECONDS,
-    );
-  }
-
-  /**
-   * The caller's rate (invocations and input bytes per window), the input sent from the caller's client
-   * address and networks (every agent calling from there together), and what the caller and the target
-   * hold open. The caller's count is one upsert that, on PostgreSQL, locks the caller's window row until the
-   * transaction ends, so the caller's limits hold across nodes; the target's open count is read without a
-   * lock and may be passed by the invocations other callers make at the same moment.
-   */
-  private async assertWithinBounds(
-    trx: Db,
-    callerDid: string,
-    address: string,
-    targetDid: string,
-    inputBytes: number,
-    now: number,
-  ): Promise<void> {
-    const bounds = this.deps.bounds;
-    const window = bounds.invokeRateWindowMs;
-    const windowStart = now - (now % window);
-    const sent = await countInvocation(trx, callerDid, windowStart, inputBytes);
-    const windowSeconds = window / 1000;
-    const nextWindow = Math.max(1, Math.ceil((windowStart + window - now) / 1000));
-    if (sent.invocations > bounds.invokeRateLimit) {
-      throw new TooManyRequestsError(
-        'INVOCATION_RATE_LIMITED',
-        `At most ${bounds.invokeRateLimit} invocations per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
-        nextWindow,
-      );
-    }
-    if (sent.payloadBytes > bounds.invokeRateBytes) {
-      throw new TooManyRequestsError(
-        'INVOCATION_RATE_LIMITED',
-        `At most ${mib(bounds.invokeRateBytes)} of input per caller per ${windowSeconds} s; try again in ${nextWindow} s`,
-        nextWindow,
-      );
-    }
-    await this.assertClientWithinRate(trx, address, windowStart, inputBytes, now);
-    const { caller: mine, target: theirs } = await openTaskLoads(trx, callerDid, targetDid, now);
-    if (mine.tasks >= bounds.maxOpenPerCaller || mine.bytes + inputBytes > bounds.maxOpenBytesPerCaller) {
-      throw new TooManyRequestsError(
-        'TOO_MANY_OPEN_TASKS',
-        `You have ${mine.tasks} open tasks holding ${mib(mine.bytes)} of input; a caller may have at most ${bounds.maxOpenPerCaller} open, holding at most ${mib(bounds.maxOpenBytesPerCaller)}. Wait for one to end`,
-        1,
-      );
-    }
-    if (theirs.tasks >= bounds.maxOpenPerTarget || theirs.bytes + inputBytes > bounds.maxOpenBytesPerTarget) {
-      throw new TooManyRequestsError(
-        'TOO_MANY_OPEN_TASKS',
-        `${targetDid} has ${theirs.tasks} open tasks holding ${mib(theirs.bytes)} of input; an agent may have at most ${bounds.maxOpenPerTarget} open, holding at most ${mib(bounds.maxOpenBytesPerTarget)}. Retry later`,
-        1,
-      );
-    }
-  }
-
-  /**
-   * Input bytes per window from one client address and from each of its networks (/24 IPv4; /64 and /48
-   * IPv6), whichever agents send them: registering more agents from one place brings no more quota.
-   */
-  private async assertClientWithinRate(
-    trx: Db,
-    address: string,
-    windowStart: number,
-    inputBytes: number,
-    now: number,
-  ): Promise<void> {
-    const { invokeRateBytesPerAddress, invokeRateBytesPerNetwork, invokeRateWindowMs } = this.deps.bounds;
-    const site = ipv6SitePrefix(address);
-    const buckets = [
-      { key: `address:${address}`, max: invokeRateBytesPerAddress, what: `client address (${address})` },
-      {
-        key: `network:${networkPrefix(address)}`,
-        max: invokeRateBytesPerNetwork,
-        what: `network (${networkPrefix(address)})`,
-      },
-      ...(site === undefined
-        ? []
-        : [{ key: `network:${site}`, max: invokeRateBytesPerNetwork, what: `network (${site})` }]),
-    ];
-    const sent = await countClientInput(
-      trx,
-      buckets.map((bucket) => bucket.key),
-      windowStart,
-      inputBytes,
-    );
-    const over = buckets.find((bucket) => (sent.get(bucket.key) ?? 0) > bucket.max);
-    if (over === undefined) return;
-    const nextWindow = Math.max(1, Math.ceil((windowStart + invokeRateWindowMs - now) / 1000));
-    throw new TooManyRequestsError(
-      'INVOCATION_RATE_LIMITED',
-      `At most ${mib(over.max)} of input per ${invokeRateWindowMs / 1000} s from one ${over.what}, shared by every agent calling from there; try again in ${nextWindow} s`,
-      nextWindow,
     );
   }
 
@@ -360,7 +209,7 @@ export class InvocationService {
         current = await states.settled(current);
         if (FINAL_STATUSES.includes(current.status)) {
           this.reportEnd(current);
-          return this.outcome(current, await this.workerNote(current));
+          return invocationResult(current, await this.workerNote(current));
         }
         const reason = await wakeup.wait(Number(current.deadline_at) - clock.now(), signal);
         if (reason === 'aborted') {
@@ -446,7 +295,7 @@ export class InvocationService {
   }
 
   private reportEnd(task: TaskRow): void {
-    const outcome: InvocationOutcome =
+    const outcome: InvocationEndStatus =
       task.status === 'completed'
         ? 'completed'
         : task.status === 'timeout'
@@ -479,36 +328,6 @@ export class InvocationService {
       return '; no worker of this agent has ever polled for tasks';
     }
     return '';
-  }
-
-  private outcome(task: TaskRow, workerNote = ''): InvokeResult {
-    if (task.status === 'completed') {
-      return {
-        task_id: task.id,
-        status: 'completed',
-        output: JSON.parse(task.output ?? '{}') as Record<string, unknown>,
-      };
-    }
-    const extra = { task_id: task.id };
-    if (task.status === 'timeout') {
-      throw new ApiError(
-        504,
-        'INVOCATION_TIMEOUT',
-        'Invocation timed out',
-        `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)${workerNote}`,
-        {},
-        extra,
-      );
-    }
-    const webhook = task.error_code === 'WEBHOOK_FAILED';
-    throw new ApiError(
-      502,
-      task.error_code ?? 'AGENT_ERROR',
-      webhook ? 'Webhook failed' : 'Agent error',
-      webhook ? (task.error ?? 'the webhook failed') : `The agent reported: ${task.error ?? 'failure'}`,
-      {},
-      extra,
-    );
   }
 
   private async requireInvocableTarget(rawDid: string): Promise<AgentRow> {
@@ -551,20 +370,3 @@ export class InvocationService {
       throw shuttingDown('The registry is shutting down; retry on another node');
   }
 }
-
-/** The 504 of an invocation answered at once because no worker of its agent was seen for longer than its timeout. */
-function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutMs: number): ApiError {
-  const ago = Math.round((now - lastSeenAt) / 1000);
-  return new ApiError(
-    504,
-    'INVOCATION_TIMEOUT',
-    'Invocation timed out',
-    `The agent is offline: no worker of it has polled for tasks since ${new Date(lastSeenAt).toISOString()} ` +
-      `(${ago} s ago, longer than this call's timeout of ${timeoutMs} ms), so the task was not delivered and ` +
-      'the registry answered at once instead of waiting; try again when its availability is online (docs/availability.md)',
-    {},
-    { task_id: taskId },
-  );
-}
-
-const mib = (bytes: number): string => `${Math.round((bytes / 2 ** 20) * 100) / 100} MiB`;

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AgentTaskService } from './agent-tasks.js';
 import type { InvocationService } from './invocation.js';
-import { LIMITS } from '../../kernel/limits.js';
+import { TASK_LIMITS } from './task-limits.js';
 import { bearerAuth, errors, ref } from '../../http/common-schemas.js';
 import {
   InvokeHeaders,
@@ -16,7 +16,7 @@ import {
   TaskResultRequest,
 } from './schemas.js';
 import type { App } from '../../http/types.js';
-import { authenticated, callerOf, type AuthenticationDeps } from '../agents/authenticate.js';
+import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
 
 /** Aborts when the client closes the connection before we answer. */
 function clientGone(reply: FastifyReply): AbortSignal {
@@ -28,7 +28,7 @@ function clientGone(reply: FastifyReply): AbortSignal {
 }
 
 /** What the invocation and task routes use of the context. */
-export interface InvocationRouteDeps extends AuthenticationDeps {
+export interface InvocationRouteDeps extends AuthenticatedRouteDeps {
   agentTasks: AgentTaskService;
   invocation: InvocationService;
 }
@@ -41,7 +41,7 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
     '/api/invoke',
     {
       onRequest: authenticated(ctx),
-      bodyLimit: LIMITS.invocationBodyLimitBytes,
+      bodyLimit: TASK_LIMITS.invocationBodyLimitBytes,
       schema: {
         tags,
         operationId: 'invokeAgent',
@@ -120,7 +120,7 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
       const { limit, wait } = request.query;
       const body = await ctx.agentTasks.listPending(
         caller,
-        limit ?? LIMITS.pendingTasksDefaultLimit,
+        limit ?? TASK_LIMITS.pendingTasksDefaultLimit,
         wait ?? 0,
         clientGone(reply),
       );
@@ -158,7 +158,7 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
     '/api/agent/tasks/:id/result',
     {
       onRequest: authenticated(ctx),
-      bodyLimit: LIMITS.invocationBodyLimitBytes,
+      bodyLimit: TASK_LIMITS.invocationBodyLimitBytes,
       schema: {
         tags: workerTags,
         operationId: 'submitTaskResult',

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { TaskStatus as TaskStatusName } from '../../db/schema/index.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { JsonObject, ref } from '../../http/common-schemas.js';
+import { TASK_LIMITS } from './task-limits.js';
+import { JsonObject, ref, StringEnum } from '../../http/common-schemas.js';
 
 const INVOKE_EXAMPLE = {
   target_did: 'did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b',
@@ -21,10 +22,10 @@ export const InvokeRequest = Type.Object(
     input: JsonObject,
     timeout_ms: Type.Optional(
       Type.Integer({
-        minimum: LIMITS.invokeTimeoutMinMs,
-        maximum: LIMITS.invokeTimeoutMaxMs,
-        default: LIMITS.invokeTimeoutDefaultMs,
-        description: `How long to wait for the result (default ${LIMITS.invokeTimeoutDefaultMs}, max ${LIMITS.invokeTimeoutMaxMs})`,
+        minimum: TASK_LIMITS.invokeTimeoutMinMs,
+        maximum: TASK_LIMITS.invokeTimeoutMaxMs,
+        default: TASK_LIMITS.invokeTimeoutDefaultMs,
+        description: `How long to wait for the result (default ${TASK_LIMITS.invokeTimeoutDefaultMs}, max ${TASK_LIMITS.invokeTimeoutMaxMs})`,
       }),
     ),
   },
@@ -52,12 +53,16 @@ export const InvokeResponse = Type.Object(
 export type InvokeResult = Static<typeof InvokeResponse>;
 
 export const TaskParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: LIMITS.taskIdMaxLength }),
+  id: Type.String({ minLength: 1, maxLength: TASK_LIMITS.taskIdMaxLength }),
 });
 
-const TaskStatus = Type.Unsafe<TaskStatusName>(
-  Type.String({ enum: ['pending', 'processing', 'completed', 'failed', 'timeout'] }),
-);
+const TaskStatus = StringEnum<readonly TaskStatusName[]>([
+  'pending',
+  'processing',
+  'completed',
+  'failed',
+  'timeout',
+]);
 
 export const TaskResponse = Type.Object(
   {
@@ -81,16 +86,16 @@ export const PendingTasksQuery = Type.Object({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
-      maximum: LIMITS.pendingTasksMaxLimit,
-      default: LIMITS.pendingTasksDefaultLimit,
+      maximum: TASK_LIMITS.pendingTasksMaxLimit,
+      default: TASK_LIMITS.pendingTasksDefaultLimit,
     }),
   ),
   wait: Type.Optional(
     Type.Number({
       minimum: 0,
-      maximum: LIMITS.pendingTasksMaxWaitSeconds,
+      maximum: TASK_LIMITS.pendingTasksMaxWaitSeconds,
       default: 0,
-      description: `Long poll: seconds to wait for a task when none is pending (at most ${LIMITS.pendingTasksMaxWaitSeconds})`,
+      description: `Long poll: seconds to wait for a task when none is pending (at most ${TASK_LIMITS.pendingTasksMaxWaitSeconds})`,
     }),
   ),
 });
@@ -113,7 +118,7 @@ export const PendingTasksResponse = Type.Object({
 
 export const TaskResultRequest = Type.Object({ output: JsonObject });
 export const TaskFailRequest = Type.Object({
-  error: Type.String({ minLength: 1, maxLength: LIMITS.taskErrorMaxLength }),
+  error: Type.String({ minLength: 1, maxLength: TASK_LIMITS.taskErrorMaxLength }),
 });
 export const TaskAck = Type.Object({ task_id: Type.String(), status: TaskStatus });
 export type TaskAck = Static<typeof TaskAck>;

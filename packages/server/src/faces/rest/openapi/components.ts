@@ -7,15 +7,15 @@ import {
   TokenResponse,
 } from '../../../modules/agents/schemas.js';
 import { ErrorResponse } from '../../../http/common-schemas.js';
-import { Chain } from '../../../modules/discovery/discovery-schemas.js';
+import { Chain } from '../../../modules/agents/did-schemas.js';
 import { DidDocument } from '../../../modules/identity/schemas.js';
 import { InvokeRequest, InvokeResponse, PendingTask, TaskResponse } from '../../../modules/tasks/schemas.js';
 import { BuildInfo, Health } from '../../../modules/operations/schemas.js';
 import { Review, SubmitReviewRequest } from '../../../modules/reviews/schemas.js';
-import { AgentSummary } from '../../../modules/discovery/search-schemas.js';
+import { AgentSummary } from '../../../modules/search/search-schemas.js';
 import { ServiceRecord } from '../../../modules/service-record/schemas.js';
 import { Availability } from '../../../modules/availability/schemas.js';
-import { AgentChange } from '../../../modules/discovery/change-feed-schemas.js';
+import { AgentChange } from '../../../modules/agents/change-feed-schemas.js';
 import { LogProof } from '../../../modules/transparency-log/schemas.js';
 import { Provenance } from '../../../modules/agents/provenance-schemas.js';
 import { RemoteEntry } from '../../../modules/federation/schemas.js';

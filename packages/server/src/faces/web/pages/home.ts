@@ -1,9 +1,9 @@
 import type { AgentLabel } from '../../../modules/agents/agent-labels.js';
-import type { ExtendedStats } from '../../../modules/discovery/stats-schemas.js';
-import type { SearchResponse } from '../../../modules/discovery/search-schemas.js';
+import type { ExtendedStats } from '../../../modules/stats/stats-schemas.js';
+import type { SearchResponse } from '../../../modules/search/search-schemas.js';
 import { SEARCH_RULES } from '../../../kernel/discovery-rules.js';
 import { LIMITS } from '../../../kernel/limits.js';
-import { agentCard, availabilityText, pager } from '../components.js';
+import { agentSummaryCard, availabilityText, pager } from '../components.js';
 import { html, type Html } from '../html.js';
 
 export const PAGE_SIZE = 20;
@@ -219,7 +219,7 @@ function renderResults(
             No agent matches. Try fewer words or filters, or <a href="/">see all agents</a>.
           </p>`
         : html`<ol class="cards">
-            ${result.agents.map((agent) => agentCard(agent, labels?.get(agent.did), availability(agent.did)))}
+            ${result.agents.map((agent) => agentSummaryCard(agent, labels?.get(agent.did), availability(agent.did)))}
           </ol>`
     }
     ${pager({

@@ -1,5 +1,5 @@
-import type { Activity } from '../../../modules/discovery/activity.js';
-import type { ExtendedStats, Governance } from '../../../modules/discovery/stats-schemas.js';
+import type { Activity } from '../../../modules/stats/activity.js';
+import type { ExtendedStats, Governance } from '../../../modules/stats/stats-schemas.js';
 import { barChart } from '../charts.js';
 import { html, type Html } from '../html.js';
 

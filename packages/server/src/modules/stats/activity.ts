@@ -2,9 +2,9 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { countPerDay, type DayCount } from './activity-store.js';
 import { STATS_RULES } from '../../kernel/discovery-rules.js';
+import { DAY_MS } from '../service-record/service-record-model.js';
 
 export const ACTIVITY_DAYS = 30;
-const DAY_MS = 86_400_000;
 
 export interface DailyActivity {
   /** UTC date, YYYY-MM-DD. */

@@ -5,7 +5,7 @@ import { addToCounter, readCounter } from './counters-store.js';
 import { countReviews } from '../reviews/reviews-store.js';
 import { STATS_RULES } from '../../kernel/discovery-rules.js';
 import type { ExtendedStats, Governance } from './stats-schemas.js';
-import type { SearchCounter } from './search.js';
+import type { SearchCounter } from '../search/search.js';
 
 export interface StatsServiceDeps {
   db: Db;

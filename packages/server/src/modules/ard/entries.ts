@@ -1,8 +1,8 @@
 import type { Capability } from '@agent-registry/protocol';
-import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
-import { a2aAgentCardUrl, mcpAgentUrl } from '../../modules/agents/agent-view.js';
-import { registeredProvenance, type Provenance } from '../../modules/agents/provenance-schemas.js';
-import { capabilityTitle } from '../capability-text.js';
+import type { AgentSearchRow } from '../search/agent-search-store.js';
+import { a2aAgentCardUrl, mcpAgentUrl } from '../agents/agent-view.js';
+import { registeredProvenance, type Provenance } from '../agents/provenance-schemas.js';
+import { capabilityTitle } from '../capabilities/capability-title.js';
 import { didToUrn } from './urn.js';
 
 export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.js';
 import { ByteBoundedCache } from '../../kernel/byte-bounded-cache.js';
-import type { AgentSearchRow } from '../../modules/discovery/agent-search-store.js';
+import type { AgentSearchRow } from '../search/agent-search-store.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import {
   activeAgentsInCreationOrder,
@@ -8,13 +8,11 @@ import {
   readSearchRow,
   readSearchRows,
   type CreationOrderRow,
-} from '../../modules/discovery/agent-search-store.js';
-import { readChangeHead } from '../../modules/agents/change-feed-store.js';
-import type { SearchPage, SearchService } from '../../modules/discovery/search.js';
-import type { SearchRequest } from '../../modules/discovery/search-schemas.js';
+} from '../search/agent-search-store.js';
+import { readChangeHead } from '../agents/change-feed-store.js';
+import type { SearchPage, SearchService } from '../search/search.js';
 import {
   A2A_CARD_TYPE,
-  ATTESTATION_TYPES,
   ARD_BASE,
   CATALOG_SPEC_VERSION,
   CATALOG_TYPE,
@@ -24,31 +22,15 @@ import {
   type ArdSite,
 } from './entries.js';
 import { decodePageToken, encodePageToken, requestDigest, type PageKind } from './page-token.js';
-import {
-  FACET_FIELDS,
-  type ArdExploreRequest,
-  type ArdListQuery,
-  type ArdQueryModel,
-  type ArdSearchRequest,
-  type FacetField,
-} from './schemas.js';
+import type { ArdExploreRequest, ArdListQuery, ArdSearchRequest } from './schemas.js';
+import { narrow, relevanceScore } from './ard-query.js';
+import { exploreFacets } from './ard-facets.js';
 import { parseListFilter, type ListFilter } from './list-filter.js';
 import { urnToDid } from './urn.js';
 
-/** Filter keys this registry answers (ard-spec section 7.1 lets a registry refuse the others). */
-export const FILTER_KEYS = [
-  'type',
-  'tags',
-  'capabilities',
-  'publisher',
-  'trustManifest.identityType',
-  'trustManifest.attestations.type',
-] as const;
 export const CATALOG_PAGE_SIZE = 100;
 /** Agents a filtered GET /agents request examines at most (a range of one index, a few columns each). */
 export const LIST_SCAN_ROWS = 2000;
-/** How many of the best matches name the tag and capability values an explore counts. */
-const FACET_SAMPLE = 100;
 /**
  * Serialised entries kept by DID and change number: a page of search results is mostly ones seen before.
  * Not by `updated_at`, which two updates within a millisecond share.
@@ -69,14 +51,6 @@ interface KeptEntry {
 /** The row's change number; none while a registration is being stamped (nothing is kept then). */
 function changeOf(row: AgentSearchRow): number | undefined {
   return row.change_seq === null ? undefined : Number(row.change_seq);
-}
-
-/** The index's part of an ARD query, or `empty` when a filter excludes every entry this registry has. */
-interface Narrowed {
-  request: Pick<SearchRequest, 'q' | 'capability' | 'tags'>;
-  empty: boolean;
-  /** The filter in one spelling, for page-token digests. */
-  normalised: Record<string, string[]>;
 }
 
 export interface ArdServiceDeps {
@@ -280,78 +254,8 @@ export class ArdService {
     };
   }
 
-  async explore(body: ArdExploreRequest): Promise<Record<string, unknown>> {
-    const narrowed = narrow(body.query?.text, body.query?.filter, this.deps.site.publisher);
-    const fields: FacetField[] = [];
-    for (const facet of body.resultType.facets) {
-      if (!(FACET_FIELDS as readonly string[]).includes(facet.field)) {
-        throw new BadRequestError(
-          'VALIDATION_FAILED',
-          `facet field "${facet.field.slice(0, 64)}" is not supported; use one of ${FACET_FIELDS.join(', ')}`,
-        );
-      }
-      if (fields.includes(facet.field as FacetField)) {
-        throw new BadRequestError('VALIDATION_FAILED', `facet field "${facet.field}" is asked for twice`);
-      }
-      fields.push(facet.field as FacetField);
-    }
-    const total = narrowed.empty ? 0 : await this.deps.search.count(narrowed.request);
-    let sample: SearchPage | undefined;
-    const facets: Record<string, unknown> = {};
-    for (const facet of body.resultType.facets) {
-      const limit = facet.limit ?? 20;
-      const minCount = facet.minCount ?? 1;
-      let counted: { value: string; count: number }[];
-      if (facet.field === 'type') counted = [{ value: A2A_CARD_TYPE, count: total }];
-      else if (facet.field === 'publisher') counted = [{ value: this.deps.site.publisher, count: total }];
-      else if (total === 0) counted = [];
-      else {
-        sample ??= await this.deps.search.searchPage({ ...narrowed.request, limit: FACET_SAMPLE });
-        counted = await this.countValues(facet.field as 'tags' | 'capabilities', narrowed.request, sample);
-      }
-      const kept = counted.filter((bucket) => bucket.count >= minCount).sort(byCount);
-      const shown = kept.slice(0, limit);
-      const result: Record<string, unknown> = { buckets: shown };
-      if (facet.field === 'type' || facet.field === 'publisher') {
-        result.otherCount = kept.slice(limit).reduce((sum, bucket) => sum + bucket.count, 0);
-      }
-      facets[facet.field] = result;
-    }
-    return { resultType: 'facets', facets };
-  }
-
-  /**
-   * Counts over the whole matched set, by the index, for the tag or capability values found among the best
-   * matches. The index filters on one capability and on any of several tags, so with a filter on the same
-   * field the buckets are that filter's own values (docs/decisions/ard.md, "ARD: explore facets").
-   */
-  private async countValues(
-    field: 'tags' | 'capabilities',
-    request: Narrowed['request'],
-    sample: SearchPage,
-  ): Promise<{ value: string; count: number }[]> {
-    let values: string[];
-    if (field === 'tags' && request.tags !== undefined) values = request.tags.split(',');
-    else if (field === 'capabilities' && request.capability !== undefined) values = [request.capability];
-    else {
-      const seen = new Set<string>();
-      for (const row of sample.rows) {
-        const listed =
-          field === 'tags'
-            ? (JSON.parse(row.tags) as string[])
-            : (JSON.parse(row.capabilities) as { type: string }[]).map((capability) => capability.type);
-        for (const value of listed) seen.add(value);
-      }
-      values = [...seen];
-    }
-    const counted: { value: string; count: number }[] = [];
-    for (const value of values) {
-      const count = await this.deps.search.count(
-        field === 'tags' ? { ...request, tags: value } : { ...request, capability: value },
-      );
-      counted.push({ value, count });
-    }
-    return counted;
+  explore(body: ArdExploreRequest): Promise<Record<string, unknown>> {
+    return exploreFacets(this.deps.search, this.deps.site.publisher, body);
   }
 
   private async listed(
@@ -406,69 +310,4 @@ function creationKey(cursor: string): { createdAt: number; did: string } {
     );
   }
   return { createdAt: parsed[0] as number, did: parsed[1] };
-}
-
-function byCount(a: { value: string; count: number }, b: { value: string; count: number }): number {
-  return b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
-}
-
-/**
- * ARD's score (0-100) from the rank in the registry's relevance order: the first of n scores 100, the
- * last about 100/n. It orders, it does not measure (ard-spec: relevance only, never trust).
- */
-export function relevanceScore(rank: number, total: number): number {
-  if (total <= 0) return 0;
-  return Math.max(1, Math.min(100, Math.round((100 * (total - rank)) / total)));
-}
-
-const values = (value: string | string[]): string[] => (Array.isArray(value) ? value : [value]);
-
-/** ARD's filter onto the search's filters: OR within a key, AND across keys (ard-spec section 7.1). */
-function narrow(text: string | undefined, filter: ArdQueryModel['filter'], publisher: string): Narrowed {
-  const request: Narrowed['request'] = { q: text };
-  const normalised: Record<string, string[]> = {};
-  let empty = false;
-  for (const [key, raw] of Object.entries(filter ?? {})) {
-    const given = values(raw);
-    normalised[key] = [...given].sort();
-    switch (key) {
-      case 'type':
-        if (!given.some((value) => value.toLowerCase() === A2A_CARD_TYPE)) empty = true;
-        break;
-      case 'publisher':
-        if (!given.some((value) => value.toLowerCase() === publisher)) empty = true;
-        break;
-      case 'trustManifest.identityType':
-        if (!given.some((value) => value.toLowerCase() === 'did')) empty = true;
-        break;
-      case 'trustManifest.attestations.type':
-        // Every entry carries the same two attestations (entries.ts): a value names all or none.
-        if (!given.some((value) => ATTESTATION_TYPES.includes(value.toLowerCase()))) empty = true;
-        break;
-      case 'tags':
-        if (given.some((value) => value.includes(','))) {
-          throw new BadRequestError(
-            'INVALID_TAGS',
-            'a tags filter value may not contain a comma: give each tag as its own array element',
-          );
-        }
-        request.tags = given.join(',');
-        break;
-      case 'capabilities':
-        if (given.length > 1) {
-          throw new BadRequestError(
-            'VALIDATION_FAILED',
-            'filter.capabilities takes one capability type on this registry; search once per capability type',
-          );
-        }
-        request.capability = given[0];
-        break;
-      default:
-        throw new BadRequestError(
-          'VALIDATION_FAILED',
-          `filter key "${key.slice(0, 64)}" is not supported; use ${FILTER_KEYS.join(', ')}`,
-        );
-    }
-  }
-  return { request, empty, normalised };
 }

@@ -25,6 +25,25 @@ export type AgentSearchRow = Pick<
 >;
 
 /**
+ * What the search index holds of an agent, and the change number it was read at: the index's loads
+ * and catch-ups read these, a search page reads them and `updated_at`. The change number is also what
+ * a rendering of the row is kept by (modules/ard): it moves with every change, updated_at may not.
+ */
+export const INDEXED_AGENT_COLUMNS = [
+  'did',
+  'name',
+  'description',
+  'capabilities',
+  'tags',
+  'status',
+  'reputation_score',
+  'average_rating',
+  'total_reviews',
+  'created_at',
+  'change_seq',
+] as const;
+
+/**
  * The rows a search page shows, by DID. No `status` condition in SQL: with one, SQLite's planner (the
  * registry never runs ANALYZE) preferred the (status, created_at) index over the DID index for `in`, and
  * every page scanned all active agents.
@@ -32,21 +51,7 @@ export type AgentSearchRow = Pick<
 export function searchRowsQuery(db: Db, dids: readonly string[]) {
   return db
     .selectFrom('agents')
-    .select([
-      'did',
-      'name',
-      'description',
-      'capabilities',
-      'tags',
-      'reputation_score',
-      'average_rating',
-      'total_reviews',
-      'created_at',
-      'updated_at',
-      'status',
-      // What a rendering of the row is kept by (faces/ard): it moves with every change, updated_at may not.
-      'change_seq',
-    ])
+    .select([...INDEXED_AGENT_COLUMNS, 'updated_at'])
     .where('did', 'in', dids);
 }
 

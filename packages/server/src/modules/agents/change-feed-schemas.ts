@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AgentStatus } from '../../db/schema/index.js';
-import { PublishedProfile } from '../agents/schemas.js';
-import { Provenance } from '../agents/provenance-schemas.js';
-import { Nullable, ref } from '../../http/common-schemas.js';
+import { PublishedProfile } from './schemas.js';
+import { Provenance } from './provenance-schemas.js';
+import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 
 /** GET /api/agents/changes: limits of one page. */
 export const CHANGE_FEED_RULES = { limitDefault: 100, limitMax: 1000 } as const;
@@ -31,7 +31,7 @@ export type ChangeFeedQuery = Static<typeof ChangeFeedQuery>;
 export const AgentChange = Type.Object(
   {
     did: Type.String(),
-    status: Type.Unsafe<AgentStatus>(Type.String({ enum: ['active', 'deactivated'] })),
+    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated']),
     updated_at: Type.Integer({ description: 'The profile last changed at (epoch ms)' }),
     deactivated_at: Nullable(Type.Integer()),
     profile: Type.Union([ref(PublishedProfile), Type.Null()], {

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { readChangeFeedHead, type ChangeFeedHead } from '../agents/change-feed-store.js';
 import { SearchIndex, type IndexedAgent } from '@agent-registry/search-index';
+import { INDEXED_AGENT_COLUMNS } from './agent-search-store.js';
 
 /** Rows read per query while loading or catching up. */
 const BATCH = 2000;
@@ -19,19 +20,7 @@ async function changedAfter(db: Db, seq: number): Promise<ChangeRow[]> {
 export function changedAfterQuery(db: Db, seq: number) {
   return db
     .selectFrom('agents')
-    .select([
-      'did',
-      'name',
-      'description',
-      'capabilities',
-      'tags',
-      'status',
-      'reputation_score',
-      'average_rating',
-      'total_reviews',
-      'created_at',
-      'change_seq',
-    ])
+    .select(INDEXED_AGENT_COLUMNS)
     .where('change_seq', '>', seq)
     .orderBy('change_seq')
     .limit(BATCH);
@@ -40,7 +29,7 @@ export function changedAfterQuery(db: Db, seq: number) {
 /**
  * Keeps a node's search index equal to the database: loads every active agent once, then before each
  * search reads the change-feed head (one indexed row) and applies the agents changed since the index's
- * position. Sequence order is commit order (modules/discovery/change-feed-store.ts), so a head read after a write
+ * position. Sequence order is commit order (modules/agents/change-feed-store.ts), so a head read after a write
  * committed on any node makes that write part of the next search.
  *
  * The head only grows, except when the database is restored from a backup: then it is behind the

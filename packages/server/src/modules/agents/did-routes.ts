@@ -1,17 +1,17 @@
-import type { DidResolutionService } from '../agents/did-resolution.js';
+import type { DidResolutionService } from './did-resolution.js';
 import { listChains, requireChain } from '../identity/chains.js';
 import { DidParams, errors, ref } from '../../http/common-schemas.js';
-import { AgentIdParams, ChainParams } from './discovery-schemas.js';
+import { AgentIdParams, ChainParams } from './did-schemas.js';
 import { DidDocument } from '../identity/schemas.js';
 import type { App } from '../../http/types.js';
 import { Type } from '@sinclair/typebox';
 
-/** What the discovery routes use of the context. */
-export interface DiscoveryRouteDeps {
+/** What the DID routes use of the context. */
+export interface DidRouteDeps {
   didResolution: DidResolutionService;
 }
 
-export function discoveryRoutes(app: App, ctx: DiscoveryRouteDeps): void {
+export function didRoutes(app: App, ctx: DidRouteDeps): void {
   const didJson = {
     tags: ['DID'],
     params: AgentIdParams,

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/connect.js';
-import { agentsChangedAfter, readChangeHead } from '../agents/change-feed-store.js';
+import { agentsChangedAfter, readChangeHead } from './change-feed-store.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { toPublishedProfile } from '../agents/agent-view.js';
-import { registeredProvenance } from '../agents/provenance-schemas.js';
+import { toPublishedProfile } from './agent-view.js';
+import { registeredProvenance } from './provenance-schemas.js';
 import { CHANGE_FEED_RULES, type ChangeFeedQuery, type ChangePage } from './change-feed-schemas.js';
 
 export interface ChangeFeedDeps {
@@ -12,7 +12,7 @@ export interface ChangeFeedDeps {
 
 /**
  * The change feed mirrors follow: agents created, updated or deactivated after a cursor, in commit
- * order (the change sequence of modules/discovery/change-feed-store.ts, which commits in order on every node).
+ * order (the change sequence of change-feed-store.ts, which commits in order on every node).
  */
 export class ChangeFeedService {
   constructor(private readonly deps: ChangeFeedDeps) {}

@@ -2,7 +2,7 @@ import type { SearchOrder, SearchSort } from '@agent-registry/protocol';
 import { Type, type Static } from '@sinclair/typebox';
 import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { Nullable, ref } from '../../http/common-schemas.js';
+import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
 
@@ -56,24 +56,18 @@ export const SearchQuery = Type.Object(
       }),
     ),
     available: Type.Optional(
-      Type.Unsafe<'true' | 'false'>(
-        Type.String({
-          enum: ['true', 'false'],
-          description:
-            'Extension: true returns only agents whose availability.status is online now (docs/availability.md); false, the default, filters nothing',
-          examples: ['true'],
-        }),
-      ),
+      StringEnum(['true', 'false'], {
+        description:
+          'Extension: true returns only agents whose availability.status is online now (docs/availability.md); false, the default, filters nothing',
+        examples: ['true'],
+      }),
     ),
     scope: Type.Optional(
-      Type.Unsafe<'local' | 'federated'>(
-        Type.String({
-          enum: ['local', 'federated'],
-          default: 'local',
-          description:
-            'Extension: local (the default) searches the agents registered here; federated also the read-only entries mirrored from peer registries and imported from A2A agent cards and MCP Registries (docs/federation.md). Remote entries have no reviews or service record here: they rank as unreviewed and never match min_reputation above 0, min_success_rate, active_within_days or available=true',
-        }),
-      ),
+      StringEnum(['local', 'federated'], {
+        default: 'local',
+        description:
+          'Extension: local (the default) searches the agents registered here; federated also the read-only entries mirrored from peer registries and imported from A2A agent cards and MCP Registries (docs/federation.md). Remote entries have no reviews or service record here: they rank as unreviewed and never match min_reputation above 0, min_success_rate, active_within_days or available=true',
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: SEARCH_RULES.limitMax, default: SEARCH_RULES.limitDefault }),
@@ -119,7 +113,7 @@ export const AgentSummary = Type.Object(
     average_rating: Type.Number(),
     total_reviews: Type.Integer(),
     created_at: Type.Integer(),
-    status: Type.Unsafe<'active'>(Type.String({ enum: ['active'] })),
+    status: StringEnum(['active']),
     home_registry: Type.String({
       description:
         "Extension: public URL of the registry the agent lives at (this registry's for its own agents)",

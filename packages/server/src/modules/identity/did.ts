@@ -1,8 +1,0 @@
-export {
-  DidFormatError,
-  isAgentId,
-  parseDid,
-  pkhDid,
-  webDid,
-  type ParsedDid,
-} from '@agent-registry/protocol';

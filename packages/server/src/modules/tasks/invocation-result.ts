@@ -1,0 +1,49 @@
+import { ApiError } from '../../kernel/errors.js';
+import type { InvokeResult } from './schemas.js';
+import type { TaskRow } from './tasks-store.js';
+
+/** An ended task as the invocation's answer: its output, or the 504 or 502 that says why there is none. */
+export function invocationResult(task: TaskRow, workerNote = ''): InvokeResult {
+  if (task.status === 'completed') {
+    return {
+      task_id: task.id,
+      status: 'completed',
+      output: JSON.parse(task.output ?? '{}') as Record<string, unknown>,
+    };
+  }
+  const extra = { task_id: task.id };
+  if (task.status === 'timeout') {
+    throw new ApiError(
+      504,
+      'INVOCATION_TIMEOUT',
+      'Invocation timed out',
+      `The agent did not answer before the deadline (${Number(task.deadline_at) - Number(task.created_at)} ms)${workerNote}`,
+      {},
+      extra,
+    );
+  }
+  const webhook = task.error_code === 'WEBHOOK_FAILED';
+  throw new ApiError(
+    502,
+    task.error_code ?? 'AGENT_ERROR',
+    webhook ? 'Webhook failed' : 'Agent error',
+    webhook ? (task.error ?? 'the webhook failed') : `The agent reported: ${task.error ?? 'failure'}`,
+    {},
+    extra,
+  );
+}
+
+/** The 504 of an invocation answered at once because no worker of its agent was seen for longer than its timeout. */
+export function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutMs: number): ApiError {
+  const ago = Math.round((now - lastSeenAt) / 1000);
+  return new ApiError(
+    504,
+    'INVOCATION_TIMEOUT',
+    'Invocation timed out',
+    `The agent is offline: no worker of it has polled for tasks since ${new Date(lastSeenAt).toISOString()} ` +
+      `(${ago} s ago, longer than this call's timeout of ${timeoutMs} ms), so the task was not delivered and ` +
+      'the registry answered at once instead of waiting; try again when its availability is online (docs/availability.md)',
+    {},
+    { task_id: taskId },
+  );
+}
