@@ -11,10 +11,9 @@ import { FlattenedSign, exportJWK, generateKeyPair, importJWK, type CryptoKey, t
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
 import { loadConfig } from '../../../src/kernel/config.js';
+import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
 /** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
-const OPERATOR_TOKEN = 'operator-token-0123456789';
-const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 // canonicalize is CommonJS; its default export is the function under either module loader.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
@@ -119,12 +118,6 @@ interface Entry {
   endpoints: { type: string; url: string }[];
   provenance: Provenance;
 }
-interface SourceStatus {
-  id: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-}
 
 describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web trust root)', () => {
   const host = new CardHost();
@@ -152,12 +145,7 @@ describe('importing A2A agent cards (A2A v1.0 section 8.4 against the did:web tr
     return response.statusCode === 200 ? response.json<Entry>() : undefined;
   };
   const source = async (path: string): Promise<SourceStatus | undefined> => {
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    const sources = response.json<{ sources: SourceStatus[] }>().sources;
+    const sources = await federationSources(registry);
     return sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
   };
 
@@ -330,14 +318,7 @@ describe('hostile card hosts are refused with a reason, never a crash', () => {
   const host = new CardHost();
   let registry: TestRegistry;
   const status = async (path: string): Promise<SourceStatus | undefined> => {
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    return response
-      .json<{ sources: SourceStatus[] }>()
-      .sources.find((candidate) => candidate.id === `a2a:${host.url(path)}`);
+    return (await federationSources(registry)).find((candidate) => candidate.id === `a2a:${host.url(path)}`);
   };
 
   before(async () => {
@@ -461,12 +442,7 @@ describe('card imports use the webhook network policy', () => {
     });
     try {
       await registry.ctx.federation.refresh();
-      const status = await registry.app.inject({
-        method: 'GET',
-        url: '/api/federation/status',
-        headers: OPERATOR_HEADERS,
-      });
-      const [only] = status.json<{ sources: SourceStatus[] }>().sources;
+      const [only] = await federationSources(registry);
       assert.equal(only?.state, 'error');
       assert.match(only?.last_error ?? '', /non-public address/);
       assert.equal(only?.entries, 0);
@@ -808,12 +784,7 @@ describe('control characters in a card are cleaned alike on both databases', () 
       assert.equal(found.name, 'NulPlanner Two');
       assert.equal(found.description, 'Plans routes\nacross cities');
       assert.deepEqual(found.capabilities, [{ type: 'routeplanning', description: 'Plans', tags: ['maps'] }]);
-      const status = await registry.app.inject({
-        method: 'GET',
-        url: '/api/federation/status',
-        headers: OPERATOR_HEADERS,
-      });
-      const [only] = status.json<{ sources: SourceStatus[] }>().sources;
+      const [only] = await federationSources(registry);
       assert.deepEqual([only?.state, only?.last_error], ['ok', null]);
     } finally {
       await registry.close();

@@ -5,21 +5,10 @@ import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-pro
 import { readSources } from '../../../src/modules/federation/remote-entries-store.js';
 import { peerSourceId } from '../../../src/modules/federation/peer-follower.js';
 import { entriesLog, FakePeer, leafFor, repeatedLog } from '../../support/fake-peer.js';
-
-interface SourceStatus {
-  id: string;
-  kind: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-  checkpoint?: { origin: string; size: number; root_hash: string };
-}
+import { OPERATOR_TOKEN, type SourceStatus } from '../../support/federation-status.js';
 
 /** What a hostile peer can sign at no cost: 25.6 million copies of one leaf, each about 3.7 KB. */
 const CLAIMED = 25_600_000;
-
-/** The status's error texts are shown with the operator token only. */
-const OPERATOR_TOKEN = 'operator-token-0123456789';
 
 async function statuses(registry: TestRegistry): Promise<Map<string, SourceStatus>> {
   const response = await registry.app.inject({

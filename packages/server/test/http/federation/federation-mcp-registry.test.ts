@@ -4,10 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
+import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
 /** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
-const OPERATOR_TOKEN = 'operator-token-0123456789';
-const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
@@ -152,12 +151,6 @@ interface Entry {
   endpoints: { type: string; url: string }[];
   provenance: Provenance;
 }
-interface SourceStatus {
-  id: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-}
 
 describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () => {
   const upstream = new FakeMcpRegistry();
@@ -179,12 +172,7 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
     return all;
   };
   const status = async (): Promise<SourceStatus> => {
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    return response.json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
+    return (await federationSources(registry))[0] as SourceStatus;
   };
 
   /**
@@ -193,13 +181,10 @@ describe('importing from an MCP Registry (GET /v0.1/servers, incremental)', () =
    * minute, to within the instants the registry measured it between.
    */
   const sinceFrom = async (newest: string): Promise<(asked: string | null | undefined) => void> => {
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    const [source] = response.json<{ sources: { last_attempt_at: number; last_success_at: number }[] }>()
-      .sources;
+    const [source] = (await federationSources(registry)) as {
+      last_attempt_at: number;
+      last_success_at: number;
+    }[];
     assert.ok(source !== undefined);
     const latest = Date.parse(newest) - 60_000;
     const earliest = latest - (source.last_success_at - source.last_attempt_at);
@@ -393,12 +378,7 @@ describe('one bad server never stops the servers after it; imported text is stor
   });
 
   test('a server with a NUL in its name, or not the documented shape, is skipped with the reason on the status', async () => {
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    const [source] = response.json<{ sources: SourceStatus[] }>().sources;
+    const [source] = await federationSources(registry);
     assert.equal(source?.state, 'ok');
     assert.equal(source?.entries, 4);
     assert.match(
@@ -412,12 +392,7 @@ describe('one bad server never stops the servers after it; imported text is stor
   test('the note stays, dated, while later rounds skip nothing (a skipped server is read again only once it changes)', async () => {
     upstream.mode = 'normal';
     await registry.ctx.federation.refresh();
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: '/api/federation/status',
-      headers: OPERATOR_HEADERS,
-    });
-    const [source] = response.json<{ sources: SourceStatus[] }>().sources;
+    const [source] = await federationSources(registry);
     assert.deepEqual([source?.state, source?.entries], ['ok', 4]);
     assert.match(source?.last_error ?? '', /skipped 2 server\(s\)/);
   });
@@ -426,12 +401,7 @@ describe('one bad server never stops the servers after it; imported text is stor
 describe('an MCP Registry that names new servers every round', () => {
   const upstream = new FakeMcpRegistry();
   let registry: TestRegistry;
-  const status = async (): Promise<SourceStatus> =>
-    (
-      await registry.app.inject({ method: 'GET', url: '/api/federation/status', headers: OPERATOR_HEADERS })
-    ).json<{
-      sources: SourceStatus[];
-    }>().sources[0] as SourceStatus;
+  const status = async (): Promise<SourceStatus> => (await federationSources(registry))[0] as SourceStatus;
   const listed = async (): Promise<string[]> =>
     (await registry.app.inject({ method: 'GET', url: '/api/federation/entries?limit=200' }))
       .json<{ entries: Entry[] }>()

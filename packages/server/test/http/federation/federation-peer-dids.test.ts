@@ -10,10 +10,9 @@ import { registerNamed } from '../../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../../support/faces-helpers.js';
 import { ensureSource, putRemoteEntry } from '../../../src/modules/federation/remote-entries-store.js';
 import { mirroredEntry } from '../../../src/modules/federation/peer-follower.js';
+import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
 /** The status's error texts are shown with the operator token only. */
-const OPERATOR_TOKEN = 'operator-token-0123456789';
-const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 
 /**
  * A peer that is nothing but a transparency log signed with its own key, served on 127.0.0.1: it logs
@@ -104,12 +103,6 @@ interface Entry {
   endpoints: { type: string; url: string }[];
   provenance: { state?: string };
 }
-interface SourceStatus {
-  id: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-}
 
 const PROFILE = (name: string): Record<string, unknown> => ({
   name,
@@ -130,9 +123,7 @@ describe('a peer speaks only for DIDs of its own host, and its log must be its o
       await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored&limit=200' })
     ).json<{ entries: Entry[] }>().entries;
   const status = async (url: string): Promise<SourceStatus> =>
-    (await follower.app.inject({ method: 'GET', url: '/api/federation/status', headers: OPERATOR_HEADERS }))
-      .json<{ sources: SourceStatus[] }>()
-      .sources.find((source) => source.id === `peer:${url}`) as SourceStatus;
+    (await federationSources(follower)).find((source) => source.id === `peer:${url}`) as SourceStatus;
   const search = async (query: string): Promise<{ did: string; name: string }[]> =>
     (await follower.app.inject({ method: 'GET', url: `/api/agents/search?scope=federated&${query}` })).json<{
       agents: { did: string; name: string }[];
@@ -234,11 +225,7 @@ describe("a peer's checkpoint must name the peer's own log", () => {
     });
     try {
       await follower.ctx.federation.refresh();
-      const [source] = (
-        await follower.app.inject({ method: 'GET', url: '/api/federation/status', headers: OPERATOR_HEADERS })
-      ).json<{
-        sources: SourceStatus[];
-      }>().sources;
+      const [source] = await federationSources(follower);
       assert.equal(source?.state, 'stopped');
       assert.match(
         source?.last_error ?? '',
@@ -263,11 +250,7 @@ describe("a peer's checkpoint must name the peer's own log", () => {
     });
     try {
       await follower.ctx.federation.refresh();
-      const [source] = (
-        await follower.app.inject({ method: 'GET', url: '/api/federation/status', headers: OPERATOR_HEADERS })
-      ).json<{
-        sources: SourceStatus[];
-      }>().sources;
+      const [source] = await federationSources(follower);
       assert.equal(source?.state, 'ok');
       assert.equal(source?.entries, 2);
       assert.match(source?.last_error ?? '', /2 log entries refused.*FEDERATION_MAX_ENTRIES_PER_PEER \(2\)/);

@@ -11,6 +11,7 @@ import { checkFollowState, followStateFromStored } from '@agent-registry/protoco
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
 import { putRemoteEntry, readSources } from '../../../src/modules/federation/remote-entries-store.js';
 import { mirroredEntry } from '../../../src/modules/federation/peer-follower.js';
+import { type SourceStatus, federationSources } from '../../support/federation-status.js';
 
 interface Entry {
   id: string;
@@ -18,14 +19,6 @@ interface Entry {
   name: string;
   description: string | null;
   provenance: Provenance;
-}
-interface SourceStatus {
-  id: string;
-  state: string;
-  last_error: string | null;
-  entries: number;
-  resumed?: { by: string; at: number; reason: string };
-  checkpoint?: { origin: string; size: number; root_hash: string };
 }
 
 describe('following a peer registry through its transparency log (FEDERATION_PEERS)', () => {
@@ -37,14 +30,7 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     (
       await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored&limit=200' })
     ).json<{ entries: Entry[] }>().entries;
-  const status = async (): Promise<SourceStatus> =>
-    (
-      await follower.app.inject({
-        method: 'GET',
-        url: '/api/federation/status',
-        headers: { authorization: 'Bearer operator-token-0123456789' },
-      })
-    ).json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
+  const status = async (): Promise<SourceStatus> => (await federationSources(follower))[0] as SourceStatus;
 
   before(async () => {
     peer = await startListeningRegistry();
@@ -206,15 +192,7 @@ describe('a peer whose log forks', () => {
       await registerNamed(peer, 'After Backup Two');
       await follower.ctx.federation.refresh();
       const status = async (): Promise<SourceStatus> =>
-        (
-          await follower.app.inject({
-            method: 'GET',
-            url: '/api/federation/status',
-            headers: { authorization: `Bearer ${METRICS}` },
-          })
-        ).json<{
-          sources: SourceStatus[];
-        }>().sources[0] as SourceStatus;
+        (await federationSources(follower, METRICS))[0] as SourceStatus;
       assert.equal((await status()).state, 'ok');
       await peer.close();
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
@@ -326,14 +304,7 @@ describe('a peer that is briefly unavailable', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       METRICS_TOKEN: 'operator-token-0123456789',
     });
-    const source = async (): Promise<SourceStatus> =>
-      (
-        await follower.app.inject({
-          method: 'GET',
-          url: '/api/federation/status',
-          headers: { authorization: 'Bearer operator-token-0123456789' },
-        })
-      ).json<{ sources: SourceStatus[] }>().sources[0] as SourceStatus;
+    const source = async (): Promise<SourceStatus> => (await federationSources(follower))[0] as SourceStatus;
     const mirrored = async (): Promise<Entry[]> =>
       (await follower.app.inject({ method: 'GET', url: '/api/federation/entries?kind=mirrored' })).json<{
         entries: Entry[];

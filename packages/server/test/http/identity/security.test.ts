@@ -10,6 +10,7 @@ import {
   type Registered,
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../support/registry-setup.js';
 
 type JsonSchema = Record<string, unknown>;
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -382,8 +383,7 @@ describe('an expired token is refused with 401 TOKEN_EXPIRED', () => {
   let registry: TestRegistry;
   let owner: Registered;
   before(async () => {
-    registry = await startRegistry();
-    owner = await register(registry);
+    ({ registry, agent: owner } = await startWithAgent());
     const before = await registry.app.inject({
       method: 'PUT',
       url: agentPath(owner.did),
@@ -416,8 +416,7 @@ describe("a deactivated agent's token is refused with 401 AGENT_DEACTIVATED", ()
   let gone: Registered;
   let other: Registered;
   before(async () => {
-    registry = await startRegistry();
-    gone = await register(registry);
+    ({ registry, agent: gone } = await startWithAgent());
     other = await register(registry);
     const deactivated = await registry.app.inject({
       method: 'DELETE',

@@ -3,19 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { TEST_PUBLIC_URL, bearer } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../support/registry-setup.js';
 
 describe('tokens are typed JWTs for this registry alone', () => {
   let registry: TestRegistry;
   let agent: Registered;
   before(async () => {
-    registry = await startRegistry();
-    agent = await register(registry);
+    ({ registry, agent } = await startWithAgent());
   });
   after(() => registry?.close());
 

@@ -23,6 +23,7 @@ import {
   testDatabase,
   type TestDatabase,
 } from '@agent-registry/testkit';
+import { bearerInject } from '../../support/registry-setup.js';
 
 type Line = Record<string, unknown>;
 
@@ -68,13 +69,7 @@ describe('metrics, request log lines and domain events', () => {
   let worker: Registered;
   let failingWebhook: http.Server;
 
-  const inject = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token?: string, payload?: object) =>
-    registry.app.inject({
-      method,
-      url,
-      ...(token === undefined ? {} : { headers: bearer(token) }),
-      ...(payload === undefined ? {} : { payload }),
-    });
+  const inject = bearerInject(() => registry);
   const metrics = async (): Promise<string> => {
     const response = await inject('GET', '/metrics');
     assert.equal(response.statusCode, 200);

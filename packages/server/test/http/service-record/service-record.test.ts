@@ -8,12 +8,8 @@ import {
   summariseWindow,
 } from '../../../src/modules/service-record/service-record-model.js';
 import { agentPath, bearer, defaultProfile, ed25519Agent } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { register, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { bearerInject, startWithAgent } from '../../support/registry-setup.js';
 
 describe('service record model (pure)', () => {
   test('the migration made one column per latency bucket', () => {
@@ -58,8 +54,7 @@ describe('service record through the broker', () => {
   let otherCaller: Registered;
   let worker: Registered;
   before(async () => {
-    registry = await startRegistry();
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent());
     otherCaller = await register(registry);
     worker = await register(registry, undefined, {
       name: 'Worker',
@@ -75,8 +70,7 @@ describe('service record through the broker', () => {
   });
   after(() => registry.close());
 
-  const inject = (method: 'GET' | 'POST', url: string, token: string, payload?: object) =>
-    registry.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  const inject = bearerInject(() => registry);
 
   /** One invocation that the worker answers after `latencyMs` of registry time. */
   async function call(

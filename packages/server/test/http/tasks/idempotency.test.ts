@@ -12,6 +12,7 @@ import {
   type Registered,
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../support/registry-setup.js';
 
 /**
  * Idempotency-Key on POST /api/invoke, and the background sweep of expired open
@@ -28,8 +29,7 @@ describe('Idempotency-Key on POST /api/invoke', () => {
 
   before(async () => {
     // Tokens outlive the 24-hour key window the last tests step over.
-    registry = await startRegistry({ TOKEN_TTL_SECONDS: String(30 * 24 * 60 * 60) });
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent({ TOKEN_TTL_SECONDS: String(30 * 24 * 60 * 60) }));
   });
   after(() => registry.close());
 

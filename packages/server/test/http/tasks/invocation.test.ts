@@ -7,6 +7,7 @@ import {
   type Registered,
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
+import { bearerInject, startWithAgent } from '../../support/registry-setup.js';
 
 interface Worker extends Registered {
   nextTask(wait?: number): Promise<{ task_id: string; input: Record<string, unknown> } | undefined>;
@@ -16,17 +17,11 @@ describe('invocation through a queue', () => {
   let registry: TestRegistry;
   let caller: Registered;
   before(async () => {
-    registry = await startRegistry();
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent());
   });
   after(() => registry.close());
 
-  const inject = (
-    method: 'GET' | 'POST' | 'PUT',
-    url: string,
-    token: string,
-    payload?: Record<string, unknown>,
-  ) => registry.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
+  const inject = bearerInject(() => registry);
 
   async function queueWorker(capabilities: Record<string, unknown>[] = [{ type: 'echo' }]): Promise<Worker> {
     const registered = await register(registry, undefined, {

@@ -20,6 +20,7 @@ import {
   type Registered,
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../support/registry-setup.js';
 
 type Inject = TestRegistry['app']['inject'];
 type Reply = Awaited<ReturnType<Inject>>;
@@ -87,8 +88,7 @@ describe('the queue of one agent is bounded', () => {
   let registry: TestRegistry;
   let caller: Registered;
   before(async () => {
-    registry = await startRegistry({ TASK_MAX_POLLS_PER_AGENT: '2' });
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent({ TASK_MAX_POLLS_PER_AGENT: '2' }));
   });
   after(() => registry.close());
 

@@ -5,12 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../../../../src/kernel/config.js';
 import { agentPath } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../../support/registry-setup.js';
 
 interface ErrorBody {
   error: string;
@@ -53,8 +49,7 @@ describe('every error is JSON {error, details, code} and never a stack trace', (
   let registry: TestRegistry;
   let agent: Registered;
   before(async () => {
-    registry = await startRegistry();
-    agent = await register(registry);
+    ({ registry, agent } = await startWithAgent());
   });
   after(() => registry.close());
 
@@ -298,8 +293,7 @@ describe('with the database closed', () => {
   let registry: TestRegistry;
   let agent: Registered;
   before(async () => {
-    registry = await startRegistry();
-    agent = await register(registry);
+    ({ registry, agent } = await startWithAgent());
     await registry.ctx.database.close();
   });
   after(() => registry.close());

@@ -1,34 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, defaultProfile } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { register, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { bearerInject, startWithAgent } from '../../../support/registry-setup.js';
 
 describe('attacks found in review stay fixed', () => {
   let registry: TestRegistry;
   let caller: Registered;
   before(async () => {
-    registry = await startRegistry();
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent());
   });
   after(() => registry.close());
 
-  const inject = (
-    method: 'GET' | 'POST' | 'PUT',
-    url: string,
-    token: string | undefined,
-    payload?: unknown,
-  ) =>
-    registry.app.inject({
-      method,
-      url,
-      headers: token ? bearer(token) : {},
-      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-    });
+  const inject = bearerInject(() => registry);
 
   test('a small-order Ed25519 public key (signatures verify for any message) is refused', async () => {
     const identity = `01${'00'.repeat(31)}`;

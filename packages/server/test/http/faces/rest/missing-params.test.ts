@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bearer } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { startWithAgent } from '../../../support/registry-setup.js';
 
 describe('a missing path parameter is a 400 with a JSON error (the "missing DID / task ID / chain_id" rows)', () => {
   let registry: TestRegistry;
   let agent: Registered;
   before(async () => {
-    registry = await startRegistry();
-    agent = await register(registry);
+    ({ registry, agent } = await startWithAgent());
   });
   after(() => registry.close());
 

@@ -4,36 +4,24 @@ import { after, before, describe, test } from 'node:test';
 import { CompiledSchemas } from '../../../../src/modules/capabilities/compiled-schemas.js';
 import {
   agentPath,
-  bearer,
   defaultProfile,
   ed25519Agent,
   registrationBody,
   type Profile,
 } from '@agent-registry/testkit';
-import {
-  register,
-  startRegistry,
-  type Registered,
-  type TestRegistry,
-} from '@agent-registry/testkit/in-process';
+import { register, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
+import { bearerInject, startWithAgent } from '../../../support/registry-setup.js';
 
 /** Poison input: every one is a 4xx with {error, details, code}, on both dialects. */
 describe('poison input is refused, cheaply and with the right 4xx', () => {
   let registry: TestRegistry;
   let caller: Registered;
   before(async () => {
-    registry = await startRegistry();
-    caller = await register(registry);
+    ({ registry, agent: caller } = await startWithAgent());
   });
   after(() => registry.close());
 
-  const inject = (method: 'GET' | 'POST' | 'PUT', url: string, token?: string, payload?: unknown) =>
-    registry.app.inject({
-      method,
-      url,
-      headers: token ? bearer(token) : {},
-      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
-    });
+  const inject = bearerInject(() => registry);
 
   const assertError = (
     response: { statusCode: number; body: string; json(): { code: string; details: string; error: string } },
