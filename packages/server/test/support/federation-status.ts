@@ -1,6 +1,6 @@
 import type { TestRegistry } from '@agent-registry/testkit/in-process';
 
-/** The operator token the federation suites start their registries with: the status shows it error texts. */
+/** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
 export const OPERATOR_TOKEN = 'operator-token-0123456789';
 export const OPERATOR_HEADERS = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 

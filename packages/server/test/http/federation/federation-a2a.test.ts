@@ -13,8 +13,6 @@ import type { Provenance } from '../../../src/modules/agents/provenance-schemas.
 import { loadConfig } from '../../../src/kernel/config.js';
 import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
-/** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
-
 // canonicalize is CommonJS; its default export is the function under either module loader.
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string;
 

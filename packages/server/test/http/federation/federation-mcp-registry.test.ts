@@ -6,8 +6,6 @@ import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-pro
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
 import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
-/** The status shows error texts only to an operator (docs/federation.md, "Operator status"). */
-
 const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 
 interface Version {

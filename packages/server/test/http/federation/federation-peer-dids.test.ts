@@ -12,8 +12,6 @@ import { ensureSource, putRemoteEntry } from '../../../src/modules/federation/re
 import { mirroredEntry } from '../../../src/modules/federation/peer-follower.js';
 import { OPERATOR_TOKEN, type SourceStatus, federationSources } from '../../support/federation-status.js';
 
-/** The status's error texts are shown with the operator token only. */
-
 /**
  * A peer that is nothing but a transparency log signed with its own key, served on 127.0.0.1: it logs
  * whatever DIDs it is told to, serves the profiles that hash to its leaves, and names its log
