@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { register, startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
-import type { Received, InjectResponse } from '../../support/webhook-hook.js';
 import {
+  type Received,
+  type InjectResponse,
   startHook,
   closedPort,
   json,

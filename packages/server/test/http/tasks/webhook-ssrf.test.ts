@@ -8,8 +8,8 @@ import {
   type Registered,
   type TestRegistry,
 } from '@agent-registry/testkit/in-process';
-import type { HookServer } from '../../support/webhook-hook.js';
 import {
+  type HookServer,
   startHook,
   json,
   whsecSecret,
