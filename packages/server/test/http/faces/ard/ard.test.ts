@@ -4,66 +4,21 @@ import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, secp256k1Agent } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
-import { loadConfig } from '../../../../src/kernel/config.js';
-import { ensureSource, putRemoteEntry } from '../../../../src/modules/federation/remote-entries-store.js';
 import { registerNamed, profileOf, startSecondNode } from '../../../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../../../support/faces-helpers.js';
-import { mirroredEntry, PEER } from '../../../support/remote-entries.js';
-
-interface Entry {
-  identifier: string;
-  displayName: string;
-  type: string;
-  url: string;
-  description: string;
-  tags: string[];
-  capabilities: string[];
-  representativeQueries: string[];
-  updatedAt: string;
-  publisher: string;
-  metadata: Record<string, unknown>;
-  trustManifest: {
-    identity: string;
-    identityType: string;
-    attestations: { type: string; uri: string }[];
-    provenance: { relation: string; sourceId: string }[];
-  };
-}
-interface Result extends Entry {
-  score: number;
-  source: string;
-}
-interface SearchAnswer {
-  results: Result[];
-  referrals?: unknown[];
-  pageToken?: string;
-}
-interface ErrorAnswer {
-  errorCode: string;
-  message: string;
-}
+import {
+  type Entry,
+  type SearchAnswer,
+  type ErrorAnswer,
+  REMOTE_DIDS,
+  putRemoteWeatherAgents,
+} from '../../../support/ard-answers.js';
 
 const A2A = 'application/a2a-agent-card+json';
 /** ard-spec's conformance-test script (conformance/bin/ of an ard-spec checkout), when the environment names it. */
 const CONFORMANCE_TOOL = process.env.ARD_CONFORMANCE_TOOL;
 /** Enough agents that the published catalog needs a second page (100 per page). */
 const CATALOG_AGENTS = 101;
-/** Agents of a peer registry, mirrored here: a federated search finds them, ARD never publishes them. */
-const REMOTE_DIDS = ['did:web:peer.example:agent:0a', 'did:web:peer.example:agent:0b'];
-
-async function putRemoteWeatherAgents(registry: ListeningRegistry): Promise<void> {
-  const db = registry.ctx.database.db;
-  await ensureSource(db, { id: `peer:${PEER}`, kind: 'peer', url: PEER });
-  for (const did of REMOTE_DIDS) {
-    const profile = {
-      name: `Peer Weather ${did.slice(-2)}`,
-      description: 'Weather along shipping routes',
-      capability: 'weather',
-      tag: 'weather',
-    };
-    await putRemoteEntry(db, mirroredEntry(did, profile), 1_764_000_000_000);
-  }
-}
 
 describe('ARD: publisher files and registry API', () => {
   let registry: ListeningRegistry;
@@ -663,73 +618,4 @@ describe('ARD: publisher files and registry API', () => {
       }
     },
   );
-});
-
-describe('ARD federation: referrals to the registries ARD_REFERRALS names', () => {
-  let registry: ListeningRegistry;
-  const search = async (body: unknown) => {
-    const response = await fetch(`${registry.url}/ard/search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, json: (await response.json()) as SearchAnswer };
-  };
-
-  before(async () => {
-    registry = await startListeningRegistry({
-      ARD_REFERRALS: ' https://finder.example.org/api/ard/ , http://peer.example.com:8443 ',
-    });
-    await registerNamed(registry, 'Referral Weather', { tags: ['weather'] });
-  });
-  after(async () => registry.close());
-
-  test('federation referrals answers each as an ARD referral object; none and auto answer none', async () => {
-    const referred = await search({ query: { text: 'weather' }, federation: 'referrals' });
-    assert.equal(referred.status, 200);
-    assert.equal(referred.json.results.length, 1);
-    assert.deepEqual(referred.json.referrals, [
-      {
-        identifier: 'urn:air:finder.example.org:registry:api:ard',
-        displayName: 'ARD registry at finder.example.org/api/ard',
-        type: 'application/ai-registry+json',
-        url: 'https://finder.example.org/api/ard/search',
-      },
-      {
-        identifier: 'urn:air:peer.example.com:registry:root',
-        displayName: 'ARD registry at peer.example.com:8443',
-        type: 'application/ai-registry+json',
-        url: 'http://peer.example.com:8443/search',
-      },
-    ]);
-    for (const item of referred.json.referrals ?? []) {
-      const { identifier } = item as { identifier: string };
-      // ard-spec's URN pattern (spec/schemas/ai-catalog.schema.json).
-      assert.match(identifier, /^urn:air:[a-zA-Z0-9.-]+(:[a-zA-Z0-9._-]+)+$/);
-    }
-    for (const federation of ['none', 'auto', undefined]) {
-      const answer = await search({ query: { text: 'weather' }, ...(federation ? { federation } : {}) });
-      assert.equal(answer.status, 200);
-      assert.equal(answer.json.results.length, 1);
-      assert.ok(!('referrals' in answer.json), JSON.stringify(answer.json));
-    }
-  });
-
-  test('a referral that is not a followable http(s) registry URL is refused at start', () => {
-    const refusedWith = (value: string, message: RegExp) =>
-      assert.throws(
-        () => loadConfig({ ARD_REFERRALS: value, PUBLIC_URL: 'https://registry.example' }),
-        message,
-      );
-    refusedWith('ftp://finder.example.org/ard', /ARD_REFERRALS must list http\(s\) URLs/);
-    refusedWith('not a url', /ARD_REFERRALS must be comma-separated http\(s\) URLs/);
-    refusedWith('https://user:secret@finder.example.org/ard', /may not carry credentials/);
-    refusedWith('https://finder.example.org/ard?key=1', /may not carry credentials, a query or a fragment/);
-    refusedWith('https://[::1]/ard', /need a host name/);
-    refusedWith('https://registry.example/ard', /may not name this registry's own ARD API/);
-    refusedWith('https://a.example/ard,https://a.example/ard/', /names https:\/\/a\.example\/ard twice/);
-    const many = Array.from({ length: 21 }, (_, index) => `https://r${index}.example/ard`).join(',');
-    refusedWith(many, /at most 20/);
-    assert.deepEqual(loadConfig({}).ardReferrals, []);
-  });
 });
