@@ -1,4 +1,5 @@
-import { bearer } from '@agent-registry/testkit';
+import assert from 'node:assert/strict';
+import { agentPath, bearer } from '@agent-registry/testkit';
 import {
   register,
   startRegistry,
@@ -29,4 +30,15 @@ export function bearerInject(current: () => TestRegistry) {
       headers: token ? bearer(token) : {},
       ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
     });
+}
+
+/** Turns on queue delivery for `agent`, as its owner does, and checks the registry took it. */
+export async function enableQueue(registry: TestRegistry, agent: Registered): Promise<void> {
+  const config = await registry.app.inject({
+    method: 'PUT',
+    url: agentPath(agent.did, '/invocation'),
+    headers: bearer(agent.token),
+    payload: { enabled: true, delivery_mode: 'queue' },
+  });
+  assert.equal(config.statusCode, 200, config.body);
 }

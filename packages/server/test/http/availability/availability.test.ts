@@ -15,6 +15,7 @@ import {
   slotOf,
 } from '../../../src/modules/availability/availability-model.js';
 import type { Availability } from '../../../src/modules/availability/schemas.js';
+import { enableQueue } from '../../support/registry-setup.js';
 
 const queueAgent = {
   status: 'active',
@@ -81,13 +82,7 @@ describe('availability of queue agents over HTTP', () => {
       capabilities: [{ type: 'echo' }] as never,
     });
     webhookAgent = await register(registry);
-    const config = await registry.app.inject({
-      method: 'PUT',
-      url: agentPath(worker.did, '/invocation'),
-      headers: bearer(worker.token),
-      payload: { enabled: true, delivery_mode: 'queue' },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await enableQueue(registry, worker);
   });
   after(() => registry.close());
 
@@ -247,15 +242,6 @@ describe('search by availability', () => {
   let online: Registered;
   let silent: Registered;
   let webhookAgent: Registered;
-  const enableQueue = async (agent: Registered) => {
-    const response = await registry.app.inject({
-      method: 'PUT',
-      url: agentPath(agent.did, '/invocation'),
-      headers: bearer(agent.token),
-      payload: { enabled: true, delivery_mode: 'queue' },
-    });
-    assert.equal(response.statusCode, 200, response.body);
-  };
   before(async () => {
     registry = await startRegistry();
     const profile = (name: string) =>
@@ -263,8 +249,8 @@ describe('search by availability', () => {
     online = await register(registry, undefined, profile('Polling worker'));
     silent = await register(registry, undefined, profile('Silent worker'));
     webhookAgent = await register(registry, undefined, profile('Webhook agent'));
-    await enableQueue(online);
-    await enableQueue(silent);
+    await enableQueue(registry, online);
+    await enableQueue(registry, silent);
     for (const agent of [online, webhookAgent]) {
       const polled = await registry.app.inject({
         method: 'GET',
@@ -394,13 +380,7 @@ test('a timeout of a queue agent whose worker never polled says so', async () =>
   try {
     const worker = await register(registry);
     const caller = await register(registry);
-    const config = await registry.app.inject({
-      method: 'PUT',
-      url: agentPath(worker.did, '/invocation'),
-      headers: bearer(worker.token),
-      payload: { enabled: true, delivery_mode: 'queue' },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await enableQueue(registry, worker);
     const profile = await registry.app.inject({ method: 'GET', url: agentPath(worker.did) });
     const capability = (profile.json() as { capabilities: { type: string }[] }).capabilities[0]!.type;
     const response = await registry.app.inject({
@@ -427,13 +407,7 @@ describe('invoking an agent known to be offline', () => {
       capabilities: [{ type: 'echo' }],
     } as never);
     caller = await register(registry);
-    const config = await registry.app.inject({
-      method: 'PUT',
-      url: agentPath(worker.did, '/invocation'),
-      headers: bearer(worker.token),
-      payload: { enabled: true, delivery_mode: 'queue' },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await enableQueue(registry, worker);
     const polled = await registry.app.inject({
       method: 'GET',
       url: '/api/agent/tasks',
@@ -480,13 +454,7 @@ test('/metrics counts active agents by availability status', async () => {
     const offline = await register(registry);
     await register(registry); // never observed: unknown
     for (const agent of [online, offline]) {
-      const config = await registry.app.inject({
-        method: 'PUT',
-        url: agentPath(agent.did, '/invocation'),
-        headers: bearer(agent.token),
-        payload: { enabled: true, delivery_mode: 'queue' },
-      });
-      assert.equal(config.statusCode, 200, config.body);
+      await enableQueue(registry, agent);
     }
     const poll = (agent: Registered) =>
       registry.app.inject({ method: 'GET', url: '/api/agent/tasks', headers: bearer(agent.token) });

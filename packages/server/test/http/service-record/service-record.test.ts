@@ -9,7 +9,7 @@ import {
 } from '../../../src/modules/service-record/service-record-model.js';
 import { agentPath, bearer, defaultProfile, ed25519Agent } from '@agent-registry/testkit';
 import { register, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
-import { bearerInject, startWithAgent } from '../../support/registry-setup.js';
+import { bearerInject, startWithAgent, enableQueue } from '../../support/registry-setup.js';
 
 describe('service record model (pure)', () => {
   test('the migration made one column per latency bucket', () => {
@@ -60,13 +60,7 @@ describe('service record through the broker', () => {
       name: 'Worker',
       capabilities: [{ type: 'echo' }, { type: 'sum' }] as never,
     });
-    const config = await registry.app.inject({
-      method: 'PUT',
-      url: agentPath(worker.did, '/invocation'),
-      headers: bearer(worker.token),
-      payload: { enabled: true, delivery_mode: 'queue' },
-    });
-    assert.equal(config.statusCode, 200, config.body);
+    await enableQueue(registry, worker);
   });
   after(() => registry.close());
 
