@@ -425,7 +425,7 @@ const SHELL_BLOCKS: Record<string, string> = {
   'README.md: export AGENT_REGISTRY_HOME=~/.config/agent-registry-caller   # one config directory per agent':
     '<did> and <task id> placeholders: packages/cli/test/two-minutes.test.ts runs it command for command',
   'docs/ard.md: git clone https://github.com/ards-project/ard-spec && git -C ard-spec checkout 5fa2f5a':
-    'clones a repository from GitHub, which CI does not reach; test/http/ard.test.ts runs the tool when ARD_CONFORMANCE_TOOL names it',
+    'clones a repository from GitHub, which CI does not reach; test/http/faces/ard/ard.test.ts runs the tool when ARD_CONFORMANCE_TOOL names it',
   'docs/federation.md: # Each peer and import source: state, last verified checkpoint, entries, last error (with the token)':
     'example registry, peer and tokens: packages/cli/test/federation.test.ts runs both commands against a real registry following peers',
   'docs/mirroring.md: # From the beginning (no since): every agent the registry has known, each at its latest state.':

@@ -7,7 +7,7 @@ import { provenanceJson, registeredProvenance } from '../agents/provenance-schem
  * serialised again, a round trip that cost CPU and garbage (docs/decisions/performance.md, "A search's body
  * from the stored JSON"). The stored text is the registry's own `JSON.stringify` of validated values
  * (modules/agents/profile-rules.ts, normaliseCapability), with the keys in the schema's order, so the bytes
- * are those the schema's serializer writes for the parsed objects; test/http/search-json.test.ts holds the
+ * are those the schema's serializer writes for the parsed objects; test/http/search/search-json.test.ts holds the
  * two to the same output.
  */
 export function searchResponseJson(page: SearchPage): string {
