@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from './kernel/config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { isDatabaseUnavailable } from './db/errors.js';
-import { MigrationFailedError, NewerDatabaseError } from './db/migrations/index.js';
+import { openPostgresForMigrations } from './db/connect.js';
+import { MigrationFailedError, NewerDatabaseError, migrateToLatest } from './db/migrations/index.js';
 import { DatabaseUnavailableError } from './kernel/errors.js';
 
 /** The driver's or the system's code, under the registry's own wrappers (503 class, failed migration). */
@@ -68,6 +69,23 @@ export async function waitForDatabase(database: DatabaseHandle, config: Config, 
         );
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, giveUpAt - Date.now()))));
     }
+  }
+}
+
+/**
+ * The database ready for the registry: reachable (waiting for a PostgreSQL still starting), then
+ * migrated. PostgreSQL migrates on a connection of its own, without the pool's statement timeout.
+ */
+export async function migrateDatabase(database: DatabaseHandle, config: Config, log: Logger): Promise<void> {
+  await waitForDatabase(database, config, log);
+  if (config.database.kind === 'sqlite') return migrateToLatest(database.db, { log });
+  const migrating = openPostgresForMigrations(config.database, (error) =>
+    log.warn({ err: error }, 'database background error during migrations'),
+  );
+  try {
+    await migrateToLatest(migrating.db, { log });
+  } finally {
+    await migrating.close();
   }
 }
 

@@ -1,6 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import path from 'node:path';
 
 import { parseFederationSources, type FederationConfig } from './federation-config.js';
+import { parseEd25519PrivateKey } from './private-keys.js';
 
 export type { FederationConfig };
 
@@ -51,10 +53,10 @@ export interface Config {
   /** Availability probes of webhook agents (docs/availability.md, "Probes of webhook agents"). */
   probes: ProbeConfig;
   logLevel: LogLevel;
-  /** Ed25519 private key for tokens (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
-  tokenSigningKey: string | undefined;
-  /** Ed25519 private key for the transparency log's checkpoints (JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
-  logSigningKey: string | undefined;
+  /** Ed25519 private key for tokens (given as JWK JSON or PKCS#8 PEM); when absent one is generated and persisted. */
+  tokenSigningKey: KeyObject | undefined;
+  /** Ed25519 private key for the transparency log's checkpoints (likewise); when absent one is generated and persisted. */
+  logSigningKey: KeyObject | undefined;
   tokenTtlSeconds: number;
   /** Largest accepted request body in bytes, for every route except invoke. */
   bodyLimitBytes: number;
@@ -194,6 +196,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     return value;
   };
 
+  /** Parsed here, so a key that cannot sign fails as configuration, before the database is touched. */
+  const signingKey = (name: string): KeyObject | undefined => {
+    const raw = read(name);
+    if (raw === undefined) return undefined;
+    try {
+      return parseEd25519PrivateKey(raw, name);
+    } catch (error) {
+      problems.push((error as Error).message);
+      return undefined;
+    }
+  };
+
   const port = integer('PORT', 8080, 0, 65535);
   const host = read('HOST') ?? '0.0.0.0';
 
@@ -286,8 +300,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       timeoutMs: integer('PROBE_TIMEOUT_SECONDS', 10, 1, 120) * 1000,
     },
     logLevel: logLevel ?? 'info',
-    tokenSigningKey: read('TOKEN_SIGNING_KEY'),
-    logSigningKey: read('LOG_SIGNING_KEY'),
+    tokenSigningKey: signingKey('TOKEN_SIGNING_KEY'),
+    logSigningKey: signingKey('LOG_SIGNING_KEY'),
     tokenTtlSeconds: integer('TOKEN_TTL_SECONDS', 24 * 60 * 60, 60, 30 * 24 * 60 * 60),
     bodyLimitBytes: integer('BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024),
     trustProxy: boolean('TRUST_PROXY', false),

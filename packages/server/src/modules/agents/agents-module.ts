@@ -1,0 +1,98 @@
+import type { Clock } from '../../kernel/clock.js';
+import type { Config } from '../../kernel/config.js';
+import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
+import type { DatabaseHandle } from '../../db/connect.js';
+import { transactionRunner, type TransactionRunner } from '../../db/group-commit.js';
+import type { RegistryMetrics } from '../../telemetry/prometheus.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
+import type { TokenService } from '../identity/tokens.js';
+import { AgentLabelService } from './agent-labels.js';
+import { AgentService, type AgentServiceDeps } from './agents.js';
+import { AuthenticationService } from './authentication.js';
+import { DidResolutionService } from './did-resolution.js';
+import { ProfileCache } from './profile-cache.js';
+import { RegistrationService } from './registration.js';
+import { RegistrationLimiter } from './registration-limits.js';
+
+export interface AgentsModuleDeps extends Pick<
+  AgentServiceDeps,
+  'serviceRecord' | 'availability' | 'schemas' | 'remote'
+> {
+  database: DatabaseHandle;
+  clock: Clock;
+  telemetry: Telemetry;
+  metrics: RegistryMetrics;
+  config: Config;
+  tokens: TokenService;
+  webhookPolicy: WebhookNetworkPolicy;
+}
+
+export interface AgentsModule {
+  registration: RegistrationService;
+  /** How registrations write (group commit on SQLite). */
+  agentWrites: TransactionRunner;
+  authentication: AuthenticationService;
+  agents: AgentService;
+  didResolution: DidResolutionService;
+  agentLabels: AgentLabelService;
+  /** Serialised profiles; emptied when the database turns out restored (discovery's index follower). */
+  profileCache: ProfileCache;
+}
+
+export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
+  const { database, clock, telemetry, config, tokens, schemas } = deps;
+  const { db } = database;
+  const { didWebDomain, publicUrl } = config;
+  const profileCache = new ProfileCache(config.profileCacheBytes);
+  deps.metrics.watchProfileCache(profileCache);
+  const agentWrites = transactionRunner(db, database.dialect);
+  return {
+    agentWrites,
+    profileCache,
+    registration: new RegistrationService({
+      db,
+      writes: agentWrites,
+      telemetry,
+      clock,
+      tokens,
+      didWebDomain,
+      audience: publicUrl,
+      requireAudience: config.requireRegistrationAudience,
+      schemas,
+      limiter: new RegistrationLimiter({
+        perAddress: config.registrationRateLimit,
+        perPrefix: config.registrationPrefixRateLimit,
+        perIpv6Site: config.registrationIpv6SiteRateLimit,
+        windowMs: config.registrationRateWindowSeconds * 1000,
+      }),
+      profileMaxBytes: config.profileMaxBytes,
+      proofOfWorkBits: config.registrationPowBits,
+    }),
+    authentication: new AuthenticationService({
+      db,
+      clock,
+      tokens,
+      didWebDomain,
+      audience: publicUrl,
+      telemetry,
+      legacyAuthUntil: config.legacyAuthUntil,
+    }),
+    agents: new AgentService({
+      db,
+      writes: agentWrites,
+      telemetry,
+      clock,
+      didWebDomain,
+      publicUrl,
+      webhookPolicy: deps.webhookPolicy,
+      schemas,
+      serviceRecord: deps.serviceRecord,
+      availability: deps.availability,
+      profileCache,
+      profileMaxBytes: config.profileMaxBytes,
+      remote: deps.remote,
+    }),
+    didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
+    agentLabels: new AgentLabelService({ db }),
+  };
+}
