@@ -103,8 +103,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   const clock = overrides.clock ?? systemClock;
   const log =
     overrides.logStream === undefined
-      ? pino({ level: config.logLevel })
-      : pino({ level: config.logLevel }, overrides.logStream);
+      ? pino({ level: config.operations.logLevel })
+      : pino({ level: config.operations.logLevel }, overrides.logStream);
   const build = readBuildInfo();
   const metrics = createRegistryMetrics({ version: build.version });
   const telemetry = metrics.telemetry(log);
@@ -126,7 +126,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     const { capabilitySchemas } = createCapabilitiesModule(lifecycle);
     const serviceRecord = new ServiceRecordService({ db, clock });
     const webhookPolicy = new WebhookNetworkPolicy(
-      config.webhookAllowPrivateNetworks,
+      config.tasks.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
     );
     const federation = await createFederationModule({ ...common, policy: webhookPolicy });

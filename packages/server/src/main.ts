@@ -31,7 +31,8 @@ function failStartup(error: unknown, config: Config | undefined): void {
     console.error('Cannot start the registry:', error);
   } else {
     console.error(`Cannot start the registry: ${explained}`);
-    if (config?.logLevel === 'debug' || config?.logLevel === 'trace') console.error(error);
+    if (config?.operations.logLevel === 'debug' || config?.operations.logLevel === 'trace')
+      console.error(error);
   }
 }
 
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const started = new Lifecycle();
   try {
     config = loadConfig();
-    const log = pino({ level: config.logLevel });
+    const log = pino({ level: config.operations.logLevel });
     for (const { name, meant } of suspiciousSettings(process.env))
       log.warn(
         { variable: name, meant },
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     // Live (not ready) from here on, through a migration that may take minutes.
     const starting = started.add(
       'starting listener',
-      await listenWhileStarting(config.port, config.host, readBuildInfo()),
+      await listenWhileStarting(config.network.port, config.network.host, readBuildInfo()),
       (listener) => listener.close(),
     );
     const ctx = started.add('context', await createContext(config), (context) => context.close());
@@ -72,8 +73,8 @@ async function main(): Promise<void> {
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
     await starting.close();
-    await app.listen({ port: config.port, host: config.host });
-    const { publicUrl } = config;
+    await app.listen({ port: config.network.port, host: config.network.host });
+    const { publicUrl } = config.identity;
     app.log.info(
       {
         publicUrl,
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
         version: ctx.build.version,
         commit: ctx.build.commit,
         database: config.database.kind,
-        didWebDomain: config.didWebDomain,
+        didWebDomain: config.identity.didWebDomain,
       },
       `agent registry ${ctx.build.version} ready at ${publicUrl}; API reference at ${publicUrl}/docs`,
     );

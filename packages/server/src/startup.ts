@@ -96,11 +96,11 @@ export async function migrateDatabase(database: DatabaseHandle, config: Config, 
 export function explainStartupFailure(error: unknown, config: Config): string | undefined {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const listening = `${config.host}:${config.port}`;
+  const listening = `${config.network.host}:${config.network.port}`;
   if (code === 'EADDRINUSE')
-    return `Port ${config.port} is already in use on ${config.host}: stop the process listening on it, or set PORT to a free port.`;
+    return `Port ${config.network.port} is already in use on ${config.network.host}: stop the process listening on it, or set PORT to a free port.`;
   if (code === 'EADDRNOTAVAIL')
-    return `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`;
+    return `HOST ${config.network.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`;
   if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
     return `Not allowed to listen on ${listening} (ports below 1024 need privileges): set PORT to 1024 or above.`;
 

@@ -151,7 +151,7 @@ describe('ARD: publisher files and registry API', () => {
     assert.equal(catalog.status, 200);
     assert.match(catalog.headers.get('content-type') ?? '', /^application\/ai-catalog\+json/);
     assert.equal(catalog.json.specVersion, '1.0');
-    assert.equal(catalog.json.host.identifier, `did:web:${registry.config.didWebDomain}`);
+    assert.equal(catalog.json.host.identifier, `did:web:${registry.config.identity.didWebDomain}`);
     const registryEntry = catalog.json.entries.find(
       (entry: Entry) => entry.type === 'application/ai-registry+json',
     );
@@ -730,6 +730,6 @@ describe('ARD federation: referrals to the registries ARD_REFERRALS names', () =
     refusedWith('https://a.example/ard,https://a.example/ard/', /names https:\/\/a\.example\/ard twice/);
     const many = Array.from({ length: 21 }, (_, index) => `https://r${index}.example/ard`).join(',');
     refusedWith(many, /at most 20/);
-    assert.deepEqual(loadConfig({}).ardReferrals, []);
+    assert.deepEqual(loadConfig({}).network.ardReferrals, []);
   });
 });

@@ -42,8 +42,8 @@ export interface AgentsModule {
 export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
   const { database, clock, telemetry, config, tokens, schemas } = deps;
   const { db } = database;
-  const { didWebDomain, publicUrl } = config;
-  const profileCache = new ProfileCache(config.profileCacheBytes);
+  const { didWebDomain, publicUrl } = config.identity;
+  const profileCache = new ProfileCache(config.search.profileCacheBytes);
   deps.metrics.watchProfileCache(profileCache);
   const agentWrites = transactionRunner(db, database.dialect);
   return {
@@ -57,16 +57,16 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       tokens,
       didWebDomain,
       audience: publicUrl,
-      requireAudience: config.requireRegistrationAudience,
+      requireAudience: config.registration.requireAudience,
       schemas,
       limiter: new RegistrationLimiter({
-        perAddress: config.registrationRateLimit,
-        perPrefix: config.registrationPrefixRateLimit,
-        perIpv6Site: config.registrationIpv6SiteRateLimit,
-        windowMs: config.registrationRateWindowSeconds * 1000,
+        perAddress: config.registration.rateLimit,
+        perPrefix: config.registration.prefixRateLimit,
+        perIpv6Site: config.registration.ipv6SiteRateLimit,
+        windowMs: config.registration.rateWindowSeconds * 1000,
       }),
-      profileMaxBytes: config.profileMaxBytes,
-      proofOfWorkBits: config.registrationPowBits,
+      profileMaxBytes: config.registration.profileMaxBytes,
+      proofOfWorkBits: config.registration.powBits,
     }),
     authentication: new AuthenticationService({
       db,
@@ -75,7 +75,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       didWebDomain,
       audience: publicUrl,
       telemetry,
-      legacyAuthUntil: config.legacyAuthUntil,
+      legacyAuthUntil: config.identity.legacyAuthUntil,
     }),
     agents: new AgentService({
       db,
@@ -89,7 +89,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       serviceRecord: deps.serviceRecord,
       availability: deps.availability,
       profileCache,
-      profileMaxBytes: config.profileMaxBytes,
+      profileMaxBytes: config.registration.profileMaxBytes,
       remote: deps.remote,
     }),
     didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),

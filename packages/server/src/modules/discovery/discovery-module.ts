@@ -51,7 +51,7 @@ export async function createDiscoveryModule(deps: DiscoveryModuleDeps): Promise<
   const indexStarted = Date.now();
   await searchIndex.load();
   log.info({ agents: searchIndex.index.size, ms: Date.now() - indexStarted }, 'search index loaded');
-  const { publicUrl } = config;
+  const { publicUrl } = config.identity;
   return {
     search: new SearchService({
       db,

@@ -40,7 +40,7 @@ export async function createFederationModule(deps: FederationModuleDeps): Promis
     clock,
     policy,
     config: config.federation,
-    didWebDomain: config.didWebDomain,
+    didWebDomain: config.identity.didWebDomain,
     onPeerStopped: (peer, reason) => {
       metrics.federationPeerStopped(peer);
       log.error(

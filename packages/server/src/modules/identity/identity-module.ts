@@ -12,10 +12,10 @@ export interface IdentityModule {
 export async function createIdentityModule(db: Db, clock: Clock, config: Config): Promise<IdentityModule> {
   return {
     tokens: await TokenService.create({
-      privateKey: await loadSigningKey(db, clock, config.tokenSigningKey),
-      issuer: config.publicUrl,
-      audience: config.publicUrl,
-      ttlSeconds: config.tokenTtlSeconds,
+      privateKey: await loadSigningKey(db, clock, config.identity.tokenSigningKey),
+      issuer: config.identity.publicUrl,
+      audience: config.identity.publicUrl,
+      ttlSeconds: config.identity.tokenTtlSeconds,
       clock,
     }),
   };

@@ -32,9 +32,12 @@ export interface ReviewsModule {
 
 export function createReviewsModule(deps: ReviewsModuleDeps): ReviewsModule {
   const { db, clock, log, telemetry, config, lifecycle } = deps;
-  const { didWebDomain } = config;
+  const { didWebDomain } = config.identity;
   const reputation = new ReputationService({ db, clock, didWebDomain });
-  const rateLimit = { maxReviews: config.reviewRateLimit, windowMs: config.reviewRateWindowSeconds * 1000 };
+  const rateLimit = {
+    maxReviews: config.reviews.rateLimit,
+    windowMs: config.reviews.rateWindowSeconds * 1000,
+  };
   return {
     reviews: new ReviewService({ db, telemetry, clock, didWebDomain, reputation, rateLimit }),
     reputation,
@@ -42,7 +45,7 @@ export function createReviewsModule(deps: ReviewsModuleDeps): ReviewsModule {
       lifecycle.add(
         'reputation refresh',
         every(
-          config.reputationRefreshSeconds * 1000,
+          config.reviews.reputationRefreshSeconds * 1000,
           // The service record's 30-day window slides on the same schedule as reputation decays.
           async (signal) => {
             await reputation.refreshAll(signal);

@@ -70,7 +70,7 @@ export async function createTasksModule(deps: TasksModuleDeps): Promise<TasksMod
     states,
     policy: deps.webhookPolicy,
     maxResponseBytes: LIMITS.invocationBodyLimitBytes,
-    maxConcurrentPerAgent: config.webhookMaxConcurrencyPerAgent,
+    maxConcurrentPerAgent: config.tasks.webhookMaxConcurrencyPerAgent,
     log,
     outcomes: deps.outcomes,
   });
@@ -82,8 +82,8 @@ export async function createTasksModule(deps: TasksModuleDeps): Promise<TasksMod
     events,
     states,
     schemas: deps.schemas,
-    didWebDomain: config.didWebDomain,
-    bounds: config.taskBounds,
+    didWebDomain: config.identity.didWebDomain,
+    bounds: config.tasks,
     presence,
     deliverers: { queue: new QueueDeliverer(events), webhook: webhookDeliverer },
   });
@@ -94,7 +94,7 @@ export async function createTasksModule(deps: TasksModuleDeps): Promise<TasksMod
     clock,
     events,
     states,
-    maxPollsPerAgent: config.taskBounds.maxPollsPerAgent,
+    maxPollsPerAgent: config.tasks.maxPollsPerAgent,
   });
   const stopWaiters = async (): Promise<void> => {
     agentTasks.shutdown();
@@ -115,8 +115,8 @@ export async function createTasksModule(deps: TasksModuleDeps): Promise<TasksMod
           db,
           clock,
           states,
-          bounds: config.taskBounds,
-          intervalMs: config.taskSweepSeconds * 1000,
+          bounds: config.tasks,
+          intervalMs: config.tasks.sweepSeconds * 1000,
           onError: (job, error) => log.error({ err: error, job }, 'background job failed'),
         }),
         (jobs) => jobs.stop(),

@@ -15,8 +15,8 @@ export async function createTransparencyLogModule(
   clock: Clock,
   config: Config,
 ): Promise<TransparencyLogModule> {
-  const { publicUrl, didWebDomain } = config;
-  const key = await loadLogSigningKey(db, clock, config.logSigningKey);
+  const { publicUrl, didWebDomain } = config.identity;
+  const key = await loadLogSigningKey(db, clock, config.identity.logSigningKey);
   return {
     transparencyLog: new TransparencyLogService({
       db,
