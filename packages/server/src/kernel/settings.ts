@@ -262,14 +262,15 @@ export const SETTINGS = {
     'federation',
     'Card origins whose trust root is a pinned JWKS: `origin=URL or /file`, comma-separated',
   ),
-  FEDERATION_PEERS: list(
-    'federation',
-    'Peer registries to follow, comma-separated origins (`=key` pins the log key)',
-  ),
+  FEDERATION_PEERS: {
+    ...list('federation', 'Peer registries to follow, comma-separated origins (`=key` pins the log key)'),
+    deployer: true,
+  },
   FEDERATION_MCP_REGISTRIES: list('federation', 'MCP Registry API bases to import, comma-separated'),
   FEDERATION_ADMIN_TOKEN: secret(
     'federation',
     'Operator secret for federation writes (resuming a peer); also shows federation errors (16+ chars)',
+    true,
   ),
   FEDERATION_REFRESH_SECONDS: integer(
     'federation',
