@@ -78,18 +78,21 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       options.logger === false
         ? false
         : {
-            level: ctx.config.logLevel,
+            level: ctx.config.operations.logLevel,
             redact: ['req.headers.authorization'],
             ...(options.logStream === undefined ? {} : { stream: options.logStream }),
           },
     // One line per request, written by observeRequests when the response is sent (not Fastify's two).
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: ctx.config.bodyLimitBytes,
+    bodyLimit: ctx.config.network.bodyLimitBytes,
     // Receiving a request (headers and body) has a deadline; a long poll or a blocked invocation, whose
     // request has arrived, waits for its answer without one. Checked every second, not Node's 30 s.
-    requestTimeout: ctx.config.requestTimeoutMs,
-    http: { headersTimeout: ctx.config.requestTimeoutMs, connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
-    trustProxy: ctx.config.trustProxy,
+    requestTimeout: ctx.config.network.requestTimeoutMs,
+    http: {
+      headersTimeout: ctx.config.network.requestTimeoutMs,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
+    trustProxy: ctx.config.network.trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
     // Errors raised before routing (bad URL encoding, an over-long DID) and by Node's HTTP parser
     // (bad Content-Length or chunked encoding, oversized headers) answer {error, details, code} too.
@@ -104,8 +107,8 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Behind a trusted proxy every peer is the proxy: it bounds connections per client (docs/operations.md).
-  if (ctx.config.maxConnectionsPerAddress > 0 && !ctx.config.trustProxy)
-    boundConnectionsPerAddress(app.server, ctx.config.maxConnectionsPerAddress);
+  if (ctx.config.network.maxConnectionsPerAddress > 0 && !ctx.config.network.trustProxy)
+    boundConnectionsPerAddress(app.server, ctx.config.network.maxConnectionsPerAddress);
 
   // Bodies are JSON and must carry the right types; only query strings and paths are coerced from text.
   // One pair per app, so several apps (two registry nodes in one test) can be built in one process.
@@ -175,7 +178,10 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   await app.register(
     swagger,
-    openapiOptions({ version: ctx.build.version, metricsToken: ctx.config.metricsToken !== undefined }),
+    openapiOptions({
+      version: ctx.build.version,
+      metricsToken: ctx.config.operations.metricsToken !== undefined,
+    }),
   );
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -6,48 +6,63 @@ import { createContext } from './context.js';
 import { listenWhileStarting } from './faces/rest/starting-listener.js';
 import { explainStartupFailure } from './startup.js';
 import { readBuildInfo } from './kernel/version.js';
+import { Lifecycle } from './kernel/lifecycle.js';
+
+/** A start-up failure that leaves something running past this is a bug: the process says what, and ends. */
+const DRAIN_AFTER_FAILURE_MS = 10_000;
 
 /**
  * A start-up failure an operator can fix ends with one line saying what to do, and exit status 1;
- * the stack trace only at LOG_LEVEL=debug. Anything else is a bug and keeps its stack.
+ * the stack trace only at LOG_LEVEL=debug. Anything else is a bug and keeps its stack. Whatever had
+ * started is closed by then, so the process ends by itself once the line is written.
  */
-function failStartup(error: unknown, config: Config | undefined): never {
+function failStartup(error: unknown, config: Config | undefined): void {
+  process.exitCode = 1;
+  setTimeout(() => {
+    console.error('Start-up failed, and left running:', process.getActiveResourcesInfo().join(', '));
+    process.exit(1);
+  }, DRAIN_AFTER_FAILURE_MS).unref();
   if (error instanceof ConfigError) {
     console.error(error.message);
-    process.exit(1);
+    return;
   }
   const explained = config === undefined ? undefined : explainStartupFailure(error, config);
   if (explained === undefined) {
     console.error('Cannot start the registry:', error);
   } else {
     console.error(`Cannot start the registry: ${explained}`);
-    if (config?.logLevel === 'debug' || config?.logLevel === 'trace') console.error(error);
+    if (config?.operations.logLevel === 'debug' || config?.operations.logLevel === 'trace')
+      console.error(error);
   }
-  process.exit(1);
 }
 
 async function main(): Promise<void> {
   let config: Config | undefined;
+  // What main itself starts (the starting listener, the context, the app), closed in reverse.
+  const started = new Lifecycle();
   try {
     config = loadConfig();
-    const log = pino({ level: config.logLevel });
+    const log = pino({ level: config.operations.logLevel });
     for (const { name, meant } of suspiciousSettings(process.env))
       log.warn(
         { variable: name, meant },
         `Environment variable ${name} is not a setting of the registry and is ignored; did you mean ${meant}?`,
       );
     // Live (not ready) from here on, through a migration that may take minutes.
-    const starting = await listenWhileStarting(config.port, config.host, readBuildInfo());
-    const ctx = await createContext(config);
-    const app = await buildApp(ctx);
+    const starting = started.add(
+      'starting listener',
+      await listenWhileStarting(config.network.port, config.network.host, readBuildInfo()),
+      (listener) => listener.close(),
+    );
+    const ctx = started.add('context', await createContext(config), (context) => context.close());
+    const app = started.add('app', await buildApp(ctx), (fastify) => fastify.close());
     let closing = false;
     const shutdown = async (signal: string): Promise<void> => {
       if (closing) return;
       closing = true;
       app.log.info({ signal }, 'shutting down: finishing in-flight requests');
       try {
-        await app.close();
-        await ctx.close();
+        await started.close();
         app.log.info('shutdown complete');
         process.exit(0);
       } catch (error) {
@@ -57,14 +72,9 @@ async function main(): Promise<void> {
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
-    try {
-      await starting.close();
-      await app.listen({ port: config.port, host: config.host });
-    } catch (error) {
-      await ctx.close().catch(() => undefined);
-      throw error;
-    }
-    const { publicUrl } = config;
+    await starting.close();
+    await app.listen({ port: config.network.port, host: config.network.host });
+    const { publicUrl } = config.identity;
     app.log.info(
       {
         publicUrl,
@@ -72,11 +82,12 @@ async function main(): Promise<void> {
         version: ctx.build.version,
         commit: ctx.build.commit,
         database: config.database.kind,
-        didWebDomain: config.didWebDomain,
+        didWebDomain: config.identity.didWebDomain,
       },
       `agent registry ${ctx.build.version} ready at ${publicUrl}; API reference at ${publicUrl}/docs`,
     );
   } catch (error) {
+    await started.close().catch(() => undefined);
     failStartup(error, config);
   }
 }

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import type { Config } from './kernel/config.js';
 import type { DatabaseHandle } from './db/connect.js';
 import { isDatabaseUnavailable } from './db/errors.js';
-import { MigrationFailedError, NewerDatabaseError } from './db/migrations/index.js';
+import { openPostgresForMigrations } from './db/connect.js';
+import { MigrationFailedError, NewerDatabaseError, migrateToLatest } from './db/migrations/index.js';
 import { DatabaseUnavailableError } from './kernel/errors.js';
 
 /** The driver's or the system's code, under the registry's own wrappers (503 class, failed migration). */
@@ -72,17 +73,34 @@ export async function waitForDatabase(database: DatabaseHandle, config: Config, 
 }
 
 /**
+ * The database ready for the registry: reachable (waiting for a PostgreSQL still starting), then
+ * migrated. PostgreSQL migrates on a connection of its own, without the pool's statement timeout.
+ */
+export async function migrateDatabase(database: DatabaseHandle, config: Config, log: Logger): Promise<void> {
+  await waitForDatabase(database, config, log);
+  if (config.database.kind === 'sqlite') return migrateToLatest(database.db, { log });
+  const migrating = openPostgresForMigrations(config.database, (error) =>
+    log.warn({ err: error }, 'database background error during migrations'),
+  );
+  try {
+    await migrateToLatest(migrating.db, { log });
+  } finally {
+    await migrating.close();
+  }
+}
+
+/**
  * One sentence for a start-up failure an operator can fix: what is wrong and what to do. Undefined
  * for failures without a known remedy (those are bugs, and keep their stack trace).
  */
 export function explainStartupFailure(error: unknown, config: Config): string | undefined {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  const listening = `${config.host}:${config.port}`;
+  const listening = `${config.network.host}:${config.network.port}`;
   if (code === 'EADDRINUSE')
-    return `Port ${config.port} is already in use on ${config.host}: stop the process listening on it, or set PORT to a free port.`;
+    return `Port ${config.network.port} is already in use on ${config.network.host}: stop the process listening on it, or set PORT to a free port.`;
   if (code === 'EADDRNOTAVAIL')
-    return `HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`;
+    return `HOST ${config.network.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`;
   if (code === 'EACCES' && (error as { syscall?: string }).syscall === 'listen')
     return `Not allowed to listen on ${listening} (ports below 1024 need privileges): set PORT to 1024 or above.`;
 

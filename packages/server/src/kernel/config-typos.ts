@@ -1,19 +1,8 @@
-import { loadConfig } from './config.js';
+import { SETTINGS } from './settings.js';
 
-/** Every variable loadConfig reads, found by letting it read from an environment that records names. */
+/** Every variable the registry reads: the declared settings. */
 export function knownSettingNames(): string[] {
-  const names = new Set<string>();
-  const recorder = new Proxy<Record<string, string | undefined>>(
-    {},
-    {
-      get: (_target, name) => {
-        if (typeof name === 'string') names.add(name);
-        return undefined;
-      },
-    },
-  );
-  loadConfig(recorder, '/');
-  return [...names].sort();
+  return Object.keys(SETTINGS).sort();
 }
 
 /** Optimal string alignment distance: edits, with a swap of two neighbours counted as one (PROT -> PORT). */

@@ -1,3 +1,6 @@
+import { httpUrl, parseList } from './read-settings.js';
+import type { SettingValues } from './settings.js';
+
 /** Remote entries' settings (docs/federation.md): what to import and follow, and each fetch's limits. */
 
 export interface FederationConfig {
@@ -45,105 +48,81 @@ export interface FederationConfig {
 
 /** The sources that FEDERATION_A2A_CARDS, FEDERATION_A2A_JWKS, FEDERATION_PEERS and FEDERATION_MCP_REGISTRIES name. */
 export function parseFederationSources(
-  read: (name: string) => string | undefined,
+  settings: Pick<
+    SettingValues,
+    'FEDERATION_A2A_CARDS' | 'FEDERATION_A2A_JWKS' | 'FEDERATION_PEERS' | 'FEDERATION_MCP_REGISTRIES'
+  >,
   problems: string[],
 ): Pick<FederationConfig, 'a2aCards' | 'a2aJwks' | 'peers' | 'mcpRegistries'> {
-  const a2aCards: string[] = [];
-  for (const entry of (read('FEDERATION_A2A_CARDS') ?? '').split(',')) {
-    const card = agentCardUrl(entry.trim());
-    if (card === '') continue;
-    if (card === undefined)
-      problems.push(
-        `FEDERATION_A2A_CARDS must be comma-separated http(s) card URLs or domains (agents.example, https://agents.example/.well-known/agent-card.json), got "${entry.trim()}"`,
-      );
-    else if (!a2aCards.includes(card)) a2aCards.push(card);
-  }
+  const a2aCards = unique(
+    parseList(
+      settings.FEDERATION_A2A_CARDS,
+      agentCardUrl,
+      'FEDERATION_A2A_CARDS must be comma-separated http(s) card URLs or domains (agents.example, https://agents.example/.well-known/agent-card.json)',
+      problems,
+    ),
+  );
 
   const a2aJwks: FederationConfig['a2aJwks'] = [];
-  for (const entry of (read('FEDERATION_A2A_JWKS') ?? '').split(',')) {
-    const given = entry.trim();
-    if (given === '') continue;
-    const split = given.indexOf('=');
-    try {
+  parseList(
+    settings.FEDERATION_A2A_JWKS,
+    (given) => {
+      const split = given.indexOf('=');
       if (split === -1) throw new Error('no =');
-      const origin = new URL(given.slice(0, split).trim());
+      const origin = httpUrl(given.slice(0, split).trim());
       const jwks = given.slice(split + 1).trim();
-      if (
-        (origin.protocol !== 'http:' && origin.protocol !== 'https:') ||
-        origin.pathname !== '/' ||
-        origin.search !== ''
-      )
-        throw new Error('not an origin');
-      if (!jwks.startsWith('/')) {
-        const url = new URL(jwks);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-      }
+      if (origin.pathname !== '/' || origin.search !== '') throw new Error('not an origin');
+      if (!jwks.startsWith('/')) httpUrl(jwks);
       if (a2aJwks.some((pinned) => pinned.origin === origin.origin)) throw new Error('pinned twice');
       a2aJwks.push({ origin: origin.origin, jwks });
-    } catch {
-      problems.push(
-        `FEDERATION_A2A_JWKS must be comma-separated <card origin>=<JWKS URL or absolute file path>, each origin once (https://agents.example=https://keys.example/jwks.json), got "${given}"`,
-      );
-    }
-  }
+      return origin.origin;
+    },
+    'FEDERATION_A2A_JWKS must be comma-separated <card origin>=<JWKS URL or absolute file path>, each origin once (https://agents.example=https://keys.example/jwks.json)',
+    problems,
+  );
 
   const peers: FederationConfig['peers'] = [];
-  for (const entry of (read('FEDERATION_PEERS') ?? '').split(',')) {
-    const given = entry.trim();
-    if (given === '') continue;
-    // URL, or URL=<note verifier key> to pin the key instead of taking it on first contact.
-    const split = given.indexOf('=');
-    const rawUrl = split === -1 ? given : given.slice(0, split);
-    const key = split === -1 ? undefined : given.slice(split + 1).trim();
-    try {
-      const url = new URL(rawUrl);
-      if (
-        (url.protocol !== 'http:' && url.protocol !== 'https:') ||
-        url.pathname !== '/' ||
-        url.search !== ''
-      )
-        throw new Error('not an origin');
+  parseList(
+    settings.FEDERATION_PEERS,
+    (given) => {
+      // URL, or URL=<note verifier key> to pin the key instead of taking it on first contact.
+      const split = given.indexOf('=');
+      const url = httpUrl(split === -1 ? given : given.slice(0, split));
+      const key = split === -1 ? undefined : given.slice(split + 1).trim();
+      if (url.pathname !== '/' || url.search !== '') throw new Error('not an origin');
       if (key !== undefined && !/^[^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(key))
         throw new Error('not a note verifier key');
       if (!peers.some((peer) => peer.url === url.origin))
         peers.push({ url: url.origin, ...(key === undefined ? {} : { key }) });
-    } catch {
-      problems.push(
-        `FEDERATION_PEERS must be comma-separated registry origins, each optionally =<its /log/verifier-key> (https://peer.example=peer.example/log+1a2b3c4d+AQ...), got "${given}"`,
-      );
-    }
-  }
+      return url.origin;
+    },
+    'FEDERATION_PEERS must be comma-separated registry origins, each optionally =<its /log/verifier-key> (https://peer.example=peer.example/log+1a2b3c4d+AQ...)',
+    problems,
+  );
 
-  const mcpRegistries: string[] = [];
-  for (const entry of (read('FEDERATION_MCP_REGISTRIES') ?? '').split(',')) {
-    const given = entry.trim();
-    if (given === '') continue;
-    try {
-      const url = new URL(given);
-      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '')
-        throw new Error('not a base URL');
-      const base = url.href.replace(/\/+$/, '');
-      if (!mcpRegistries.includes(base)) mcpRegistries.push(base);
-    } catch {
-      problems.push(
-        `FEDERATION_MCP_REGISTRIES must be comma-separated http(s) API base URLs such as https://registry.modelcontextprotocol.io, got "${given}"`,
-      );
-    }
-  }
+  const mcpRegistries = unique(
+    parseList(
+      settings.FEDERATION_MCP_REGISTRIES,
+      (given) => {
+        const url = httpUrl(given);
+        if (url.search !== '' || url.hash !== '') throw new Error('not a base URL');
+        return url.href.replace(/\/+$/, '');
+      },
+      'FEDERATION_MCP_REGISTRIES must be comma-separated http(s) API base URLs such as https://registry.modelcontextprotocol.io',
+      problems,
+    ),
+  );
   return { a2aCards, a2aJwks, peers, mcpRegistries };
 }
 
-/** A card URL as given, or a bare domain's well-known card; '' for a blank entry, undefined if not a URL. */
-function agentCardUrl(given: string): string | undefined {
-  if (given === '') return '';
+/** Each value once, in the order first given. */
+const unique = (values: string[]): string[] => [...new Set(values)];
+
+/** A card URL as given, or a bare domain's well-known card; throws if not an http(s) URL. */
+function agentCardUrl(given: string): string {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(given) ? given : `https://${given}`;
-  try {
-    const url = new URL(withScheme);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-    if (url.username !== '' || url.password !== '' || url.hash !== '') return undefined;
-    if (url.pathname === '/' && url.search === '') url.pathname = '/.well-known/agent-card.json';
-    return url.href;
-  } catch {
-    return undefined;
-  }
+  const url = httpUrl(withScheme);
+  if (url.username !== '' || url.password !== '' || url.hash !== '') throw new Error('not a card URL');
+  if (url.pathname === '/' && url.search === '') url.pathname = '/.well-known/agent-card.json';
+  return url.href;
 }

@@ -139,7 +139,7 @@ export class AgentA2AHandler implements A2ARequestHandler {
 
   async getAgentCard(): Promise<AgentCard> {
     const profile = await this.ctx.agents.getProfile(this.call.rawDid);
-    return AgentCardCodec.fromJSON(a2aAgentCard(profile, this.ctx.config.publicUrl));
+    return AgentCardCodec.fromJSON(a2aAgentCard(profile, this.ctx.config.identity.publicUrl));
   }
 
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
@@ -314,7 +314,7 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 
   private targetDid(): string {
-    return requireDid(this.call.rawDid, this.ctx.config.didWebDomain).did;
+    return requireDid(this.call.rawDid, this.ctx.config.identity.didWebDomain).did;
   }
 }
 

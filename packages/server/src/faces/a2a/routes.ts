@@ -31,7 +31,7 @@ function isStream(
 }
 
 export function a2aRoutes(app: App, ctx: AppContext): void {
-  const { publicUrl } = ctx.config;
+  const { publicUrl } = ctx.config.identity;
   const signingKey = ctx.tokens.signingKey;
 
   app.get('/.well-known/agent-card.json', { schema: { hide: true } }, async (request, reply) =>

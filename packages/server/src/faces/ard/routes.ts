@@ -91,14 +91,14 @@ export function ardLinks(publicUrl: string): string {
  * under /ard with ARD's error envelope on every answer, malformed JSON and unknown routes included.
  */
 export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
-  const { publicUrl, didWebDomain } = ctx.config;
+  const { publicUrl, didWebDomain } = ctx.config.identity;
   const site = { publicUrl, publisher: ardPublisher(publicUrl) };
   const ard = new ArdService({
     search: ctx.search,
     db: ctx.database.db,
     site,
     didWebDomain,
-    referrals: ctx.config.ardReferrals,
+    referrals: ctx.config.network.ardReferrals,
   });
   const cache = new DocumentCache();
   const links = ardLinks(publicUrl);

@@ -67,7 +67,7 @@ function availabilitySentence(profile: AgentProfile): string {
 export function agentTools(ctx: AppContext, profile: AgentProfile): FaceTool[] {
   if (!invocable(profile)) return [];
   const names = toolNames(profile.capabilities.map((capability) => capability.type));
-  const taskTool = getTaskAt(ctx.config.publicUrl);
+  const taskTool = getTaskAt(ctx.config.identity.publicUrl);
   return profile.capabilities.map((capability, index) => {
     const name = names[index] as string;
     const outputSchema = outputSchemaOf(capability);

@@ -32,11 +32,12 @@ function normalHost(host: string, protocol: string): string {
  * must name this registry's host. Without Origin no browser page is involved (browsers send it on
  * every POST), so non-browser clients keep reaching any node by any name.
  */
-export function mcpOriginGuard(
-  config: Pick<Config, 'publicUrl' | 'mcpAllowedOrigins'>,
-): onRequestHookHandler {
-  const publicUrl = new URL(config.publicUrl);
-  const allowedOrigins = new Set([publicUrl.origin, ...config.mcpAllowedOrigins]);
+export function mcpOriginGuard(config: {
+  identity: Pick<Config['identity'], 'publicUrl'>;
+  network: Pick<Config['network'], 'mcpAllowedOrigins'>;
+}): onRequestHookHandler {
+  const publicUrl = new URL(config.identity.publicUrl);
+  const allowedOrigins = new Set([publicUrl.origin, ...config.network.mcpAllowedOrigins]);
   const ownHost = publicUrl.host;
   return (request, _reply, done) => {
     const origin = request.headers.origin;

@@ -182,7 +182,7 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
       const instructions = invocable(profile)
         ? `Each tool is a capability of ${profile.name} (${profile.did}), invoked through the registry. ` +
           'Calls need the header Authorization: Bearer <registry token> of the calling agent. Read a ' +
-          `call later with get_task, and review the agent with submit_review, at ${ctx.config.publicUrl}/mcp.`
+          `call later with get_task, and review the agent with submit_review, at ${ctx.config.identity.publicUrl}/mcp.`
         : `${profile.name} (${profile.did}) does not accept invocations, so it offers no tools.`;
       await answer(request, reply, {
         name: `agent-registry/${profile.name}`,

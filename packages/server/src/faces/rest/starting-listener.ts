@@ -78,11 +78,14 @@ export async function listenWhileStarting(
     // Same shape as a listen error of the registry itself, so start-up failures explain it the same way.
     throw Object.assign(new Error(first.error.message), first.error);
   }
+  let closing: Promise<void> | undefined;
   return {
-    close: async () => {
-      const closed = next();
-      worker.postMessage('close');
-      await closed;
-    },
+    // Once: start-up closes it before the registry listens, and a failure after that closes all it started.
+    close: () =>
+      (closing ??= (async () => {
+        const closed = next();
+        worker.postMessage('close');
+        await closed;
+      })()),
   };
 }

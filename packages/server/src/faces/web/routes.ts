@@ -78,7 +78,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
   const assets = loadWebAssets();
   const signing = existsSync(SIGNING_DOC) ? readFileSync(SIGNING_DOC, 'utf8') : undefined;
   const signingHref = signing === undefined ? undefined : SIGNING_ROUTE;
-  const publicUrl = ctx.config.publicUrl;
+  const publicUrl = ctx.config.identity.publicUrl;
 
   const notFoundPage = (reply: FastifyReply, message: string) =>
     sendPage(reply, assets, { title: 'Not found', body: renderMessage('Not found', message) }, 404);

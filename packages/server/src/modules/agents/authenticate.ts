@@ -18,7 +18,7 @@ declare module 'fastify' {
 /** What authentication on a route uses of the context. */
 export interface AuthenticatedRouteDeps {
   authentication: AuthenticationService;
-  config: Pick<Config, 'legacyAuthUntil' | 'publicUrl'>;
+  config: { identity: Pick<Config['identity'], 'legacyAuthUntil' | 'publicUrl'> };
 }
 
 export function authenticated(
@@ -41,7 +41,8 @@ export function markIfDeprecated(
   reply: FastifyReply,
   form: DeprecatedAuthForm | undefined,
 ): void {
-  if (form !== undefined) markDeprecated(reply, form, ctx.config.legacyAuthUntil, ctx.config.publicUrl);
+  if (form !== undefined)
+    markDeprecated(reply, form, ctx.config.identity.legacyAuthUntil, ctx.config.identity.publicUrl);
 }
 
 /** The agent `authenticated` put on the request. */

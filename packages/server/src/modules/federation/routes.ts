@@ -1,3 +1,4 @@
+import type { Config } from '../../kernel/config.js';
 import type { FederationService } from './federation.js';
 import { errors, ref } from '../../http/common-schemas.js';
 import { refuseUnknownQuery } from '../../http/query.js';
@@ -18,7 +19,10 @@ const tags = ['Federation'];
 /** What the federation routes use of the context. */
 export interface FederationRouteDeps {
   federation: FederationService;
-  config: { metricsToken?: string; federationAdminToken?: string };
+  config: {
+    operations: Pick<Config['operations'], 'metricsToken'>;
+    federation: Pick<Config['federation'], 'adminToken'>;
+  };
 }
 
 export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
@@ -60,12 +64,12 @@ export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
   );
 
   const reader = operatorOrPublic(
-    [ctx.config.metricsToken, ctx.config.federationAdminToken],
+    [ctx.config.operations.metricsToken, ctx.config.federation.adminToken],
     'GET /api/federation/status',
   );
   const operatorTokens: Record<string, string[]>[] = [
-    ...(ctx.config.metricsToken === undefined ? [] : [{ metricsToken: [] }]),
-    ...(ctx.config.federationAdminToken === undefined ? [] : [{ federationAdminToken: [] }]),
+    ...(ctx.config.operations.metricsToken === undefined ? [] : [{ metricsToken: [] }]),
+    ...(ctx.config.federation.adminToken === undefined ? [] : [{ federationAdminToken: [] }]),
   ];
   app.get(
     '/api/federation/status',
@@ -96,7 +100,7 @@ export function federationRoutes(app: App, ctx: FederationRouteDeps): void {
   app.post(
     '/api/federation/peers/resume',
     {
-      onRequest: operatorWriteCheck(ctx.config.federationAdminToken, 'POST /api/federation/peers/resume'),
+      onRequest: operatorWriteCheck(ctx.config.federation.adminToken, 'POST /api/federation/peers/resume'),
       schema: {
         tags,
         operationId: 'resumePeer',

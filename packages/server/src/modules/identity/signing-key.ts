@@ -2,6 +2,7 @@ import crypto, { type KeyObject } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { writeSettingOnce, readSetting } from '../../db/settings.js';
+import { parseEd25519PrivateKey } from '../../kernel/private-keys.js';
 
 const SETTING_KEY = 'token_signing_key';
 
@@ -12,9 +13,9 @@ const SETTING_KEY = 'token_signing_key';
 export async function loadSigningKey(
   db: Db,
   clock: Clock,
-  configured: string | undefined,
+  configured: KeyObject | string | undefined,
 ): Promise<KeyObject> {
-  if (configured !== undefined) return parseConfiguredKey(configured, 'TOKEN_SIGNING_KEY');
+  if (configured !== undefined) return configuredKey(configured, 'TOKEN_SIGNING_KEY');
   return storedKey(db, clock, SETTING_KEY);
 }
 
@@ -23,8 +24,12 @@ export async function loadSigningKey(
  * or private JWK), else generated once and kept in the database beside the token key, so every node
  * signs the same checkpoint bytes for one tree size.
  */
-export async function loadLogSigningKey(db: Db, clock: Clock, configured?: string): Promise<KeyObject> {
-  if (configured !== undefined) return parseConfiguredKey(configured, 'LOG_SIGNING_KEY');
+export async function loadLogSigningKey(
+  db: Db,
+  clock: Clock,
+  configured?: KeyObject | string,
+): Promise<KeyObject> {
+  if (configured !== undefined) return configuredKey(configured, 'LOG_SIGNING_KEY');
   return storedKey(db, clock, 'transparency_log_signing_key');
 }
 
@@ -36,17 +41,10 @@ async function storedKey(db: Db, clock: Clock, settingKey: string): Promise<KeyO
   return crypto.createPrivateKey(await writeSettingOnce(db, settingKey, pem, clock.now()));
 }
 
-function parseConfiguredKey(value: string, setting: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = value.startsWith('{')
-      ? crypto.createPrivateKey({ key: JSON.parse(value) as crypto.JsonWebKey, format: 'jwk' })
-      : crypto.createPrivateKey(value.replace(/\\n/g, '\n'));
-  } catch (error) {
-    throw new Error(`${setting} is neither a PKCS#8 PEM nor a private JWK`, { cause: error });
-  }
-  if (key.asymmetricKeyType !== 'ed25519') {
+/** loadConfig hands over the key it parsed; a key given as text (by hand, not through loadConfig) is parsed here. */
+function configuredKey(configured: KeyObject | string, setting: string): KeyObject {
+  const key = typeof configured === 'string' ? parseEd25519PrivateKey(configured, setting) : configured;
+  if (key.asymmetricKeyType !== 'ed25519')
     throw new Error(`${setting} must be an Ed25519 key, got ${key.asymmetricKeyType ?? 'unknown'}`);
-  }
   return key;
 }

@@ -12,12 +12,12 @@ const tags = ['Operations'];
 /** What the operations routes use of the context. */
 export interface OperationsRouteDeps {
   build: RunningBuild;
-  config: Pick<Config, 'metricsToken'>;
+  config: { operations: Pick<Config['operations'], 'metricsToken'> };
   metrics: RegistryMetrics;
 }
 
 export function operationsRoutes(app: App, ctx: OperationsRouteDeps): void {
-  const token = ctx.config.metricsToken;
+  const token = ctx.config.operations.metricsToken;
   const requireMetricsToken = operatorTokenCheck(token, 'GET /metrics');
 
   app.get(

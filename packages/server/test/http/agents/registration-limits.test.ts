@@ -258,7 +258,7 @@ describe('registration cost: an operator may ask for a proof of work (REGISTRATI
   test('off by default: registrations without proof_of_work are served', async () => {
     const registry = await startRegistry();
     try {
-      assert.equal(registry.config.registrationPowBits, 0);
+      assert.equal(registry.config.registration.powBits, 0);
       assert.equal((await registerFrom(registry, '127.0.0.1')).statusCode, 201);
     } finally {
       await registry.close();

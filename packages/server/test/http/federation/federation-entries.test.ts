@@ -98,10 +98,10 @@ describe('remote entries: provenance, federated search, referrals', () => {
       body.agents.map((agent) => agent.name),
       ['Local Translator'],
     );
-    assert.equal(body.agents[0]?.home_registry, registry.config.publicUrl);
+    assert.equal(body.agents[0]?.home_registry, registry.config.identity.publicUrl);
     assert.deepEqual(body.agents[0]?.provenance, {
       kind: 'registered',
-      home_registry: registry.config.publicUrl,
+      home_registry: registry.config.identity.publicUrl,
     });
     assert.equal((await search('scope=local&q=translat')).total, 1);
   });
@@ -290,7 +290,7 @@ describe('remote entries: provenance, federated search, referrals', () => {
     assert.equal(profile.statusCode, 200);
     assert.deepEqual(profile.json().provenance, {
       kind: 'registered',
-      home_registry: registry.config.publicUrl,
+      home_registry: registry.config.identity.publicUrl,
     });
     const remote = await getJson(registry, `/api/agents/${encodeURIComponent(remoteDid)}`);
     assert.equal(remote.statusCode, 404, remote.body);

@@ -54,8 +54,8 @@ describe('POST /api/auth/token', () => {
     const jwks = (await registry.app.inject({ url: '/.well-known/jwks.json' })).json<JSONWebKeySet>();
     const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(jwks), {
       algorithms: ['EdDSA'],
-      issuer: registry.config.publicUrl,
-      audience: registry.config.publicUrl,
+      issuer: registry.config.identity.publicUrl,
+      audience: registry.config.identity.publicUrl,
       currentDate: new Date(registry.clock.now()),
       requiredClaims: ['sub', 'iat', 'exp', 'jti', 'iss', 'aud'],
     });

@@ -192,10 +192,13 @@ describe('authentication without audience: a deprecation window', () => {
   });
 
   test('LEGACY_AUTH_UNTIL takes a UTC date or date-time and refuses anything else', () => {
-    assert.equal(loadConfig({}).legacyAuthUntil, Date.UTC(2027, 2, 1));
-    assert.equal(loadConfig({ LEGACY_AUTH_UNTIL: '2026-12-01' }).legacyAuthUntil, Date.UTC(2026, 11, 1));
+    assert.equal(loadConfig({}).identity.legacyAuthUntil, Date.UTC(2027, 2, 1));
     assert.equal(
-      loadConfig({ LEGACY_AUTH_UNTIL: '2026-12-01T12:30:00Z' }).legacyAuthUntil,
+      loadConfig({ LEGACY_AUTH_UNTIL: '2026-12-01' }).identity.legacyAuthUntil,
+      Date.UTC(2026, 11, 1),
+    );
+    assert.equal(
+      loadConfig({ LEGACY_AUTH_UNTIL: '2026-12-01T12:30:00Z' }).identity.legacyAuthUntil,
       Date.UTC(2026, 11, 1, 12, 30),
     );
     for (const wrong of ['2027-02-30', 'March 2027', '2027-03-01T00:00:00+01:00', '1764201600'])

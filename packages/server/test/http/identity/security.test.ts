@@ -186,7 +186,7 @@ function unsignedFor(registry: TestRegistry, did: string): string {
   const now = Math.floor(registry.clock.now() / 1000);
   return new UnsecuredJWT({})
     .setSubject(did)
-    .setIssuer(registry.config.publicUrl)
+    .setIssuer(registry.config.identity.publicUrl)
     .setIssuedAt(now)
     .setExpirationTime(now + 3600)
     .setJti(crypto.randomUUID())

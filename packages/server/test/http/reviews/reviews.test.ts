@@ -550,9 +550,9 @@ describe('review rate limit', () => {
     assert.throws(() => loadConfig({ REVIEW_RATE_LIMIT: '0' }), ConfigError);
     assert.throws(() => loadConfig({ REVIEW_RATE_WINDOW_SECONDS: 'soon' }), ConfigError);
     const defaults = loadConfig({});
-    assert.equal(defaults.reviewRateLimit, 10);
-    assert.equal(defaults.reviewRateWindowSeconds, 3600);
-    assert.equal(defaults.reputationRefreshSeconds, 3600);
+    assert.equal(defaults.reviews.rateLimit, 10);
+    assert.equal(defaults.reviews.rateWindowSeconds, 3600);
+    assert.equal(defaults.reviews.reputationRefreshSeconds, 3600);
     assert.throws(() => loadConfig({ REPUTATION_REFRESH_SECONDS: '10' }), ConfigError);
   });
 });

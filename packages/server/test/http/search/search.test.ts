@@ -118,8 +118,8 @@ describe('GET /api/agents/search', () => {
       created_at: coder!.created_at,
       status: 'active',
       // Extensions: every result says where it lives; the agents of this registry are registered here.
-      home_registry: registry.config.publicUrl,
-      provenance: { kind: 'registered', home_registry: registry.config.publicUrl },
+      home_registry: registry.config.identity.publicUrl,
+      provenance: { kind: 'registered', home_registry: registry.config.identity.publicUrl },
     });
     const profile = (await getJson(registry, agentPath(agents.coder!.did))).json();
     assert.equal(coder!.created_at, profile.created_at);

@@ -179,7 +179,7 @@ describe('Idempotency-Key on POST /api/invoke', () => {
       db: registry.ctx.database.db,
       clock: registry.clock,
       states,
-      bounds: registry.config.taskBounds,
+      bounds: registry.config.tasks,
     });
     assert.ok(run.keysForgotten >= 1, JSON.stringify(run));
     const later = await invoke(caller, worker.did, key, { timeout_ms: 100 });
@@ -231,7 +231,7 @@ describe('background sweep of expired open tasks', () => {
     const nodes = [0, 1].map(() => new TaskStateMachine(db, registry.clock, registry.ctx.events));
     const runs = await Promise.all(
       nodes.map((states) =>
-        runTaskMaintenance({ db, clock: registry.clock, states, bounds: registry.config.taskBounds }),
+        runTaskMaintenance({ db, clock: registry.clock, states, bounds: registry.config.tasks }),
       ),
     );
     assert.equal(runs[0]!.timedOut + runs[1]!.timedOut, expired.length);
@@ -239,7 +239,7 @@ describe('background sweep of expired open tasks', () => {
       db,
       clock: registry.clock,
       states: nodes[0]!,
-      bounds: registry.config.taskBounds,
+      bounds: registry.config.tasks,
     });
     assert.equal(again.timedOut, 0, 'a second run finds nothing to do');
 

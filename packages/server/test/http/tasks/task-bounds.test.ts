@@ -530,7 +530,7 @@ describe('ended tasks are kept for a bounded time', () => {
       db: registry.ctx.database.db,
       clock: registry.clock,
       states: new TaskStateMachine(registry.ctx.database.db, registry.clock, registry.ctx.events),
-      bounds: registry.config.taskBounds,
+      bounds: registry.config.tasks,
     });
 
   test('the creator reads the output for TASK_PAYLOAD_RETENTION_SECONDS; then the payloads, later the row, go', async () => {

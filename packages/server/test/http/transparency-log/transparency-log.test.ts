@@ -93,7 +93,7 @@ describe('transparency log (/log/, log-proof)', () => {
 
   test('every change is a leaf; the checkpoint is signed and its root is recomputed from the entries', async () => {
     const start = await verifiedCheckpoint(registry, verifierKey);
-    assert.equal(start.origin, `${new URL(registry.config.publicUrl).host}/log`);
+    assert.equal(start.origin, `${new URL(registry.config.identity.publicUrl).host}/log`);
     assert.ok(verifierKey.startsWith(`${start.origin}+`));
 
     const heron = await registerNamed(registry, 'Log Heron');
@@ -368,11 +368,11 @@ describe('the transparency log of a node whose database moves under it', () => {
       }),
     });
     try {
-      const { publicUrl } = registry.config;
+      const { publicUrl } = registry.config.identity;
       const log = new TransparencyLogService({
         db,
         publicUrl,
-        didWebDomain: registry.config.didWebDomain,
+        didWebDomain: registry.config.identity.didWebDomain,
         signer: new NoteSigner(
           `${new URL(publicUrl).host}/log`,
           await loadLogSigningKey(registry.ctx.database.db, registry.clock),

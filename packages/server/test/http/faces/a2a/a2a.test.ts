@@ -422,7 +422,7 @@ describe('A2A face: agent cards and invocation through the official A2A client',
   });
 
   test('unknown and deactivated agents: no card, and a clear error at the base', async () => {
-    const unknownDid = `did:web:${registry.config.didWebDomain}:agent:0123456789abcdef0123456789abcdef`;
+    const unknownDid = `did:web:${registry.config.identity.didWebDomain}:agent:0123456789abcdef0123456789abcdef`;
     const unknownBase = `${registry.url}/a2a/${encodeURIComponent(unknownDid)}/`;
     await assert.rejects(new ClientFactory().createFromUrl(unknownBase), /404/);
     const rpc = await rpcV1(unknownBase, 'SendMessage', {

@@ -70,6 +70,6 @@ describe('ARD federation: referrals to the registries ARD_REFERRALS names', () =
     refusedWith('https://a.example/ard,https://a.example/ard/', /names https:\/\/a\.example\/ard twice/);
     const many = Array.from({ length: 21 }, (_, index) => `https://r${index}.example/ard`).join(',');
     refusedWith(many, /at most 20/);
-    assert.deepEqual(loadConfig({}).ardReferrals, []);
+    assert.deepEqual(loadConfig({}).network.ardReferrals, []);
   });
 });

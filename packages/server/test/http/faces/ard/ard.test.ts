@@ -106,7 +106,7 @@ describe('ARD: publisher files and registry API', () => {
     assert.equal(catalog.status, 200);
     assert.match(catalog.headers.get('content-type') ?? '', /^application\/ai-catalog\+json/);
     assert.equal(catalog.json.specVersion, '1.0');
-    assert.equal(catalog.json.host.identifier, `did:web:${registry.config.didWebDomain}`);
+    assert.equal(catalog.json.host.identifier, `did:web:${registry.config.identity.didWebDomain}`);
     const registryEntry = catalog.json.entries.find(
       (entry: Entry) => entry.type === 'application/ai-registry+json',
     );

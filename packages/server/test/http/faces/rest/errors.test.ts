@@ -115,7 +115,7 @@ describe('every error is JSON {error, details, code} and never a stack trace', (
   });
 
   test('a body over BODY_LIMIT_BYTES (256 KiB) answers 413 PAYLOAD_TOO_LARGE; exactly 256 KiB does not', async () => {
-    assert.equal(registry.config.bodyLimitBytes, 256 * 1024);
+    assert.equal(registry.config.network.bodyLimitBytes, 256 * 1024);
     const sized = (bytes: number): string => {
       const text = `{"x":"${'a'.repeat(bytes - 8)}"}`;
       assert.equal(Buffer.byteLength(text), bytes);
@@ -340,15 +340,15 @@ describe('configuration (loadConfig)', () => {
 
   test('the default did:web domain is localhost%3A8080', () => {
     const config = loadConfig({}, cwd);
-    assert.equal(config.didWebDomain, 'localhost%3A8080');
-    assert.equal(config.publicUrl, 'http://localhost:8080');
-    assert.equal(config.bodyLimitBytes, 256 * 1024);
+    assert.equal(config.identity.didWebDomain, 'localhost%3A8080');
+    assert.equal(config.identity.publicUrl, 'http://localhost:8080');
+    assert.equal(config.network.bodyLimitBytes, 256 * 1024);
   });
 
   test('PUBLIC_URL=https://registry.example.com gives did:web domain registry.example.com', () => {
     const config = loadConfig({ PUBLIC_URL: 'https://registry.example.com' }, cwd);
-    assert.equal(config.didWebDomain, 'registry.example.com');
-    assert.equal(config.publicUrl, 'https://registry.example.com');
+    assert.equal(config.identity.didWebDomain, 'registry.example.com');
+    assert.equal(config.identity.publicUrl, 'https://registry.example.com');
   });
 });
 
