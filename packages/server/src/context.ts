@@ -37,6 +37,8 @@ import type { ActivityService } from './modules/stats/activity.js';
 import type { StatsService } from './modules/stats/stats.js';
 import { createTransparencyLogModule } from './modules/transparency-log/transparency-log-module.js';
 import type { TransparencyLogService } from './modules/transparency-log/transparency-log.js';
+import { ArdService } from './modules/ard/ard-service.js';
+import { ardPublisher } from './modules/ard/urn.js';
 import { createFederationModule } from './modules/federation/federation-module.js';
 import type { FederationService } from './modules/federation/federation.js';
 import { migrateDatabase } from './startup.js';
@@ -70,6 +72,8 @@ export interface AppContext {
   /** The change feed mirrors follow (GET /api/agents/changes). */
   changeFeed: ChangeFeedService;
   transparencyLog: TransparencyLogService;
+  /** Agentic Resource Discovery over the same search (docs/ard.md). */
+  ard: ArdService;
   /** Remote entries, referrals and the federation sources' status (modules/federation/). */
   federation: FederationService;
   stats: StatsService;
@@ -169,6 +173,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       federated: federation.federatedIndex,
     });
     const { transparencyLog } = await createTransparencyLogModule(db, clock, config);
+    const { publicUrl, didWebDomain } = config.identity;
+    const ard = new ArdService({
+      search,
+      db,
+      site: { publicUrl, publisher: ardPublisher(publicUrl) },
+      didWebDomain,
+      referrals: config.network.ardReferrals,
+    });
     // Background work last, once everything it touches exists.
     stats.startJobs();
     reviews.startJobs();
@@ -200,6 +212,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       stats: stats.stats,
       activity: stats.activity,
       transparencyLog,
+      ard,
       federation: federation.federation,
       build,
       metrics,

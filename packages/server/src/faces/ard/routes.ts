@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { App } from '../../http/types.js';
 import { refuseUnknownQuery } from '../../http/query.js';
-import { ArdService } from '../../modules/ard/ard-service.js';
 import { ARD_BASE, CATALOG_TYPE } from '../../modules/ard/entries.js';
 import { handleArdError, handleArdNotFound } from './errors.js';
 import {
@@ -21,7 +20,6 @@ import {
   ArdListQuery,
   ArdSearchRequest,
 } from '../../modules/ard/schemas.js';
-import { ardPublisher } from '../../modules/ard/urn.js';
 
 /** How many catalog pages are kept: a crawler walks them in turn, and a token names one position. */
 const CATALOG_CACHE_ENTRIES = 256;
@@ -91,15 +89,8 @@ export function ardLinks(publicUrl: string): string {
  * under /ard with ARD's error envelope on every answer, malformed JSON and unknown routes included.
  */
 export async function ardRoutes(app: App, ctx: AppContext): Promise<void> {
-  const { publicUrl, didWebDomain } = ctx.config.identity;
-  const site = { publicUrl, publisher: ardPublisher(publicUrl) };
-  const ard = new ArdService({
-    search: ctx.search,
-    db: ctx.database.db,
-    site,
-    didWebDomain,
-    referrals: ctx.config.network.ardReferrals,
-  });
+  const { publicUrl } = ctx.config.identity;
+  const { ard } = ctx;
   const cache = new DocumentCache();
   const links = ardLinks(publicUrl);
 
