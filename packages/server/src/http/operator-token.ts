@@ -8,6 +8,11 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The token of an `Authorization: Bearer <token>` header; empty for any other header. */
+function bearerOf(header: string): string {
+  return header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+}
+
 /**
  * The operator's read endpoints (GET /metrics): public unless the registry sets METRICS_TOKEN, then
  * only with it as a bearer token. `what` names the endpoint in the 401's message.
@@ -18,8 +23,7 @@ export function operatorTokenCheck(
 ): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     if (token === undefined) return;
-    const header = request.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+    const given = bearerOf(request.headers.authorization ?? '');
     if (!sameSecret(given, token))
       throw new UnauthorizedError(
         'INVALID_METRICS_TOKEN',
@@ -44,7 +48,7 @@ export function operatorOrPublic(
     if (configured.length === 0) return 'public';
     const header = request.headers.authorization;
     if (header === undefined) return 'public';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+    const given = bearerOf(header);
     // Every token is compared, so the answer's time does not say which one matched.
     const matched = configured.map((token) => sameSecret(given, token)).includes(true);
     if (matched) return 'operator';
@@ -70,8 +74,7 @@ export function operatorWriteCheck(
         'INVALID_ADMIN_TOKEN',
         `${what} is disabled: the registry sets no FEDERATION_ADMIN_TOKEN (set one, then send it as Authorization: Bearer <token>)`,
       );
-    const header = request.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : '';
+    const given = bearerOf(request.headers.authorization ?? '');
     if (!sameSecret(given, token))
       throw new UnauthorizedError(
         'INVALID_ADMIN_TOKEN',
