@@ -23,6 +23,18 @@ function ipv4Of(address: string): string | undefined {
   return mapped ?? (isIPv4(address) ? address : undefined);
 }
 
+/**
+ * What every client address that is no IP address counts as: behind TRUST_PROXY the address is taken
+ * from X-Forwarded-For, which a client may fill with anything, and each made-up value must not get
+ * quotas of its own.
+ */
+const UNPARSED_CLIENT = 'unparsed-client-address';
+
+/** The address limits per address count a client under: itself if it is an IP address, else one shared name. */
+export function clientAddress(address: string): string {
+  return ipv4Of(address) !== undefined || isIPv6(address) ? address : UNPARSED_CLIENT;
+}
+
 const ipv6Prefix = (address: string, groups: number): string =>
   `${ipv6Groups(address.split('%')[0] ?? address)
     .slice(0, groups)
@@ -36,7 +48,7 @@ const ipv6Prefix = (address: string, groups: number): string =>
 export function networkPrefix(address: string): string {
   const v4 = ipv4Of(address);
   if (v4 !== undefined) return `${v4.split('.').slice(0, 3).join('.')}.0/24`;
-  if (!isIPv6(address)) return address;
+  if (!isIPv6(address)) return UNPARSED_CLIENT;
   return ipv6Prefix(address, 4);
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
+import { clientAddress, ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
 import {
   countRegistration,
   forgetRegistrationWindowsBefore,
@@ -66,8 +66,9 @@ export class RegistrationLimiter {
     );
   }
 
-  private bucketsOf(address: string): Bucket[] {
+  private bucketsOf(given: string): Bucket[] {
     const { perAddress, perPrefix, perIpv6Site } = this.limit;
+    const address = clientAddress(given);
     const prefix = networkPrefix(address);
     const site = ipv6SitePrefix(address);
     return [

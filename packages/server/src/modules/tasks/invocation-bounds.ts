@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connect.js';
-import { ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
+import { clientAddress, ipv6SitePrefix, networkPrefix } from '../../kernel/client-networks.js';
 import type { TaskBoundsConfig } from '../../kernel/config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from '../../kernel/errors.js';
 import { countClientInput, countInvocation } from './invocation-quota-store.js';
@@ -138,12 +138,13 @@ export class InvocationBounds {
    */
   private async assertClientWithinRate(
     trx: Db,
-    address: string,
+    given: string,
     windowStart: number,
     inputBytes: number,
     now: number,
   ): Promise<void> {
     const { invokeRateBytesPerAddress, invokeRateBytesPerNetwork, invokeRateWindowMs } = this.bounds;
+    const address = clientAddress(given);
     const site = ipv6SitePrefix(address);
     const buckets = [
       { key: `address:${address}`, max: invokeRateBytesPerAddress, what: `client address (${address})` },

@@ -166,6 +166,21 @@ describe('registration is rate-limited per client address and per network', () =
     }
   });
 
+  test('behind TRUST_PROXY, forwarded values that are no IP address all count as one client', async () => {
+    const registry = await startRegistry({ ...limits(2, 100), TRUST_PROXY: 'true' });
+    try {
+      const proxy = '10.0.0.2';
+      const statuses = [];
+      for (const forged of ['forged-1', 'forged-2', 'forged-3', 'not an address'])
+        statuses.push((await registerFrom(registry, proxy, { forwardedFor: forged })).statusCode);
+      assert.deepEqual(statuses, [201, 201, 429, 429]);
+      // A real forwarded address is counted apart from them.
+      assert.equal((await registerFrom(registry, proxy, { forwardedFor: '203.0.113.9' })).statusCode, 201);
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('without TRUST_PROXY a client cannot pick its address with X-Forwarded-For', async () => {
     const registry = await startRegistry(limits(1, 100));
     try {
@@ -193,6 +208,8 @@ describe('registration is rate-limited per client address and per network', () =
     assert.equal(ipv6SitePrefix('2001:db8::1'), '2001:db8:0::/48');
     assert.equal(ipv6SitePrefix('203.0.113.77'), undefined);
     assert.equal(ipv6SitePrefix('::ffff:203.0.113.77'), undefined);
+    assert.equal(networkPrefix('forged-1'), networkPrefix('forged-2'));
+    assert.equal(ipv6SitePrefix('forged-1'), undefined);
   });
 });
 
