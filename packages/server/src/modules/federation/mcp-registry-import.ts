@@ -52,6 +52,12 @@ const entryId = (base: string, name: string): string => `mcp:${base}#${name}`;
 /** How many skipped servers a source's status names; the rest are counted. */
 const SKIPS_NAMED = 3;
 
+/** A round's skipped servers: how many, and the reasons of the first SKIPS_NAMED (a round may read 2,000 pages). */
+interface SkippedServers {
+  count: number;
+  reasons: string[];
+}
+
 /** Beyond a round's own length, how far back the next round reads again (clock rates, equal stamps). */
 const ROUND_OVERLAP_MS = 60_000;
 
@@ -123,7 +129,7 @@ export class McpRegistryImporter {
       (cursor.partial_rounds ?? 0) + 1 >= this.deps.config.expireAfterRounds;
     const quota = await entryQuota(db, id, this.deps.config.maxEntriesPerMcpRegistry);
     try {
-      const skipped: string[] = [];
+      const skipped: SkippedServers = { count: 0, reasons: [] };
       const seen = full ? new Set<string>() : undefined;
       const newest = await this.readChanges(
         base,
@@ -170,8 +176,8 @@ export class McpRegistryImporter {
     base: string,
     updatedSince: string | undefined,
     round: {
-      /** Reasons of the servers skipped, filled as pages are read. */
-      skipped: string[];
+      /** The servers skipped, counted as pages are read (the first few with their reasons). */
+      skipped: SkippedServers;
       quota: EntryQuota;
       /** On a full read: the ids listed so far, filled as pages are read. */
       listed: Set<string> | undefined;
@@ -196,7 +202,8 @@ export class McpRegistryImporter {
       if (response.status !== 200)
         throw new RemoteFetchError(`${url.href} answered ${response.status}; entries are kept as last read`);
       const body = parsePage(url, response.body);
-      skipped.push(...body.skipped);
+      skipped.count += body.skipped.length;
+      skipped.reasons.push(...body.skipped.slice(0, Math.max(0, SKIPS_NAMED - skipped.reasons.length)));
       if (body.servers.length > PAGE_SIZE)
         throw new InvalidPageError(
           `${url.href} answered ${body.servers.length} servers to a request for at most ${PAGE_SIZE}: refused`,
@@ -294,10 +301,11 @@ interface PageServer {
 }
 
 /** The source's note on servers a round skipped: when, the first few reasons and how many in all. */
-function skippedNote(skipped: readonly string[], roundAt: number): string | undefined {
-  if (skipped.length === 0) return undefined;
-  const more = skipped.length > SKIPS_NAMED ? `; and ${skipped.length - SKIPS_NAMED} more` : '';
-  return `the round of ${new Date(roundAt).toISOString()} skipped ${skipped.length} server(s), the others were imported: ${skipped.slice(0, SKIPS_NAMED).join('; ')}${more}`;
+function skippedNote(skipped: SkippedServers, roundAt: number): string | undefined {
+  if (skipped.count === 0) return undefined;
+  const more =
+    skipped.count > skipped.reasons.length ? `; and ${skipped.count - skipped.reasons.length} more` : '';
+  return `the round of ${new Date(roundAt).toISOString()} skipped ${skipped.count} server(s), the others were imported: ${skipped.reasons.join('; ')}${more}`;
 }
 
 /**
