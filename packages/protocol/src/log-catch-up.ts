@@ -6,10 +6,8 @@ import {
   LogVerificationError,
   toBase64,
   sameBytes,
-  hashLeaf,
   hashChildren,
   verifyCheckpoint,
-  splitEntryBundle,
   TILE_WIDTH,
   decodeLeaf,
   merkleRoot,
@@ -20,10 +18,10 @@ import {
   type LogFollowState,
   type LogSource,
   type LogExtension,
-  appendToRange,
   rangeRoot,
   checkFollowState,
   checkGrowth,
+  foldBundle,
   forkedSubtree,
 } from './log-follower.js';
 
@@ -180,26 +178,8 @@ export async function extendLogInSteps(
     const width = Math.min(TILE_WIDTH, checkpoint.size - bundle * TILE_WIDTH);
     const raw = await source.entryBundle(bundle, width);
     bytes += raw.length;
-    const data = splitEntryBundle(raw, width);
-    if (data.length !== width) {
-      throw new LogVerificationError(
-        `entry bundle ${bundle} holds ${data.length} entries, not ${width}: an entry was dropped or added`,
-      );
-    }
-    const hashes = data.map(hashLeaf);
     const range = [...state.range];
-    const entryData: Uint8Array[] = [];
-    for (const [offset, hash] of hashes.entries()) {
-      const index = bundle * TILE_WIDTH + offset;
-      if (index < state.size) {
-        if (!sameBytes(state.partialBundle[offset] as Uint8Array, hash)) {
-          throw new LogVerificationError(`entry ${index} was rewritten since it was verified`);
-        }
-        continue;
-      }
-      appendToRange(range, index, hash);
-      entryData.push(data[offset] as Uint8Array);
-    }
+    const { hashes, added: entryData } = foldBundle(bundle, width, raw, state, range);
     const size = bundle * TILE_WIDTH + width;
     const root = rangeRoot(range);
     const proved =

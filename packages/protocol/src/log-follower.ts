@@ -205,24 +205,9 @@ export async function extendLog(
     bundle += 1
   ) {
     const width = Math.min(TILE_WIDTH, checkpoint.size - bundle * TILE_WIDTH);
-    const data = splitEntryBundle(await source.entryBundle(bundle, width), width);
-    if (data.length !== width) {
-      throw new LogVerificationError(
-        `entry bundle ${bundle} holds ${data.length} entries, not ${width}: an entry was dropped or added`,
-      );
-    }
-    lastBundle = data.map(hashLeaf);
-    for (const [offset, hash] of lastBundle.entries()) {
-      const index = bundle * TILE_WIDTH + offset;
-      if (index < previous.size) {
-        if (!sameBytes(previous.partialBundle[offset] as Uint8Array, hash)) {
-          throw new LogVerificationError(`entry ${index} was rewritten since it was verified`);
-        }
-        continue;
-      }
-      appendToRange(range, index, hash);
-      added.push(data[offset] as Uint8Array);
-    }
+    const folded = foldBundle(bundle, width, await source.entryBundle(bundle, width), previous, range);
+    lastBundle = folded.hashes;
+    added.push(...folded.added);
   }
   if (!sameBytes(rangeRoot(range), checkpoint.root)) {
     const changed = previous.size > 0 ? await forkedSubtree(source, previous, checkpoint.size) : undefined;
@@ -254,6 +239,40 @@ export async function extendLog(
     checkpoint: note,
     origin: checkpoint.origin,
   };
+}
+
+/**
+ * Folds entry bundle `bundle` into `range` (changed in place): its entry count checked against `width`,
+ * the entries `verified` already holds compared with their hashes, the new ones appended. Returns the
+ * bundle's leaf hashes and its new entries (copied out of `raw`).
+ */
+export function foldBundle(
+  bundle: number,
+  width: number,
+  raw: Uint8Array,
+  verified: Pick<LogFollowState, 'size' | 'partialBundle'>,
+  range: Uint8Array[],
+): { hashes: Uint8Array[]; added: Uint8Array[] } {
+  const data = splitEntryBundle(raw, width);
+  if (data.length !== width) {
+    throw new LogVerificationError(
+      `entry bundle ${bundle} holds ${data.length} entries, not ${width}: an entry was dropped or added`,
+    );
+  }
+  const hashes = data.map(hashLeaf);
+  const added: Uint8Array[] = [];
+  for (const [offset, hash] of hashes.entries()) {
+    const index = bundle * TILE_WIDTH + offset;
+    if (index < verified.size) {
+      if (!sameBytes(verified.partialBundle[offset] as Uint8Array, hash)) {
+        throw new LogVerificationError(`entry ${index} was rewritten since it was verified`);
+      }
+      continue;
+    }
+    appendToRange(range, index, hash);
+    added.push(data[offset] as Uint8Array);
+  }
+  return { hashes, added };
 }
 
 /**
