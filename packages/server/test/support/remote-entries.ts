@@ -1,4 +1,7 @@
-import type { RemoteEntryWrite } from '../../src/modules/federation/remote-entries-store.js';
+import assert from 'node:assert/strict';
+import type { TestRegistry } from '@agent-registry/testkit/in-process';
+import { putRemoteEntry, type RemoteEntryWrite } from '../../src/modules/federation/remote-entries-store.js';
+import { mirroredEntry as peerMirroredEntry } from '../../src/modules/federation/peer-entries.js';
 import { provenanceJson } from '../../src/modules/agents/provenance-schemas.js';
 
 /** The peer registry the tests' mirrored entries come from. */
@@ -28,4 +31,38 @@ export function mirroredEntry(
       verified_at: 1_764_000_000_000,
     }),
   };
+}
+
+/** What GET /api/federation/entries/{id} answers for a mirrored entry, as the tests read it. */
+export interface MirroredEntryAnswer {
+  name: string;
+  description: string;
+  tags: string[];
+  capabilities: { type: string; description?: string; tags?: string[]; input_schema?: unknown }[];
+  endpoints: { type: string; url: string }[];
+}
+
+/**
+ * Stores `profile` as the peer follower would mirror it from `peerUrl` (through the follower's own
+ * cleaning, mirroredEntry), then reads the entry back over HTTP.
+ */
+export async function mirrorAndRead(
+  registry: TestRegistry,
+  peerUrl: string,
+  did: string,
+  profile: Record<string, unknown>,
+  origin: string,
+): Promise<MirroredEntryAnswer> {
+  const checkpoint = { origin, size: 1, root_hash: 'AA' };
+  await putRemoteEntry(
+    registry.ctx.database.db,
+    peerMirroredEntry(peerUrl, did, profile, checkpoint, Date.now()),
+    Date.now(),
+  );
+  const response = await registry.app.inject({
+    method: 'GET',
+    url: `/api/federation/entries/${encodeURIComponent(`peer:${peerUrl}#${did}`)}`,
+  });
+  assert.equal(response.statusCode, 200, response.body);
+  return response.json<MirroredEntryAnswer>();
 }

@@ -9,9 +9,8 @@ import { registerNamed } from '../../support/discovery-helpers.js';
 import { startListeningRegistry, type ListeningRegistry } from '../../support/faces-helpers.js';
 import { checkFollowState, followStateFromStored } from '@agent-registry/protocol';
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
-import { putRemoteEntry } from '../../../src/modules/federation/remote-entries-store.js';
 import { readSources } from '../../../src/modules/federation/remote-sources-store.js';
-import { mirroredEntry } from '../../../src/modules/federation/peer-entries.js';
+import { mirrorAndRead } from '../../support/remote-entries.js';
 import { type SourceStatus, federationSources } from '../../support/federation-status.js';
 
 interface Entry {
@@ -377,24 +376,7 @@ describe("a peer's profile is cleaned like an imported card before it is mirrore
         ...Array.from({ length: 20 }, (_, index) => ({ type: 'extra', url: `https://e.example/${index}` })),
       ],
     };
-    const checkpoint = { origin: 'hostile-peer.example/log', size: 1, root_hash: 'AA' };
-    await putRemoteEntry(
-      registry.ctx.database.db,
-      mirroredEntry(peerUrl, did, hostile, checkpoint, Date.now()),
-      Date.now(),
-    );
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: `/api/federation/entries/${encodeURIComponent(`peer:${peerUrl}#${did}`)}`,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    const entry = response.json<{
-      name: string;
-      description: string;
-      tags: string[];
-      capabilities: { type: string; description?: string; tags?: string[]; input_schema?: unknown }[];
-      endpoints: { type: string; url: string }[];
-    }>();
+    const entry = await mirrorAndRead(registry, peerUrl, did, hostile, 'hostile-peer.example/log');
     assert.ok(
       entry.endpoints.every((endpoint) => /^https?:\/\//.test(endpoint.url)),
       JSON.stringify(entry.endpoints.slice(0, 3)),

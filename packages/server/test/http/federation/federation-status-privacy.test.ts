@@ -3,8 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
-import { putRemoteEntry } from '../../../src/modules/federation/remote-entries-store.js';
-import { mirroredEntry } from '../../../src/modules/federation/peer-entries.js';
+import { mirrorAndRead } from '../../support/remote-entries.js';
 
 /** What the card host answers and the status must not show to the public. */
 const UPSTREAM_TEXT = 'upstream-secret-4242';
@@ -146,24 +145,7 @@ describe("a peer's profile with control characters is mirrored cleaned, on eithe
       capabilities: [{ type: 'map\u0000ping', description: 'Maps\u0000', tags: ['x\u0000y'] }],
       endpoints: [{ type: 'inv\u0000oke', url: 'https://nul-peer.example/invoke' }],
     };
-    const checkpoint = { origin: 'nul-peer.example/log', size: 1, root_hash: 'AA' };
-    await putRemoteEntry(
-      registry.ctx.database.db,
-      mirroredEntry(peerUrl, did, profile, checkpoint, Date.now()),
-      Date.now(),
-    );
-    const response = await registry.app.inject({
-      method: 'GET',
-      url: `/api/federation/entries/${encodeURIComponent(`peer:${peerUrl}#${did}`)}`,
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    const entry = response.json<{
-      name: string;
-      description: string;
-      tags: string[];
-      capabilities: { type: string; description?: string; tags?: string[] }[];
-      endpoints: { type: string; url: string }[];
-    }>();
+    const entry = await mirrorAndRead(registry, peerUrl, did, profile, 'nul-peer.example/log');
     assert.equal(entry.name, 'Nul Cartographer');
     assert.equal(entry.description, 'Draws maps\nof \ufffd places');
     assert.deepEqual(entry.tags, ['maps']);
