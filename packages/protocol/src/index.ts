@@ -60,6 +60,7 @@ export {
   type SearchSort,
 } from './limits.js';
 export { linearRegExp } from './linear-regexp.js';
+export { LOG_EVENT_KINDS, isKnownEvent, type LogEventCheck } from './log-events.js';
 export {
   EMPTY_TREE_ROOT,
   LOG_OPERATIONS,
@@ -67,6 +68,7 @@ export {
   TILE_WIDTH,
   checkProfileAgainstLeaf,
   decodeLeaf,
+  isProfileLeaf,
   entryBundlePath,
   fromBase64,
   hashChildren,
@@ -83,7 +85,9 @@ export {
   verifyConsistency,
   verifyInclusion,
   verifyLogProof,
+  type AnyLogLeaf,
   type Checkpoint,
+  type LogEventLeaf,
   type LogLeaf,
   type LogOperation,
   type LogProof,

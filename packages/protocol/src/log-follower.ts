@@ -15,7 +15,7 @@ import {
   TILE_WIDTH,
   decodeLeaf,
   type Checkpoint,
-  type LogLeaf,
+  type AnyLogLeaf,
 } from './transparency-log.js';
 
 /**
@@ -47,7 +47,7 @@ export interface LogSource {
 export interface LogExtension {
   state: LogFollowState;
   /** The leaves added since the previous state, in log order (the first at index previous.size). */
-  entries: LogLeaf[];
+  entries: AnyLogLeaf[];
   /** Their data as logged (the bytes each leaf hash is over). */
   entryData: Uint8Array[];
   checkpoint: string;

@@ -2,23 +2,17 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson } from './canonical-json.js';
+import { LogVerificationError } from './log-errors.js';
+import { decodeEventLeaf, type LogEventLeaf } from './log-events.js';
+
+export { LogVerificationError } from './log-errors.js';
+export type { LogEventLeaf } from './log-events.js';
 
 /**
  * Client-side verification of the registry's transparency log: C2SP signed-note checkpoints, RFC 6962
  * (RFC 9162 section 2.1) inclusion and consistency proofs, tlog-tiles entry bundles and the leaf format
  * of docs/transparency-log.md. No I/O: a follower passes in how it reads the log.
  */
-
-/**
- * The transparency log does not back what was served: a bad checkpoint signature, a proof that does not
- * lead to the signed root, a rewound, forked or rewritten log, or a served profile that is not the logged one.
- */
-export class LogVerificationError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LogVerificationError';
-  }
-}
 
 /** What a leaf says a change was; a deactivation is logged as its own operation. */
 export const LOG_OPERATIONS = ['register', 'update', 'deactivate', 'reputation'] as const;
@@ -35,6 +29,9 @@ export interface LogLeaf {
   /** Lowercase hex SHA-256 of the canonical JSON of the profile without service_record and availability. */
   profile_sha256: string;
 }
+
+/** Any leaf of the log: a profile change or an event. */
+export type AnyLogLeaf = LogLeaf | LogEventLeaf;
 
 /** `GET /api/agents/{did}/log-proof`. */
 export interface LogProof {
@@ -282,13 +279,16 @@ export function profileSha256(profile: object): string {
 }
 
 /** A leaf's data parsed and checked field by field; `index` only names the leaf in the error. */
-export function decodeLeaf(entry: Uint8Array, index?: number): LogLeaf {
+export function decodeLeaf(entry: Uint8Array, index?: number): AnyLogLeaf {
   const where = index === undefined ? 'a log entry' : `log entry ${index}`;
   let leaf: unknown;
   try {
     leaf = JSON.parse(decoder.decode(entry));
   } catch {
     throw new LogVerificationError(`${where} is not UTF-8 JSON`);
+  }
+  if (leaf !== null && typeof leaf === 'object' && 'subject' in leaf && !('profile_sha256' in leaf)) {
+    return decodeEventLeaf(leaf as Record<string, unknown>, where);
   }
   const l = leaf as Partial<Record<keyof LogLeaf, unknown>> | null;
   if (
@@ -303,10 +303,15 @@ export function decodeLeaf(entry: Uint8Array, index?: number): LogLeaf {
     !/^[0-9a-f]{64}$/.test(l.profile_sha256)
   ) {
     throw new LogVerificationError(
-      `${where} is not a leaf of the registry's format (v, seq, did, op, time, profile_sha256)`,
+      `${where} is not a leaf of the registry's format (v, seq, did, op, time, profile_sha256, or an event leaf: v, seq, op, subject, time)`,
     );
   }
   return leaf as LogLeaf;
+}
+
+/** True for a leaf that logs a profile change (register, update, deactivate, reputation). */
+export function isProfileLeaf(leaf: AnyLogLeaf): leaf is LogLeaf {
+  return !('subject' in leaf);
 }
 
 /** Throws unless `profile` hashes to what `leaf` (at log position `index`) names. */
@@ -342,6 +347,11 @@ export function verifyLogProof(
     );
   }
   const leaf = decodeLeaf(entry, proof.leaf_index);
+  if (!isProfileLeaf(leaf)) {
+    throw new LogVerificationError(
+      `leaf ${proof.leaf_index} logs a "${leaf.op}" event about ${leaf.subject}, not a profile: an agent's proof names its latest profile change`,
+    );
+  }
   if (did !== undefined && leaf.did !== did) {
     throw new LogVerificationError(`the logged leaf is for ${leaf.did}, not ${did}`);
   }

@@ -44,6 +44,8 @@ export type {
   FollowLogOptions,
   LogCatchUp,
   LogFollowState,
+  AnyLogLeaf,
+  LogEventLeaf,
   LogLeaf,
   LogProof,
   VerifiedAgent,

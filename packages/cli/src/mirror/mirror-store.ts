@@ -10,7 +10,8 @@ import {
   LogVerificationError,
   storedFollowState,
   type LogFollowState,
-  type LogLeaf,
+  type AnyLogLeaf,
+  isProfileLeaf,
 } from '@agent-registry/protocol';
 
 /** The file a mirror directory holds: the verified log, its trust point and the agents' profiles. */
@@ -33,7 +34,7 @@ export interface AppliedEntry {
   index: number;
   leafHash: Uint8Array;
   data: Uint8Array;
-  leaf: LogLeaf;
+  leaf: AnyLogLeaf;
 }
 
 export interface AppliedProfile {
@@ -210,10 +211,11 @@ export class MirrorStore {
           Buffer.from(leafHash),
           Buffer.from(data),
           leaf.seq,
-          leaf.did,
+          // An event leaf is stored under its subject, with no profile digest.
+          isProfileLeaf(leaf) ? leaf.did : leaf.subject,
           leaf.op,
           leaf.time,
-          leaf.profile_sha256,
+          isProfileLeaf(leaf) ? leaf.profile_sha256 : '',
         );
       }
       for (const profile of profiles) {

@@ -2,10 +2,12 @@ import {
   extendLog,
   entryBundlePath,
   checkProfileAgainstLeaf,
+  isProfileLeaf,
   LogVerificationError,
   profileSha256,
   toBase64,
   verifyLogProof,
+  type AnyLogLeaf,
   type LogFollowState,
   type LogLeaf,
   type LogProof,
@@ -14,7 +16,7 @@ import { RegistryError } from '../errors.js';
 import type { AgentProfile } from '../types.js';
 import { enc, type Transport } from './transport.js';
 
-export type { LogFollowState, LogLeaf, LogProof } from '@agent-registry/protocol';
+export type { AnyLogLeaf, LogEventLeaf, LogFollowState, LogLeaf, LogProof } from '@agent-registry/protocol';
 
 export interface VerifiedAgent {
   did: string;
@@ -72,8 +74,8 @@ export interface FollowedProfile {
 
 export interface LogCatchUp {
   state: LogFollowState;
-  /** The leaves added since the previous state, in log order. */
-  entries: LogLeaf[];
+  /** The leaves added since the previous state, in log order: profile changes and events. */
+  entries: AnyLogLeaf[];
   /** Their data as logged: the bytes each leaf hash is over. */
   entryData: Uint8Array[];
   /** One per agent the new entries name (empty with `profiles: false`). */
@@ -110,7 +112,10 @@ export async function followLog(
   );
   const first = state.size - entries.length;
   const latest = new Map<string, { leaf: LogLeaf; index: number }>();
-  entries.forEach((leaf, i) => latest.set(leaf.did, { leaf, index: first + i }));
+  // Event leaves (docs/transparency-log.md) log no profile: their place in the tree is what was verified.
+  entries.forEach((leaf, i) => {
+    if (isProfileLeaf(leaf)) latest.set(leaf.did, { leaf, index: first + i });
+  });
   const profiles: FollowedProfile[] = [];
   if (options.profiles !== false) {
     const queue = [...latest.values()];

@@ -1,5 +1,6 @@
 import {
   checkProfileAgainstLeaf,
+  isProfileLeaf,
   entryBundlePath,
   extendLogInSteps,
   followStateFromStored,
@@ -159,7 +160,10 @@ export class PeerFollower {
         };
         // Each agent once, at its latest entry of this bundle.
         const latest = new Map<string, { leaf: LogLeaf; index: number }>();
-        extension.entries.forEach((leaf, offset) => latest.set(leaf.did, { leaf, index: first + offset }));
+        // Event leaves log no profile; what a peer does with a kind it knows is its handler's (none yet).
+        extension.entries.forEach((leaf, offset) => {
+          if (isProfileLeaf(leaf)) latest.set(leaf.did, { leaf, index: first + offset });
+        });
         const removed: string[] = [];
         const refused: string[] = [];
         for (const [did, { leaf, index }] of latest) {

@@ -3,6 +3,7 @@ import { canonicalJson, loggedProfile } from '@agent-registry/protocol';
 import type { AgentProfileRow } from '../agents/agents-store.js';
 import { toPublishedProfile } from '../agents/agent-view.js';
 import type { LoggedOperation } from '../agents/change-feed-store.js';
+import { isEventRecord, type LogEventValue } from '../agents/log-event-store.js';
 
 /** What a leaf says the change was; a deactivation is logged as an update to status "deactivated". */
 export type LeafOperation = LoggedOperation | 'deactivate';
@@ -21,6 +22,11 @@ export interface LeafRecord {
 
 /** The stored log record (log_records) as one leaf's bytes: RFC 8785 canonical JSON in UTF-8. */
 export function leafData(seq: number, operation: string, recordJson: string, publicUrl: string): Buffer {
+  if (isEventRecord(operation)) {
+    // An event record holds its leaf's fields already (agents/log-event-store.ts); the leaf adds v, seq, op.
+    const fields = JSON.parse(recordJson) as Record<string, LogEventValue>;
+    return Buffer.from(canonicalJson({ ...fields, v: 1, seq, op: operation }), 'utf8');
+  }
   const parsed = JSON.parse(recordJson) as AgentProfileRow;
   const row: AgentProfileRow = {
     ...parsed,
