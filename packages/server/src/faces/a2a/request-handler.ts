@@ -14,8 +14,6 @@ import {
 } from '@a2a-js/sdk';
 import {
   A2AError,
-  ContentTypeNotSupportedError,
-  ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
@@ -31,10 +29,17 @@ import type { AgentProfile } from '../../modules/agents/schemas.js';
 import { requireDid } from '../../modules/identity/did-param.js';
 import { textInputProperty } from '../capability-text.js';
 import { classifyError, logClassified } from '../errors.js';
-import { invokeThroughBroker } from '../invocation.js';
+import { invokeThroughBroker, submitThroughBroker } from '../invocation.js';
 import { a2aAgentCard } from './cards.js';
 import { decodeListCursor, encodeListCursor, listFilters } from './list-tasks.js';
-import { completedTask, failedTask, inputHistory, taskFromView } from './tasks.js';
+import {
+  impliedCapability,
+  inputOf,
+  metadataValue,
+  requireHistoryLength,
+  type TextTarget,
+} from './message-input.js';
+import { completedTask, failedTask, historyOf, taskFromView } from './tasks.js';
 import type { TaskView } from '../../modules/tasks/schemas.js';
 
 /** What one HTTP request to an agent's A2A base carries: the agent, the verified caller, the connection. */
@@ -51,7 +56,7 @@ export interface A2ACall {
 const unsupported = (what: string): never => {
   throw new UnsupportedOperationError(
     `${what} is not supported by this registry: use message/send (SendMessage), which answers with the ` +
-      'finished task, and tasks/get (GetTask)',
+      'finished task (or at once with configuration.returnImmediately), and tasks/get (GetTask)',
   );
 };
 
@@ -76,59 +81,8 @@ export function toA2AError(error: unknown, call: Pick<A2ACall, 'log' | 'requestI
 }
 
 /**
- * Where a text part's content goes, for the capability the message is for: `property` names the one
- * required string property; `offered: false` when the agent has no such capability (the broker then
- * answers CAPABILITY_NOT_OFFERED with the list).
- */
-type TextTarget = { offered: true; capability: string; property: string | undefined } | { offered: false };
-
-/**
- * The invocation input: the one data part of the message, as is; without a data part, its one text
- * part, mapped to the property a capability with a single required string property names.
- */
-async function inputOf(
-  message: Message,
-  textTarget: () => Promise<TextTarget>,
-): Promise<Record<string, unknown>> {
-  const cases = message.parts.map((part) => part.content?.$case);
-  const data = message.parts.flatMap((part) => (part.content?.$case === 'data' ? [part.content.value] : []));
-  if (data.length === 1) {
-    const input: unknown = data[0];
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw new RequestMalformedError('INVALID_MESSAGE: the data part must be a JSON object (the input)');
-    }
-    return input as Record<string, unknown>;
-  }
-  const texts = message.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []));
-  if (data.length > 1 || cases.length === 0 || texts.length > 1) {
-    throw new RequestMalformedError(
-      'INVALID_MESSAGE: send the invocation input as exactly one data part ({"data": {...}}), or as one ' +
-        `text part where the skill's inputModes include text/plain; got ${data.length} data and ` +
-        `${texts.length} text part(s)`,
-    );
-  }
-  const target = await textTarget();
-  if (!target.offered) return {};
-  if (texts.length === 1 && target.property !== undefined) return { [target.property]: texts[0] };
-  const sent =
-    texts.length === 1 ? 'a text part' : `a ${cases.find((kind) => kind !== 'text') ?? 'non-data'} part`;
-  throw new ContentTypeNotSupportedError({
-    message:
-      `CONTENT_TYPE_NOT_SUPPORTED: "${target.capability}" does not take ${sent}: send its input as one data ` +
-      "part, a JSON object matching its input_schema (in the card's capability-schemas extension). Only " +
-      'skills whose inputModes include text/plain take a text part (capabilities with a single required ' +
-      'string property).',
-    metadata: { code: 'CONTENT_TYPE_NOT_SUPPORTED' },
-  });
-}
-
-function metadataValue(metadata: Record<string, unknown> | undefined, key: string): unknown {
-  return metadata === undefined ? undefined : metadata[key];
-}
-
-/**
  * An agent's A2A face over the invocation broker: SendMessage runs one invocation and answers with the
- * finished task; GetTask reads it back from the tasks table. The SDK's JSON-RPC transport handler
+ * finished task (or, with returnImmediately, the task as created); GetTask reads it back from the tasks table. The SDK's JSON-RPC transport handler
  * does the framing; this class only maps.
  */
 export class AgentA2AHandler implements A2ARequestHandler {
@@ -143,7 +97,11 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
-    throw new ExtendedAgentCardNotConfiguredError('There is no extended card: the public card is complete');
+    // A2A v1.0 section 3.3.4: a card without `extendedAgentCard: true` answers UnsupportedOperationError
+    // (ExtendedAgentCardNotConfiguredError is for an agent that declares one and has none).
+    throw new UnsupportedOperationError(
+      'UNSUPPORTED_OPERATION: there is no extended card (the card says extendedAgentCard: false); the public card is complete',
+    );
   }
 
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
@@ -158,6 +116,10 @@ export class AgentA2AHandler implements A2ARequestHandler {
       }
       // Every task here ends within its SendMessage: a message naming one cannot continue it.
       if (message.taskId !== '') await this.refuseFollowUp(message.taskId);
+      const historyLength = params.configuration?.historyLength;
+      requireHistoryLength(historyLength);
+      // A push config would never be used: refused as the push methods are (section 3.3.4), not ignored.
+      if (params.configuration?.taskPushNotificationConfig !== undefined) throw pushUnsupported();
       const capability =
         metadataValue(message.metadata, 'capability') ?? metadataValue(params.metadata, 'capability');
       const timeout =
@@ -177,6 +139,23 @@ export class AgentA2AHandler implements A2ARequestHandler {
         input: await inputOf(message, textTarget),
         ...(timeout === undefined ? {} : { timeout_ms: timeout }),
       };
+      const facts = (taskId: string) => ({
+        taskId,
+        capability: String(request.capability),
+        targetDid: this.targetDid(),
+        at: this.ctx.clock.now(),
+      });
+      const history = (taskId: string) => ({ history: historyOf(taskId, request.input, historyLength) });
+      if (params.configuration?.returnImmediately === true) {
+        // A2A v1.0 section 3.2.2: the task as created; GetTask and ListTasks show it move.
+        const submitted = await submitThroughBroker(this.ctx, this.call.caller, request, this.call.address);
+        if (!submitted.ok)
+          return {
+            ...failedTask(facts(submitted.taskId), submitted.code, submitted.reason),
+            ...history(submitted.taskId),
+          };
+        return { ...taskFromView(submitted.task), ...history(submitted.task.task_id) };
+      }
       const outcome = await invokeThroughBroker(
         this.ctx,
         this.call.caller,
@@ -184,15 +163,14 @@ export class AgentA2AHandler implements A2ARequestHandler {
         this.call.clientGone,
         this.call.address,
       );
-      const facts = {
-        taskId: outcome.ok ? outcome.result.task_id : outcome.taskId,
-        capability: String(request.capability),
-        targetDid: this.targetDid(),
-        at: this.ctx.clock.now(),
-      };
-      return outcome.ok
-        ? completedTask(facts, outcome.result)
-        : failedTask(facts, outcome.code, outcome.reason);
+      if (!outcome.ok) {
+        return {
+          ...failedTask(facts(outcome.taskId), outcome.code, outcome.reason),
+          ...history(outcome.taskId),
+        };
+      }
+      const taskId = outcome.result.task_id;
+      return { ...completedTask(facts(taskId), outcome.result), ...history(taskId) };
     } catch (error) {
       throw toA2AError(error, this.call);
     }
@@ -204,7 +182,9 @@ export class AgentA2AHandler implements A2ARequestHandler {
     if (params.historyLength === 0) return task;
     try {
       const input = await this.ctx.invocation.getTaskInput(this.call.caller, params.id);
-      return input === undefined ? task : { ...task, history: inputHistory(task.id, input) };
+      return input === undefined
+        ? task
+        : { ...task, history: historyOf(task.id, input, params.historyLength) };
     } catch (error) {
       throw toA2AError(error, this.call);
     }
@@ -261,17 +241,27 @@ export class AgentA2AHandler implements A2ARequestHandler {
       requireHistoryLength(params.historyLength);
       const filters = listFilters(params);
       const after = decodeListCursor(params.pageToken);
-      const { tasks, total } = await this.ctx.invocation.listTasks(this.call.caller, {
-        targetDid: this.targetDid(),
-        ...filters.query,
-        ...(after === undefined ? {} : { after }),
-        limit: filters.pageSize + 1,
-      });
+      // History is the default of GetTask, but here only on request: it is a task's whole input.
+      const withHistory = params.historyLength !== undefined && params.historyLength > 0;
+      const { tasks, total, inputs } = await this.ctx.invocation.listTasks(
+        this.call.caller,
+        {
+          targetDid: this.targetDid(),
+          ...filters.query,
+          ...(after === undefined ? {} : { after }),
+          limit: filters.pageSize + 1,
+        },
+        { withInputs: withHistory },
+      );
       const page = tasks.slice(0, filters.pageSize);
       const last = page.at(-1);
       return {
         tasks: page.map((view) => {
-          const task = taskFromView(view);
+          const input = inputs.get(view.task_id);
+          const task = {
+            ...taskFromView(view),
+            history: input === undefined ? [] : historyOf(view.task_id, input, params.historyLength),
+          };
           return params.includeArtifacts === true ? task : { ...task, artifacts: [] };
         }),
         nextPageToken: tasks.length > filters.pageSize && last !== undefined ? encodeListCursor(last) : '',
@@ -318,30 +308,8 @@ export class AgentA2AHandler implements A2ARequestHandler {
   }
 }
 
-/** No capability named: fine when the agent offers exactly one, else the choices are listed. */
-function impliedCapability(profile: AgentProfile): string {
-  const types = profile.capabilities.map((capability) => capability.type);
-  if (types.length === 1) return types[0] as string;
-  throw new RequestMalformedError({
-    message:
-      `CAPABILITY_REQUIRED: ${profile.did} offers ${types.length} capabilities; name one in the message ` +
-      `metadata as {"capability": "..."}: ${types.join(', ')}`,
-    metadata: { code: 'CAPABILITY_REQUIRED', choices: types.join(',') },
-  });
-}
-
-/** A2A v1.0 section 3.2.4: historyLength is unset, 0 or a positive count. */
-function requireHistoryLength(historyLength: number | undefined): void {
-  if (historyLength === undefined) return;
-  if (!Number.isInteger(historyLength) || historyLength < 0) {
-    throw new RequestMalformedError({
-      message: `INVALID_PARAMS: historyLength must be an integer of 0 or more; got ${historyLength}`,
-      metadata: { code: 'INVALID_PARAMS' },
-    });
-  }
-}
-
 const pushUnsupported = (): PushNotificationNotSupportedError =>
   new PushNotificationNotSupportedError(
-    'PUSH_NOT_SUPPORTED: push notifications are not supported; message/send answers with the finished task',
+    'PUSH_NOT_SUPPORTED: push notifications are not supported (the card says pushNotifications: false); ' +
+      'message/send answers with the finished task, or poll tasks/get (GetTask)',
   );

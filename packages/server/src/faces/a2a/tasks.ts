@@ -98,6 +98,18 @@ export function inputHistory(taskId: string, input: Record<string, unknown>): Me
   ];
 }
 
+/**
+ * The history an answer carries (A2A v1.0 section 3.2.4): the input message unless `historyLength` is 0;
+ * any positive length holds the one message there is.
+ */
+export function historyOf(
+  taskId: string,
+  input: Record<string, unknown>,
+  historyLength: number | undefined,
+): Message[] {
+  return historyLength === 0 ? [] : inputHistory(taskId, input);
+}
+
 export function taskFromView(view: TaskView): Task {
   const facts = {
     taskId: view.task_id,

@@ -2,7 +2,7 @@ import type { InvocationEndStatus, Telemetry } from '../../telemetry/telemetry.j
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TaskDelivery } from '../../db/schema/index.js';
-import { findActiveAgent, type AgentRow } from '../agents/agents-store.js';
+import type { AgentRow } from '../agents/agents-store.js';
 import {
   findTask,
   insertTask,
@@ -21,15 +21,12 @@ import { taskView } from './task-view.js';
 import { invocationResult, workerOffline } from './invocation-result.js';
 import {
   ApiError,
-  BadRequestError,
   ForbiddenError,
   PayloadTooLargeError,
-  agentNotFound,
   shuttingDown,
   taskNotFound,
 } from '../../kernel/errors.js';
 import { linkedSignal, longLivedController } from './linked-signal.js';
-import type { Capability } from '@agent-registry/protocol';
 import type { Deliverer } from './deliverers.js';
 import type { TaskEvents } from './events.js';
 import type { CapabilitySchemas } from '../capabilities/capability-schemas.js';
@@ -37,7 +34,7 @@ import { FINAL_STATUSES, settle, type TaskStateMachine } from './task-state.js';
 import { Wakeup } from './wait.js';
 import type { AuthenticatedAgent } from '../agents/authentication.js';
 import type { RemoteReferrals } from '../agents/agents.js';
-import { requireDid } from '../identity/did-param.js';
+import { requireCapability, requireInvocableTarget } from './invocation-target.js';
 import { TASK_LIMITS } from './task-limits.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { InvokeRequest, InvokeResult, TaskView } from './schemas.js';
@@ -72,6 +69,8 @@ export interface InvocationClient {
 
 export class InvocationService {
   private readonly closing = longLivedController();
+  /** What a submitted task's watch waits with in place of a caller's connection: it never aborts. */
+  private readonly unattended = longLivedController().signal;
   private readonly bounds: InvocationBounds;
   /**
    * One caller's task-creating transactions on this node run one at a time: they would wait for each
@@ -96,6 +95,51 @@ export class InvocationService {
     clientGone: AbortSignal,
     idempotencyKey?: string,
   ): Promise<InvokeResult> {
+    const admitted = await this.admit(caller, request, client, idempotencyKey);
+    if ('existing' in admitted) return this.follow(admitted.existing, undefined, clientGone);
+    const { written, target } = admitted;
+    // Without a key nobody can attach to the task again: if the caller hangs up, it leaves the queue.
+    return this.follow(
+      written.id,
+      written,
+      clientGone,
+      () => this.deps.deliverers[written.delivery_mode].dispatch(written, target),
+      idempotencyKey === undefined,
+    );
+  }
+
+  /**
+   * Creates the task and hands it to the agent like `invoke`, under the same rules and bounds, but
+   * answers at once with the task as it is now (pending) instead of waiting: the caller reads it later
+   * (getTask, listTasks). The task is not tied to the caller's connection; this node still watches it to
+   * its end or deadline, as a blocked invocation would, so its timeout and its end are recorded on time.
+   */
+  async submit(
+    caller: AuthenticatedAgent,
+    request: InvokeRequest,
+    client: InvocationClient,
+  ): Promise<TaskView> {
+    const admitted = await this.admit(caller, request, client);
+    if ('existing' in admitted) throw new Error('a submission without a key names no existing task');
+    const { written, target } = admitted;
+    await this.deps.deliverers[written.delivery_mode].dispatch(written, target);
+    // Nobody waits on the answer: the watch's outcome (an error for a failure) is already on the task.
+    void this.follow(written.id, undefined, this.unattended).catch(() => undefined);
+    return taskView(written);
+  }
+
+  /**
+   * The admission both kinds of call share: bounds, the target and its capability, the input schema,
+   * then the task (and its key) stored. A key already naming a task answers that task's id; an agent
+   * known to be offline for longer than the call may wait gets a task recorded as timed out, and the
+   * 504 that says so (docs/decisions/availability.md, "An invocation of an agent known to be offline").
+   */
+  private async admit(
+    caller: AuthenticatedAgent,
+    request: InvokeRequest,
+    client: InvocationClient,
+    idempotencyKey?: string,
+  ): Promise<{ existing: string } | { written: TaskRow; target: AgentRow }> {
     this.assertOpen();
     const inputJson = JSON.stringify(request.input);
     const inputBytes = Buffer.byteLength(inputJson);
@@ -108,17 +152,15 @@ export class InvocationService {
     const requestHash = key === undefined ? '' : fingerprint(request);
     if (key !== undefined) {
       const remembered = await this.remembered(caller.did, key, requestHash);
-      if (remembered !== undefined) return this.follow(remembered.task_id, undefined, clientGone);
+      if (remembered !== undefined) return { existing: remembered.task_id };
     }
-    const target = await this.requireInvocableTarget(request.target_did);
-    const capability = this.requireCapability(target, request.capability);
+    const { db, clock, didWebDomain, remote } = this.deps;
+    const target = await requireInvocableTarget(db, didWebDomain, remote, request.target_did);
+    const capability = requireCapability(target, request.capability);
     await this.deps.schemas.assertInputMatches(capability, request.input, inputJson);
 
-    const { db, clock } = this.deps;
     const delivery = target.delivery_mode as TaskDelivery;
     const timeoutMs = request.timeout_ms ?? TASK_LIMITS.invokeTimeoutDefaultMs;
-    // Known offline for longer than the call may wait: answered at once (docs/decisions/availability.md, "An
-    // invocation of an agent known to be offline").
     const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
     const now = clock.now();
     const offlineSince = lastSeen !== undefined && now - lastSeen > timeoutMs ? lastSeen : undefined;
@@ -164,7 +206,7 @@ export class InvocationService {
         ? await this.remembered(caller.did, key, requestHash)
         : undefined;
       if (winner === undefined) throw error;
-      return this.follow(winner.task_id, undefined, clientGone);
+      return { existing: winner.task_id };
     }
     this.bounds.admitted(inputBytes);
     const written: TaskRow = { ...task, input_bytes: inputBytes, lease_until: null, payload_purged_at: null };
@@ -174,14 +216,7 @@ export class InvocationService {
       this.reportEnd({ ...written, status: 'timeout' });
       throw workerOffline(task.id, offlineSince, now, timeoutMs);
     }
-    // Without a key nobody can attach to the task again: if the caller hangs up, it leaves the queue.
-    return this.follow(
-      task.id,
-      written,
-      clientGone,
-      () => this.deps.deliverers[delivery].dispatch(written, target),
-      key === undefined,
-    );
+    return { written, target };
   }
 
   /**
@@ -276,16 +311,25 @@ export class InvocationService {
 
   /**
    * The caller's own tasks with one agent, the most recently changed first: a page of at most `limit`,
-   * each task as `settle` sees it now, and how many match without the page.
+   * each task as `settle` sees it now, and how many match without the page. With `withInputs`, the input
+   * each task was sent with, by task id (none once the retention sweep dropped it).
    */
   async listTasks(
     caller: AuthenticatedAgent,
     query: Omit<CallerTasksQuery, 'callerDid' | 'now'>,
-  ): Promise<{ tasks: TaskView[]; total: number }> {
-    if (query.statuses !== undefined && query.statuses.length === 0) return { tasks: [], total: 0 };
+    options: { withInputs?: boolean } = {},
+  ): Promise<{ tasks: TaskView[]; total: number; inputs: Map<string, Record<string, unknown>> }> {
+    const inputs = new Map<string, Record<string, unknown>>();
+    if (query.statuses !== undefined && query.statuses.length === 0) return { tasks: [], total: 0, inputs };
     const now = this.deps.clock.now();
     const { rows, total } = await listCallerTasks(this.deps.db, { ...query, callerDid: caller.did, now });
-    return { tasks: rows.map((row) => taskView(settle(row, now))), total };
+    if (options.withInputs === true) {
+      for (const row of rows) {
+        if (row.payload_purged_at === null)
+          inputs.set(row.id, JSON.parse(row.input) as Record<string, unknown>);
+      }
+    }
+    return { tasks: rows.map((row) => taskView(settle(row, now))), total, inputs };
   }
 
   /** Wakes every blocked invocation with a 503 and refuses new ones; tasks stay readable. */
@@ -328,35 +372,6 @@ export class InvocationService {
       return '; no worker of this agent has ever polled for tasks';
     }
     return '';
-  }
-
-  private async requireInvocableTarget(rawDid: string): Promise<AgentRow> {
-    const did = requireDid(rawDid, this.deps.didWebDomain).did;
-    const target = await findActiveAgent(this.deps.db, did);
-    if (target === undefined) throw (await this.deps.remote?.referral(did)) ?? agentNotFound(did);
-    if (target.invocation_enabled !== 1) {
-      throw new BadRequestError('INVOCATION_DISABLED', `${did} does not accept invocations`);
-    }
-    if (target.delivery_mode === 'none') {
-      throw new BadRequestError(
-        'INVOCATION_DISABLED',
-        `${did} has delivery mode "none"; it cannot receive invocations`,
-      );
-    }
-    return target;
-  }
-
-  private requireCapability(target: AgentRow, type: string): Capability {
-    const capabilities = JSON.parse(target.capabilities) as Capability[];
-    const capability = capabilities.find((candidate) => candidate.type === type);
-    if (capability === undefined) {
-      const offered = capabilities.map((candidate) => candidate.type).join(', ');
-      throw new BadRequestError(
-        'CAPABILITY_NOT_OFFERED',
-        `${target.did} does not offer "${type}" (it offers: ${offered})`,
-      );
-    }
-    return capability;
   }
 
   private async requireTask(taskId: string): Promise<TaskRow> {
