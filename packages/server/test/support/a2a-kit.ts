@@ -15,7 +15,8 @@ export interface KitTarget {
   base: string;
   /**
    * A server whose root is the base: the kit looks for the card at its target's root only
-   * (`/.well-known/agent-card.json`), and the card then names the base for JSON-RPC.
+   * (`/.well-known/agent-card.json`). Its card names the proxy for JSON-RPC (so its signature no longer
+   * verifies), and it adds the caller's token to requests without one: the kit's 1.0 rewrite sends none.
    */
   root: string;
   /** Stops the worker, then the registry. */
@@ -63,7 +64,9 @@ export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
   };
   const worker = (async () => {
     while (!stopping.signal.aborted) {
-      const polled = await http(registry, 'GET', '/api/agent/tasks?wait=1', echo.token).catch(() => undefined);
+      const polled = await http(registry, 'GET', '/api/agent/tasks?wait=1', echo.token).catch(
+        () => undefined,
+      );
       const tasks = (polled?.body.tasks ?? []) as { task_id: string; input: Record<string, unknown> }[];
       for (const task of tasks) {
         const answered = answer(task).catch(() => undefined);
@@ -72,7 +75,7 @@ export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
       }
     }
   })();
-  const proxy = await rootProxy(`${registry.url}/a2a/${encodeURIComponent(echo.did)}`);
+  const proxy = await rootProxy(`${registry.url}/a2a/${encodeURIComponent(echo.did)}`, caller.token);
   return {
     registry,
     caller,
@@ -91,26 +94,31 @@ export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
 }
 
 /** Forwards every request to `base` + its path, with its method, headers and body. */
-async function rootProxy(base: string): Promise<Server> {
+async function rootProxy(base: string, token: string): Promise<Server> {
+  let root = '';
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === 'string' && name !== 'host' && name !== 'content-length') headers.set(name, value);
+        if (typeof value === 'string' && name !== 'host' && name !== 'content-length')
+          headers.set(name, value);
       }
+      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
       const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
       fetch(`${base}${request.url ?? '/'}`, { method: request.method, headers, body })
         .then(async (answer) => {
           response.writeHead(answer.status, {
             'content-type': answer.headers.get('content-type') ?? 'application/json',
           });
-          response.end(Buffer.from(await answer.arrayBuffer()));
+          const body = await answer.text();
+          response.end(request.url?.endsWith('agent-card.json') ? body.replaceAll(`${base}/`, root) : body);
         })
         .catch(() => response.writeHead(502).end());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return server;
 }
