@@ -16,7 +16,8 @@ export interface KitTarget {
   /**
    * A server whose root is the base: the kit looks for the card at its target's root only
    * (`/.well-known/agent-card.json`). Its card names the proxy for JSON-RPC (so its signature no longer
-   * verifies), and it adds the caller's token to requests without one: the kit's 1.0 rewrite sends none.
+   * verifies); with `addToken`, it adds the caller's token to requests without one (the kit's 1.0 rewrite
+   * sends none; the 410ba92 kit sends its own and checks that a request without one is refused).
    */
   root: string;
   /** Stops the worker, then the registry. */
@@ -28,7 +29,7 @@ export interface KitTarget {
  * accepted), served from the queue by a worker that accepts each task at once and answers `{text}`
  * after `holdMs`, so a client that returned at once sees the task working before it completes.
  */
-export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
+export async function startKitTarget({ holdMs = 1000, addToken = false } = {}): Promise<KitTarget> {
   const registry = await startListeningRegistry();
   // The kit compares task times with its own clock (statusTimestampAfter): the registry's follows real time.
   const ticking = setInterval(() => registry.clock.advance(Date.now() - registry.clock.now()), 5);
@@ -75,7 +76,10 @@ export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
       }
     }
   })();
-  const proxy = await rootProxy(`${registry.url}/a2a/${encodeURIComponent(echo.did)}`, caller.token);
+  const proxy = await rootProxy(
+    `${registry.url}/a2a/${encodeURIComponent(echo.did)}`,
+    addToken ? caller.token : undefined,
+  );
   return {
     registry,
     caller,
@@ -94,7 +98,7 @@ export async function startKitTarget(holdMs = 1000): Promise<KitTarget> {
 }
 
 /** Forwards every request to `base` + its path, with its method, headers and body. */
-async function rootProxy(base: string, token: string): Promise<Server> {
+async function rootProxy(base: string, token: string | undefined): Promise<Server> {
   let root = '';
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -105,7 +109,8 @@ async function rootProxy(base: string, token: string): Promise<Server> {
         if (typeof value === 'string' && name !== 'host' && name !== 'content-length')
           headers.set(name, value);
       }
-      if (!headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+      if (token !== undefined && !headers.has('authorization'))
+        headers.set('authorization', `Bearer ${token}`);
       const body = chunks.length === 0 ? undefined : Buffer.concat(chunks);
       fetch(`${base}${request.url ?? '/'}`, { method: request.method, headers, body })
         .then(async (answer) => {
