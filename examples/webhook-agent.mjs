@@ -1,7 +1,7 @@
 // A webhook-mode agent: the registry POSTs each task to this server, signed with the agent's secret
 // (Standard Webhooks). The answer `{"output": ...}` goes straight back to the caller.
 import http from 'node:http';
-import { AgentKey, RegistryClient, verifyWebhook } from '@agent-registry/sdk';
+import { AgentKey, RegistryClient, isRegistryPing, verifyWebhook } from '@agent-registry/sdk';
 
 const registry = process.env.AGENT_REGISTRY_URL ?? 'http://localhost:8080';
 const port = Number(process.env.PORT ?? 3000);
@@ -16,19 +16,31 @@ const { did } = await client.register({
 
 let secret = '';
 const server = http.createServer(async (request, response) => {
-  const chunks = [];
-  for await (const chunk of request) chunks.push(chunk);
-  const rawBody = Buffer.concat(chunks).toString('utf8');
-  let task;
+  // An async request handler's exception would escape node:http and end the process: answer 500 instead.
   try {
-    task = await verifyWebhook(secret, rawBody, request.headers); // checks signature and timestamp
-  } catch {
-    response.writeHead(401).end();
-    return;
+    const chunks = [];
+    for await (const chunk of request) chunks.push(chunk);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    let body;
+    try {
+      body = verifyWebhook(secret, rawBody, request.headers); // checks signature and timestamp
+    } catch {
+      response.writeHead(401).end();
+      return;
+    }
+    // The registry's availability probe (every few minutes): no task, no input; a 2xx answer is enough.
+    if (isRegistryPing(body)) {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
+    const text = String(body.input?.text ?? '');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ output: { text: [...text].reverse().join('') } }));
+  } catch (error) {
+    console.error(error);
+    if (!response.headersSent) response.writeHead(500);
+    response.end();
   }
-  const text = String(task.input.text ?? '');
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ output: { text: [...text].reverse().join('') } }));
 });
 await new Promise((resolve) => server.listen(port, host, resolve));
 const webhookUrl = publicUrl ?? `http://127.0.0.1:${server.address().port}/`;

@@ -18,6 +18,7 @@ function runExample(file: string, registry: RunningRegistry, args: string[] = []
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return {
+    child,
     output: () => ({ stdout, stderr }),
     exited,
     stop: async () => {
@@ -25,6 +26,15 @@ function runExample(file: string, registry: RunningRegistry, args: string[] = []
       return exited;
     },
   };
+}
+
+/** Polls `read` until it returns true (async conditions; `eventually` takes synchronous ones). */
+async function until(read: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!(await read())) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 const lines = (stdout: string) =>
@@ -36,7 +46,9 @@ const lines = (stdout: string) =>
 describe('examples/ against a real registry', () => {
   let registry: RunningRegistry;
   before(async () => {
-    registry = await startRegistry();
+    // Availability probes on, as with default settings, but every second: a webhook example must
+    // answer the registry's `registry.ping` (no task, no input) and keep running.
+    registry = await startRegistry({ PROBE_INTERVAL_SECONDS: '1' });
   });
   after(() => registry.close());
 
@@ -49,6 +61,15 @@ describe('examples/ against a real registry', () => {
       try {
         await eventually(() => agent.output().stdout.includes('ready did:'), `${agentFile} to start`);
         const did = /ready (\S+)/.exec(agent.output().stdout)?.[1];
+        if (agentFile === 'webhook-agent.mjs') {
+          // Before any task is delivered, only an answered probe can make the agent online.
+          await until(async () => {
+            assert.equal(agent.child.exitCode, null, `${agentFile} exited: ${agent.output().stderr}`);
+            const response = await fetch(`${registry.url}/api/agents/${encodeURIComponent(did ?? '')}`);
+            const profile = (await response.json()) as { availability?: { status?: string } };
+            return profile.availability?.status === 'online';
+          }, `${agentFile} to answer a probe`);
+        }
         const caller = runExample('caller.mjs', registry, [capability]);
         const code = await caller.exited;
         assert.equal(code, 0, caller.output().stderr);
