@@ -257,6 +257,7 @@ test('a mirrored hit lives at its peer, with its state; an imported one with its
     total_reviews: 0,
     created_at: 0,
     status: 'active',
+    availability: { status: 'unknown', last_seen_at: null },
     home_registry: provenance.home_registry,
     provenance,
   });

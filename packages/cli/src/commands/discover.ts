@@ -122,6 +122,7 @@ export function registerSearch(program: Command): void {
             { header: 'name', value: (agent) => agent.name, max: 30 },
             { header: 'reputation', value: (agent) => String(agent.reputation_score) },
             { header: 'reviews', value: (agent) => String(agent.total_reviews) },
+            { header: 'available', value: (agent) => agent.availability.status },
             {
               header: 'capabilities',
               value: (agent) => agent.capabilities.map((c) => c.type).join(', '),

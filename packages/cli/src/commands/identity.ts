@@ -2,6 +2,7 @@ import path from 'node:path';
 import { RegistryClient, RegistryError } from '@agent-registry/sdk';
 import { CliError, EXIT } from '../exit-codes.js';
 import type { Command } from 'commander';
+import { describeAvailability } from '../availability.js';
 import { contextOf, type CliContext } from '../context.js';
 import { withExamples } from '../help.js';
 import { describeKey, readKey } from '../keys.js';
@@ -170,6 +171,7 @@ export function registerWhoami(program: Command): void {
         token_expires_at: session?.expires_at ?? null,
         invocation_enabled: profile.invocation_enabled,
         delivery_mode: profile.delivery_mode,
+        availability: profile.availability,
       };
       cli.out.result(result, () =>
         cli.out.fields([
@@ -180,6 +182,7 @@ export function registerWhoami(program: Command): void {
           ['key', `${described.key_type} ${described.public_key}`],
           ['token expires', session ? when(session.expires_at) : '(no token yet: `agent-registry login`)'],
           ['invocation', profile.invocation_enabled ? profile.delivery_mode : 'disabled'],
+          ['availability', describeAvailability(profile.availability)],
         ]),
       );
     });

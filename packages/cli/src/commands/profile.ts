@@ -1,6 +1,7 @@
 import readline from 'node:readline/promises';
 import type { RegistryClient } from '@agent-registry/sdk';
 import { Option, type Command } from 'commander';
+import { describeAvailability } from '../availability.js';
 import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
@@ -21,6 +22,7 @@ export function printProfile(cli: CliContext, profile: AgentProfile, why?: strin
     ['tags', profile.tags.length > 0 ? profile.tags.join(', ') : null],
     ['website', profile.website ?? undefined],
     ['invocation', profile.invocation_enabled ? profile.delivery_mode : 'disabled'],
+    ['availability', describeAvailability(profile.availability)],
     [
       'reputation',
       `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} reviews)`,

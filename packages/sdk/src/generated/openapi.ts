@@ -1579,6 +1579,13 @@ export interface components {
       /** @description Extension: public URL of the registry the agent lives at (this registry's for its own agents) */
       home_registry: string;
       provenance: components['schemas']['Provenance'];
+      /** @description Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe */
+      availability: {
+        /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
+        status: 'online' | 'offline' | 'unknown';
+        /** @description Epoch ms of the latest evidence that a worker was there; null if never */
+        last_seen_at: number | null;
+      };
     };
     BuildInfo: {
       /** @example agent-registry */

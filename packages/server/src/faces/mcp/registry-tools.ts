@@ -165,7 +165,9 @@ export function registryTools(ctx: AppContext): FaceTool[] {
       },
       async (query) => {
         const found = await ctx.search.search(query);
-        const names = found.agents.map((agent) => `${agent.name} (${agent.did})`).join(', ');
+        const names = found.agents
+          .map((agent) => `${agent.name} (${agent.did}; ${agent.availability.status})`)
+          .join(', ');
         return structuredResult(
           `${found.total} agent(s) match; showing ${found.agents.length}${names ? `: ${names}` : ''}`,
           { ...found },

@@ -136,7 +136,14 @@ export function webRoutes(app: App, ctx: AppContext): void {
         view.result = await ctx.search.search(parseSearchArguments(searchArgumentsOf(form)));
         const dids = view.result.agents.map((agent) => agent.did);
         view.labels = await ctx.agentLabels.labels(dids);
-        view.availability = { byDid: await ctx.availability.statuses(dids), now: ctx.clock.now() };
+        // Each hit carries its availability (no second read); cards speak of agents ever observed.
+        const observed = view.result.agents.filter(
+          ({ availability }) => availability.status !== 'unknown' || availability.last_seen_at !== null,
+        );
+        view.availability = {
+          byDid: new Map(observed.map((agent) => [agent.did, agent.availability])),
+          now: ctx.clock.now(),
+        };
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
         view.error = error.details;

@@ -1,4 +1,4 @@
-import type { SearchPage, SearchRow } from './search.js';
+import { hitAvailability, type SearchPage, type SearchRow } from './search.js';
 import { provenanceJson, registeredProvenance } from '../agents/provenance-schemas.js';
 
 /**
@@ -15,7 +15,7 @@ export function searchResponseJson(page: SearchPage): string {
   const home = `"home_registry":${JSON.stringify(page.home_registry)},"provenance":${registeredJson(page.home_registry)}`;
   for (const row of page.rows) {
     if (agents !== '') agents += ',';
-    agents += agentJson(row, home);
+    agents += agentJson(row, home, page.availability);
   }
   return (
     `{"agents":[${agents}],"total":${integer(page.total)},"limit":${integer(page.limit)},` +
@@ -31,7 +31,8 @@ function registeredJson(home: string): string {
 }
 
 /** `home` is the home_registry and provenance members of the registry's own agents. */
-function agentJson(row: SearchRow, home: string): string {
+function agentJson(row: SearchRow, home: string, availability: SearchPage['availability']): string {
+  const { status, last_seen_at: seenAt } = hitAvailability(row, availability);
   const origin =
     row.remote === undefined
       ? home
@@ -42,7 +43,8 @@ function agentJson(row: SearchRow, home: string): string {
     `"capabilities":${row.capabilities},"tags":${row.tags},` +
     `"reputation_score":${number(row.reputation_score)},"average_rating":${number(row.average_rating)},` +
     `"total_reviews":${integer(row.total_reviews)},"created_at":${integer(Number(row.created_at))},` +
-    `"status":"active",${origin}}`
+    `"status":"active",${origin},` +
+    `"availability":{"status":"${status}","last_seen_at":${seenAt === null ? 'null' : integer(seenAt)}}}`
   );
 }
 

@@ -5,6 +5,7 @@ import { LIMITS } from '../../kernel/limits.js';
 import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
+import { Availability } from '../availability/schemas.js';
 
 export const SearchQuery = Type.Object(
   {
@@ -119,6 +120,13 @@ export const AgentSummary = Type.Object(
         "Extension: public URL of the registry the agent lives at (this registry's for its own agents)",
     }),
     provenance: ref(Provenance),
+    availability: Type.Object(
+      { status: Availability.properties.status, last_seen_at: Availability.properties.last_seen_at },
+      {
+        description:
+          "Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe",
+      },
+    ),
   },
   {
     $id: 'SearchHit',
@@ -127,6 +135,8 @@ export const AgentSummary = Type.Object(
   },
 );
 export type AgentSummary = Static<typeof AgentSummary>;
+/** A hit's availability: status and last sighting. */
+export type HitAvailability = AgentSummary['availability'];
 
 export const SearchResponse = Type.Object({
   agents: Type.Array(ref(AgentSummary)),

@@ -13,7 +13,7 @@ import type { Capability } from '@agent-registry/protocol';
 import { SEARCH_RULES } from '../../kernel/discovery-rules.js';
 import { DAY_MS } from '../service-record/service-record-model.js';
 import { searchServiceRecord } from './service-record-search.js';
-import type { AgentSummary, SearchRequest, SearchResponse } from './search-schemas.js';
+import type { AgentSummary, HitAvailability, SearchRequest, SearchResponse } from './search-schemas.js';
 import { registeredProvenance } from '../agents/provenance-schemas.js';
 import {
   indexFilters,
@@ -31,6 +31,8 @@ import {
  */
 export interface SearchPage extends Omit<SearchResponse, 'agents'> {
   rows: SearchRow[];
+  /** Status and last sighting of the page's observed agents; the others' status is unknown. */
+  availability: ReadonlyMap<string, HitAvailability>;
   /** This registry's public URL: the home of every row without `remote`. */
   home_registry: string;
 }
@@ -55,7 +57,12 @@ export interface SearchCounter {
 /** Which agents are online now (modules/availability/). */
 export interface OnlineAgents {
   onlineAgents(): Promise<string[]>;
+  /** Status and last sighting of each of `dids` that was ever observed (one read for a page). */
+  statuses(dids: readonly string[]): Promise<ReadonlyMap<string, HitAvailability>>;
 }
+
+/** The availability of a hit never observed here (a remote entry, or an agent no worker has been seen for). */
+const UNOBSERVED: HitAvailability = Object.freeze({ status: 'unknown', last_seen_at: null });
 
 export interface SearchServiceDeps {
   db: Db;
@@ -84,11 +91,11 @@ export class SearchService {
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    const { rows, home_registry: _home, ...page } = await this.searchPage(request);
-    return { agents: rows.map((row) => this.toSummary(row)), ...page };
+    const { rows, home_registry: _home, availability, ...page } = await this.searchPage(request);
+    return { agents: rows.map((row) => this.toSummary(row, availability)), ...page };
   }
 
-  private toSummary(row: SearchRow): AgentSummary {
+  private toSummary(row: SearchRow, availability: SearchPage['availability']): AgentSummary {
     return {
       ...toSummary(row),
       home_registry: row.remote?.home_registry ?? this.deps.publicUrl,
@@ -96,6 +103,7 @@ export class SearchService {
         row.remote === undefined
           ? this.registeredHere
           : (JSON.parse(row.remote.provenance) as AgentSummary['provenance']),
+      availability: hitAvailability(row, availability),
     };
   }
 
@@ -182,8 +190,10 @@ export class SearchService {
         ? await this.searchIndex(source, filter, position, digest)
         : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
     this.deps.searches.recordSearch();
+    const local = result.rows.filter((row) => row.remote === undefined).map((row) => row.did);
     return {
       rows: result.rows,
+      availability: await this.deps.availability.statuses(local),
       total: result.total,
       limit,
       offset: result.offset,
@@ -197,7 +207,7 @@ export class SearchService {
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
     const follower = source.follower;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
@@ -231,7 +241,7 @@ export class SearchService {
     position: SearchPosition | undefined,
     digest: string,
     page: PositionPage,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',
@@ -306,7 +316,7 @@ type PositionPage = (
   offset: number,
 ) => Promise<{ dids: string[]; total: number }>;
 
-function toSummary(row: AgentSearchRow): Omit<AgentSummary, 'home_registry' | 'provenance'> {
+function toSummary(row: AgentSearchRow): Omit<AgentSummary, 'home_registry' | 'provenance' | 'availability'> {
   return {
     did: row.did,
     name: row.name,
@@ -319,4 +329,9 @@ function toSummary(row: AgentSearchRow): Omit<AgentSummary, 'home_registry' | 'p
     created_at: Number(row.created_at),
     status: 'active',
   };
+}
+
+/** A row's availability on the page: remote entries are never observed here. */
+export function hitAvailability(row: SearchRow, availability: SearchPage['availability']): HitAvailability {
+  return (row.remote === undefined ? availability.get(row.did) : undefined) ?? UNOBSERVED;
 }

@@ -120,6 +120,11 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       offset: 0,
       next_cursor: 'abc"def',
       home_registry: home,
+      // The remote entry's did is never observed here, whatever the map says.
+      availability: new Map([
+        [row.did, { status: 'online' as const, last_seen_at: 1764000000999 }],
+        [remote.did, { status: 'online' as const, last_seen_at: 1 }],
+      ]),
     };
     const { remote: origin, ...remoteRow } = remote;
     const expected = await reference.serialize({
@@ -131,6 +136,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           status: 'active',
           home_registry: home,
           provenance: { kind: 'registered', home_registry: home },
+          availability: { status: 'online', last_seen_at: 1764000000999 },
         },
         {
           ...remoteRow,
@@ -139,6 +145,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           status: 'active',
           home_registry: origin.home_registry,
           provenance: JSON.parse(origin.provenance) as { kind: 'imported'; home_registry: string },
+          availability: { status: 'unknown', last_seen_at: null },
         },
       ],
       total: page.total,
