@@ -36,8 +36,15 @@ const ROUTE_AS_COMMAND: [RegExp, string][] = [
   [/GET \/api\/tasks\/\{id\}/g, '`agent-registry tasks get <task-id>`'],
 ];
 
+/** The registry's pointer to agents online now with a capability, as the search command. */
+const ONLINE_SEARCH = /GET \/api\/agents\/search\?capability=([^&\s]+)&available=true \(MCP: [^)]*\)/g;
+
 const inCliWords = (text: string): string =>
-  ROUTE_AS_COMMAND.reduce((result, [route, command]) => result.replace(route, command), text);
+  ROUTE_AS_COMMAND.reduce((result, [route, command]) => result.replace(route, command), text).replace(
+    ONLINE_SEARCH,
+    (_match, capability: string) =>
+      `\`agent-registry search --capability ${decodeURIComponent(capability)} --available\``,
+  );
 
 /** What to run next, for the refusals a CLI user can act on. */
 function nextStep(error: RegistryError, taskId: string | undefined): string | undefined {
@@ -48,6 +55,9 @@ function nextStep(error: RegistryError, taskId: string | undefined): string | un
     case 'REVIEW_EXISTS':
       return 'change your review with `agent-registry review <did> --rating <rating> --edit` (within 10 minutes of writing it)';
     case 'INVOCATION_TIMEOUT':
+      if (error instanceof InvocationTimeoutError && error.offlineSince !== undefined) {
+        return 'the agent is offline and the task was never sent, so no answer will come: call an agent that is online now (the search above lists them), or this one once `agent-registry show <did>` reads online';
+      }
       return taskId
         ? `the agent may still answer: \`agent-registry tasks get ${taskId}\` shows the task's status and output; \`--timeout <ms>\` waits longer next time`
         : 'retry with a longer `--timeout <ms>`';
@@ -100,6 +110,9 @@ export function describeFailure(error: unknown): Failure {
         details: error.details,
         request_id: error.requestId ?? null,
         ...(taskId ? { task_id: taskId } : {}),
+        ...(error instanceof InvocationTimeoutError && error.offlineSince !== undefined
+          ? { offline_since: error.offlineSince }
+          : {}),
         ...(hint ? { hint } : {}),
       },
     };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RegistryError } from '@agent-registry/sdk';
+import { InvocationTimeoutError, RegistryError } from '@agent-registry/sdk';
 import { describeFailure } from '../src/failure.js';
 
 const refusal = (status: number, code: string, details: string) =>
@@ -38,5 +38,53 @@ describe('registry messages in the CLI’s words', () => {
       assert.equal(failure.body.details, error.details);
       assert.equal(failure.body.code, error.code);
     }
+  });
+});
+
+describe('an invocation refused because the agent is offline', () => {
+  const details =
+    'The agent is offline: no worker of it has polled for tasks since 2026-01-01T00:00:00.000Z (409 s ago, ' +
+    "longer than this call's timeout of 30000 ms), so the task was not sent and will not be answered (it is " +
+    'recorded as a timeout). An agent online now with the same capability: ' +
+    'GET /api/agents/search?capability=text.echo%2Fv1&available=true (MCP: search_agents with capability ' +
+    '"text.echo/v1" and available true)';
+  const body = {
+    error: 'Invocation timed out',
+    code: 'INVOCATION_TIMEOUT',
+    details,
+    task_id: 't1',
+    offline_since: '2026-01-01T00:00:00.000Z',
+  };
+
+  it('names the search command for an online agent, and does not say the agent may still answer', () => {
+    const failure = describeFailure(
+      new InvocationTimeoutError({
+        status: 504,
+        code: 'INVOCATION_TIMEOUT',
+        error: body.error,
+        details,
+        body,
+      }),
+    );
+    assert.match(failure.message, /`agent-registry search --capability text\.echo\/v1 --available`/);
+    assert.doesNotMatch(failure.message, /may still answer|\/api\//);
+    assert.match(failure.message, /hint: the agent is offline and the task was never sent/);
+    assert.equal(failure.body.offline_since, '2026-01-01T00:00:00.000Z');
+  });
+
+  it('a task that was sent and timed out keeps the hint that the agent may still answer', () => {
+    const sent = { ...body, details: 'The agent did not answer before the deadline (30000 ms)' };
+    delete (sent as Partial<typeof body>).offline_since;
+    const failure = describeFailure(
+      new InvocationTimeoutError({
+        status: 504,
+        code: 'INVOCATION_TIMEOUT',
+        error: sent.error,
+        details: sent.details,
+        body: sent,
+      }),
+    );
+    assert.match(failure.message, /may still answer: `agent-registry tasks get t1`/);
+    assert.equal('offline_since' in failure.body, false);
   });
 });

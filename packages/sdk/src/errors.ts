@@ -63,7 +63,17 @@ export class InvocationError extends RegistryError {
 }
 
 /** 504 `INVOCATION_TIMEOUT`: the agent did not answer before the deadline. */
-export class InvocationTimeoutError extends InvocationError {}
+export class InvocationTimeoutError extends InvocationError {
+  /**
+   * Set when the registry answered at once because the agent is offline: the task was never sent and no
+   * answer will come (ISO 8601 time a worker of it was last seen). Undefined when it was sent and timed out.
+   */
+  readonly offlineSince: string | undefined;
+  constructor(init: RegistryErrorInit) {
+    super(init);
+    this.offlineSince = typeof init.body?.offline_since === 'string' ? init.body.offline_since : undefined;
+  }
+}
 
 /** 502: the invoked agent reported a failure (`details` carries its message). */
 export class InvocationFailedError extends InvocationError {}

@@ -1288,6 +1288,8 @@ export interface components {
         | 'TILE_NOT_FOUND';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
+      /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
+      offline_since?: string;
       /** @description AGENT_IS_REMOTE: the registry the agent lives at (docs/federation.md) */
       home_registry?: string;
       /** @description AGENT_IS_REMOTE: where to invoke it there */

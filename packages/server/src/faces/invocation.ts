@@ -8,7 +8,15 @@ import { ArgumentValidator, selfContained } from './schemas.js';
 /** What the agent did with a task that was created: the faces report these as results, not errors. */
 export type TaskOutcome =
   | { ok: true; result: InvokeResult }
-  | { ok: false; taskId: string; outcome: 'failed' | 'timeout'; code: string; reason: string };
+  | {
+      ok: false;
+      taskId: string;
+      outcome: 'failed' | 'timeout';
+      code: string;
+      reason: string;
+      /** The agent was offline and the task never sent: its last sighting (ISO 8601). */
+      offlineSince?: string;
+    };
 
 export const invokeArguments = new ArgumentValidator<InvokeRequest>(selfContained(InvokeRequest));
 
@@ -61,6 +69,7 @@ function agentOutcome(error: unknown): Extract<TaskOutcome, { ok: false }> {
     outcome: error.code === 'INVOCATION_TIMEOUT' ? 'timeout' : 'failed',
     code: error.code,
     reason: error.details,
+    ...(error.extra.offline_since === undefined ? {} : { offlineSince: error.extra.offline_since }),
   };
 }
 

@@ -19,6 +19,12 @@ export const ErrorResponse = Type.Object(
       description: 'Stable machine-readable code, e.g. INVALID_SIGNATURE',
     }),
     task_id: Type.Optional(Type.String({ description: 'The task, when an invocation failed or timed out' })),
+    offline_since: Type.Optional(
+      Type.String({
+        description:
+          'INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md)',
+      }),
+    ),
     home_registry: Type.Optional(
       Type.String({ description: 'AGENT_IS_REMOTE: the registry the agent lives at (docs/federation.md)' }),
     ),

@@ -165,7 +165,7 @@ export class AgentA2AHandler implements A2ARequestHandler {
       );
       if (!outcome.ok) {
         return {
-          ...failedTask(facts(outcome.taskId), outcome.code, outcome.reason),
+          ...failedTask(facts(outcome.taskId), outcome.code, outcome.reason, outcome.offlineSince),
           ...history(outcome.taskId),
         };
       }

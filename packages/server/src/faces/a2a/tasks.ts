@@ -67,8 +67,19 @@ export function completedTask(facts: TaskFacts, result: InvokeResult): Task {
 }
 
 /** Agent failure and timeout are both A2A "failed"; the reason says which, with the registry's code. */
-export function failedTask(facts: TaskFacts, code: string, reason: string): Task {
-  return task(facts, TaskState.TASK_STATE_FAILED, {}, `${code}: ${reason}`);
+export function failedTask(facts: TaskFacts, code: string, reason: string, offlineSince?: string): Task {
+  // Not sent because the agent is offline: the task's metadata says since when (docs/a2a.md).
+  const extra =
+    offlineSince === undefined
+      ? {}
+      : {
+          metadata: {
+            capability: facts.capability,
+            target_did: facts.targetDid,
+            offline_since: offlineSince,
+          },
+        };
+  return task(facts, TaskState.TASK_STATE_FAILED, extra, `${code}: ${reason}`);
 }
 
 const STATES: Record<TaskView['status'], TaskState> = {

@@ -59,12 +59,22 @@ const GET_TASK = 'get_task';
 /** The same, from a per-agent endpoint, which has only the agent's tools. */
 export const getTaskAt = (publicUrl: string): string => `the get_task tool of ${publicUrl}/mcp`;
 
+/** `_meta` member of a failed invocation that was never sent, the agent being offline (its last sighting). */
+export const OFFLINE_META = 'agent-registry/offline_since';
+
 /** The agent failed or did not answer in time: a tool result naming the outcome and the task. */
 export function outcomeResult(
   outcome: TaskOutcome & { ok: false },
   taskTool: string = GET_TASK,
 ): CallToolResult {
   const what = outcome.outcome === 'timeout' ? 'timed out' : 'failed';
+  if (outcome.offlineSince !== undefined) {
+    // Never sent: reading the task later shows nothing new.
+    return {
+      ...toolError(outcome.code, `the invocation was not sent (task ${outcome.taskId}): ${outcome.reason}.`),
+      _meta: { [OFFLINE_META]: outcome.offlineSince },
+    };
+  }
   return toolError(
     outcome.code,
     `the invocation ${what} (task ${outcome.taskId}): ${outcome.reason}. ` +

@@ -33,17 +33,30 @@ export function invocationResult(task: TaskRow, workerNote = ''): InvokeResult {
   );
 }
 
-/** The 504 of an invocation answered at once because no worker of its agent was seen for longer than its timeout. */
-export function workerOffline(taskId: string, lastSeenAt: number, now: number, timeoutMs: number): ApiError {
+/**
+ * The 504 of an invocation answered at once because no worker of its agent was seen for longer than its
+ * timeout. The interface fixes 504 INVOCATION_TIMEOUT for it; `offline_since` (the last sighting) is the
+ * machine-readable sign that the task was never sent, so no later answer can come.
+ */
+export function workerOffline(
+  taskId: string,
+  lastSeenAt: number,
+  now: number,
+  timeoutMs: number,
+  capability: string,
+): ApiError {
   const ago = Math.round((now - lastSeenAt) / 1000);
+  const seen = new Date(lastSeenAt).toISOString();
+  const query = `capability=${encodeURIComponent(capability)}&available=true`;
   return new ApiError(
     504,
     'INVOCATION_TIMEOUT',
     'Invocation timed out',
-    `The agent is offline: no worker of it has polled for tasks since ${new Date(lastSeenAt).toISOString()} ` +
-      `(${ago} s ago, longer than this call's timeout of ${timeoutMs} ms), so the task was not delivered and ` +
-      'the registry answered at once instead of waiting; try again when its availability is online (docs/availability.md)',
+    `The agent is offline: no worker of it has polled for tasks since ${seen} (${ago} s ago, longer than ` +
+      `this call's timeout of ${timeoutMs} ms), so the task was not sent and will not be answered (it is ` +
+      `recorded as a timeout). An agent online now with the same capability: GET /api/agents/search?${query} ` +
+      `(MCP: search_agents with capability "${capability}" and available true)`,
     {},
-    { task_id: taskId },
+    { task_id: taskId, offline_since: seen },
   );
 }

@@ -214,7 +214,7 @@ export class InvocationService {
       // Recorded as the timeout it would become (it counts in the service record), never delivered.
       await this.deps.states.timeOut(task.id);
       this.reportEnd({ ...written, status: 'timeout' });
-      throw workerOffline(task.id, offlineSince, now, timeoutMs);
+      throw workerOffline(task.id, offlineSince, now, timeoutMs, capability.type);
     }
     return { written, target };
   }
