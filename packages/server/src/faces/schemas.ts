@@ -56,7 +56,8 @@ export class ArgumentValidator<T> {
     const allowed = issue?.keyword === 'enum' ? (issue.params as { allowedValues?: unknown[] }) : undefined;
     const message =
       allowed?.allowedValues !== undefined
-        ? `must be one of: ${allowed.allowedValues.map(String).join(', ')}`
+        ? // A value accepted as a JSON boolean and as its string form is named once.
+          `must be one of: ${[...new Set(allowed.allowedValues.map(String))].join(', ')}`
         : (issue?.message ?? 'is invalid');
     throw new BadRequestError('VALIDATION_FAILED', `${path === '' ? 'arguments' : path} ${message}`);
   }

@@ -19,15 +19,25 @@ export const SearchArguments = Type.Object({
       description: 'An agent matches if it has any of these tags (case-insensitive)',
     }),
   ),
+  // A JSON boolean, as a model sends it, or the query's string form (the search page's form sends that).
+  available: Type.Optional(
+    Type.Unsafe<boolean | 'true' | 'false'>({
+      enum: [true, false, 'true', 'false'],
+      description:
+        'true (or "true") returns only agents whose availability.status is online now (docs/availability.md); false, the default, filters nothing',
+    }),
+  ),
 });
 
 // Rules the service checks itself (x-checked-by-service) are left to it, as on REST.
-const searchArguments = new ArgumentValidator<Omit<SearchRequest, 'tags'> & { tags?: string[] }>(
-  forValidation(selfContained(SearchArguments)),
-);
+const searchArguments = new ArgumentValidator<
+  Omit<SearchRequest, 'tags' | 'available'> & { tags?: string[]; available?: boolean | 'true' | 'false' }
+>(forValidation(selfContained(SearchArguments)));
 
 /** The search the arguments ask for, or a 400 VALIDATION_FAILED naming the argument and its rule. */
 export function parseSearchArguments(args: unknown): SearchRequest {
-  const { tags, ...query } = searchArguments.parse(args);
+  const { tags, available, ...rest } = searchArguments.parse(args);
+  const query: SearchRequest =
+    available === undefined ? rest : { ...rest, available: String(available) as 'true' | 'false' };
   return tags === undefined ? query : { ...query, tags: tags.join(',') };
 }

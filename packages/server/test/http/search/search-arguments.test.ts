@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { register } from '@agent-registry/testkit/in-process';
 import { startListeningRegistry, type ListeningRegistry } from '../../support/faces-helpers.js';
 
 const textOf = (result: CallToolResult): string =>
@@ -45,6 +46,7 @@ describe('the search page and the MCP search tool validate their arguments with 
       'sort must be one of: reputation, created_at, success_rate, latency, availability',
     ],
     ['order=up', { order: 'up' }, 'order must be one of: asc, desc'],
+    ['available=yes', { available: 'yes' }, 'available must be one of: true, false'],
     [`q=${'a'.repeat(201)}`, { q: 'a'.repeat(201) }, 'q must NOT have more than 200 characters'],
   ];
 
@@ -69,5 +71,35 @@ describe('the search page and the MCP search tool validate their arguments with 
     const answer = await page('sort=created_at&order=asc&tags=nothing-has-this-tag,');
     assert.equal(answer.statusCode, 200);
     assert.match(answer.body, /0 agents match/);
+  });
+
+  test('available takes a JSON boolean, as models send it, as well as its string form', async () => {
+    const agent = await register(registry, undefined, {
+      name: 'Never online',
+      capabilities: [{ type: 'x' }],
+    });
+    for (const [available, expected] of [
+      [true, []],
+      ['true', []],
+      [false, [agent.did]],
+      ['false', [agent.did]],
+    ] as const) {
+      const tool = (await mcp.callTool({
+        name: 'search_agents',
+        arguments: { capability: 'x', available },
+      })) as CallToolResult;
+      assert.equal(tool.isError, undefined, textOf(tool));
+      const found = (tool.structuredContent as { agents: { did: string }[] }).agents;
+      assert.deepEqual(
+        found.map((hit) => hit.did),
+        expected,
+        `available: ${JSON.stringify(available)}`,
+      );
+    }
+    const numeric = (await mcp.callTool({
+      name: 'search_agents',
+      arguments: { available: 1 },
+    })) as CallToolResult;
+    assert.equal(textOf(numeric), 'VALIDATION_FAILED: available must be one of: true, false');
   });
 });
