@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { InvocationTimeoutError, RegistryError } from '@agent-registry/sdk';
 import { describeFailure } from '../src/failure.js';
+import { runCli, tempHome } from './harness.js';
 
 const refusal = (status: number, code: string, details: string) =>
   new RegistryError({ status, code, error: 'Refused', details });
@@ -86,5 +88,32 @@ describe('an invocation refused because the agent is offline', () => {
     );
     assert.match(failure.message, /may still answer: `agent-registry tasks get t1`/);
     assert.equal('offline_since' in failure.body, false);
+  });
+});
+
+describe('a malformed --verifier-key is a usage error', () => {
+  it('verify exits 2 naming the expected format, before asking the registry anything', async () => {
+    const home = tempHome();
+    try {
+      for (const key of ['nonsense', 'registry.example/log+1a2b3c4d+AAAA', 'a+b+!!notbase64']) {
+        const result = await runCli(
+          [
+            'verify',
+            'did:web:127.0.0.1:agent:00000000000000000000000000000000',
+            '--verifier-key',
+            key,
+            '--json',
+          ],
+          // Nothing listens there: a command that got past its arguments would exit 3.
+          { home, env: { AGENT_REGISTRY_URL: 'http://127.0.0.1:9' } },
+        );
+        assert.equal(result.code, 2, `${key}: ${result.stdout}${result.stderr}`);
+        const error = (JSON.parse(result.stdout) as { error: { code: string; message: string } }).error;
+        assert.equal(error.code, 'INVALID_OPTION');
+        assert.match(error.message, /^--verifier-key: .*expected <name>\+<8 hex key ID>\+<base64 of 0x01/);
+      }
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

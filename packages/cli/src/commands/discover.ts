@@ -1,7 +1,8 @@
-import { SEARCH_LIMITS, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
+import { SEARCH_LIMITS, parseVerifierKey, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
 import type { SearchHit } from '@agent-registry/sdk';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
+import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { anonymousClient, targetDid } from '../registry.js';
 import { neutralScoreHint } from '../reputation-hint.js';
@@ -207,6 +208,17 @@ export function registerVerify(program: Command): void {
     )
     .action(async (did: string | undefined, options: { verifierKey?: string }, self: Command) => {
       const cli = contextOf(self);
+      if (options.verifierKey !== undefined) {
+        // A malformed key is the command line's fault (exit 2), not a log that fails to verify (exit 5).
+        try {
+          parseVerifierKey(options.verifierKey);
+        } catch (error) {
+          throw new UsageError(
+            `--verifier-key: ${(error as Error).message}; expected <name>+<8 hex key ID>+<base64 of 0x01 and the 32-byte Ed25519 key>, as the registry serves at /log/verifier-key, e.g. registry.example/log+1a2b3c4d+AX...`,
+            'INVALID_OPTION',
+          );
+        }
+      }
       const target = await targetDid(cli, did);
       const keySource = options.verifierKey === undefined ? 'served' : 'flag';
       if (keySource === 'served') {
