@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv, type Options as AjvOptions } from 'ajv';
-import Fastify, { LogController } from 'fastify';
+import Fastify, { LogController, type FastifyServerFactory } from 'fastify';
 import type { AppContext } from './context.js';
 import { webRoutes } from './faces/web/routes.js';
 import { clientErrorHandler } from './faces/rest/client-errors.js';
@@ -68,6 +68,8 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Where request log lines go (tests read them); stdout by default. */
   logStream?: { write(line: string): void };
+  /** The HTTP server to serve on (one already listening, main.ts); Fastify makes its own without it. */
+  serverFactory?: FastifyServerFactory;
 }
 
 export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<App> {
@@ -104,6 +106,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: ajvOptions },
+    ...(options.serverFactory === undefined ? {} : { serverFactory: options.serverFactory }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Behind a trusted proxy every peer is the proxy: it bounds connections per client (docs/operations.md).

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './kernel/config.js';
 import { suspiciousSettings } from './kernel/config-typos.js';
@@ -50,12 +51,17 @@ async function main(): Promise<void> {
       );
     // Live (not ready) from here on, through a migration that may take minutes.
     const starting = started.add(
-      'starting listener',
-      await listenWhileStarting(config.network.port, config.network.host, readBuildInfo()),
+      'listener',
+      await listenWhileStarting(config.network, readBuildInfo()),
       (listener) => listener.close(),
     );
     const ctx = started.add('context', await createContext(config), (context) => context.close());
-    const app = started.add('app', await buildApp(ctx), (fastify) => fastify.close());
+    let handler: Parameters<FastifyServerFactory>[0] | undefined;
+    const serverFactory: FastifyServerFactory = (given) => {
+      handler = given;
+      return starting.server;
+    };
+    const app = started.add('app', await buildApp(ctx, { serverFactory }), (fastify) => fastify.close());
     let closing = false;
     const shutdown = async (signal: string): Promise<void> => {
       if (closing) return;
@@ -72,8 +78,12 @@ async function main(): Promise<void> {
     };
     process.once('SIGTERM', () => void shutdown('SIGTERM'));
     process.once('SIGINT', () => void shutdown('SIGINT'));
-    await starting.close();
-    await app.listen({ port: config.network.port, host: config.network.host });
+    // The same listening socket goes from the starting answers to the app: the port never closes.
+    await app.ready();
+    if (handler === undefined) throw new Error('Fastify did not take the server');
+    await starting.handOver(handler);
+    // Stopping, new connections are refused first; the app then ends what is in flight.
+    started.add('accepting', starting, (listener) => listener.stopAccepting());
     const { publicUrl } = config.identity;
     app.log.info(
       {

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 
@@ -69,4 +69,27 @@ export function lingerAfterAnswer(request: FastifyRequest): void {
     socket.once('close', () => clearTimeout(timer));
     request.raw.resume();
   };
+}
+
+/** What the registry's HTTP server is built from (the network settings). */
+export interface ServerSettings {
+  /** How long a client has to send a whole request (headers and body). */
+  requestTimeoutMs: number;
+}
+
+/** Fastify's own default, kept when the registry builds the server itself. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
+/**
+ * The registry's HTTP server with the timeouts the app is built with (app.ts), made before the app so
+ * that it can listen from the first moment of start-up and be handed to the app without closing.
+ */
+export function createRegistryServer(network: ServerSettings): Server {
+  const server = createServer({
+    requestTimeout: network.requestTimeoutMs,
+    headersTimeout: network.requestTimeoutMs,
+    connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
