@@ -42,6 +42,8 @@ import { ardPublisher } from './modules/ard/urn.js';
 import { createFederationModule } from './modules/federation/federation-module.js';
 import type { FederationService } from './modules/federation/federation.js';
 import { migrateDatabase } from './startup.js';
+import { BackupScheduler } from './backup-schedule.js';
+import { MIGRATIONS } from './db/migrations/index.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
 export interface AppContext {
@@ -124,7 +126,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
   );
   if (database.pool !== undefined) metrics.watchPool(database.pool);
   try {
-    await migrateDatabase(database, config, log);
+    await migrateDatabase(database, config, log, (_migration, ms) =>
+      metrics.operations.migrationApplied(ms / 1000),
+    );
+    metrics.operations.schemaMigrations(MIGRATIONS.length);
     const { db } = database;
     const common = { db, clock, log, config, lifecycle, metrics, telemetry };
     const { tokens } = await createIdentityModule(db, clock, config);
@@ -172,7 +177,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       searches: stats.stats,
       federated: federation.federatedIndex,
     });
-    const { transparencyLog } = await createTransparencyLogModule(db, clock, config);
+    const { transparencyLog } = await createTransparencyLogModule(db, clock, config, metrics.operations);
     const { publicUrl, didWebDomain } = config.identity;
     const ard = new ArdService({
       search,
@@ -187,6 +192,20 @@ export async function createContext(config: Config, overrides: ContextOverrides 
     tasks.startJobs();
     availability.startJobs();
     federation.startJobs();
+    const { backups } = config.operations;
+    if (backups !== undefined)
+      lifecycle.add(
+        'scheduled backups',
+        new BackupScheduler({
+          db,
+          clock,
+          log,
+          database: config.database,
+          schedule: backups,
+          metrics: metrics.operations,
+        }).start(),
+        (jobs) => jobs.stop(),
+      );
     return {
       config,
       clock,

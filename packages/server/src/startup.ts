@@ -76,14 +76,19 @@ export async function waitForDatabase(database: DatabaseHandle, config: Config, 
  * The database ready for the registry: reachable (waiting for a PostgreSQL still starting), then
  * migrated. PostgreSQL migrates on a connection of its own, without the pool's statement timeout.
  */
-export async function migrateDatabase(database: DatabaseHandle, config: Config, log: Logger): Promise<void> {
+export async function migrateDatabase(
+  database: DatabaseHandle,
+  config: Config,
+  log: Logger,
+  onApplied?: (migration: string, ms: number) => void,
+): Promise<void> {
   await waitForDatabase(database, config, log);
-  if (config.database.kind === 'sqlite') return migrateToLatest(database.db, { log });
+  if (config.database.kind === 'sqlite') return migrateToLatest(database.db, { log, onApplied });
   const migrating = openPostgresForMigrations(config.database, (error) =>
     log.warn({ err: error }, 'database background error during migrations'),
   );
   try {
-    await migrateToLatest(migrating.db, { log });
+    await migrateToLatest(migrating.db, { log, onApplied });
   } finally {
     await migrating.close();
   }

@@ -1,11 +1,12 @@
 import path from 'node:path';
 
+import { readBackupSchedule, type BackupSchedule } from './backup-config.js';
 import { parseFederationSources, type FederationConfig } from './federation-config.js';
 import { httpUrl, ListEntryProblem, parseList, readSettings, type Env } from './read-settings.js';
 import type { LOG_LEVELS } from './settings.js';
 import { SETTINGS, SQLITE_MMAP_MAX_MB, type SettingValues } from './settings.js';
 
-export type { FederationConfig };
+export type { BackupSchedule, FederationConfig };
 export { LEGACY_AUTH_UNTIL_DEFAULT } from './settings.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -113,6 +114,8 @@ export interface Config {
     logLevel: LogLevel;
     /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
     metricsToken: SettingValues['METRICS_TOKEN'];
+    /** Backups taken by the nodes themselves (docs/operations.md, "Scheduled backups"); undefined: off. */
+    backups: BackupSchedule | undefined;
   };
 }
 
@@ -245,7 +248,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       expireAfterRounds: v.FEDERATION_EXPIRE_AFTER_ROUNDS,
       adminToken: v.FEDERATION_ADMIN_TOKEN,
     },
-    operations: { logLevel: v.LOG_LEVEL, metricsToken: v.METRICS_TOKEN },
+    operations: {
+      logLevel: v.LOG_LEVEL,
+      metricsToken: v.METRICS_TOKEN,
+      backups: readBackupSchedule(v, problems),
+    },
   };
   if (config.tasks.rowRetentionMs < config.tasks.payloadRetentionMs)
     problems.push(

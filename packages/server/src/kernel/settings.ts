@@ -347,6 +347,19 @@ export const SETTINGS = {
     'Bearer token `GET /metrics` requires (16+ chars); unset: public',
     true,
   ),
+  BACKUP_INTERVAL_SECONDS: integer(
+    'operations',
+    0,
+    0,
+    30 * DAY,
+    'Scheduled backups: one every this many seconds, 60 or more, across all nodes (0 = off)',
+  ),
+  BACKUP_RETENTION: integer('operations', 28, 1, 10_000, 'Scheduled backups kept; older ones removed'),
+  BACKUP_DIRECTORY: {
+    section: 'operations',
+    type: 'text',
+    meaning: 'Absolute directory for scheduled backups, outside the checkout',
+  },
 } as const satisfies Record<string, SettingDeclaration>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import client from 'prom-client';
 import { RequestStats } from './request-stats.js';
 import type { Telemetry } from './telemetry.js';
+import { createOperationsMetrics, type OperationsMetrics } from './operations-metrics.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const INVOCATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -28,6 +29,8 @@ export interface RegistryMetrics {
   /** One availability probe of a webhook agent ended (answered or not). */
   probed(ok: boolean): void;
   render(): Promise<string>;
+  /** The transparency log, search index, federation rounds, migrations and scheduled backups. */
+  operations: OperationsMetrics;
 }
 
 export interface ProfileCacheReadings {
@@ -244,5 +247,6 @@ export function createRegistryMetrics(labels: { version: string }): RegistryMetr
     federationPeerStopped: (peer) => peerStops.inc({ peer }),
     probed: (ok) => probes.inc({ outcome: ok ? 'answered' : 'failed' }),
     render: () => registry.metrics(),
+    operations: createOperationsMetrics(registry),
   };
 }

@@ -83,6 +83,8 @@ export interface MigrateOptions {
   afterStatement?: (migration: string, statement: number) => void | Promise<void>;
   /** Stop after this migration (tests build the database of an earlier release). */
   until?: string;
+  /** Told of each migration applied, once committed (the metrics). */
+  onApplied?: (migration: string, ms: number) => void;
 }
 
 // The table Kysely's Migrator kept, so databases migrated by earlier releases read the same history.
@@ -154,6 +156,7 @@ export async function migrateToLatest(db: Db, options: MigrateOptions = {}): Pro
         }
         const ms = Math.round(performance.now() - started);
         options.log?.info({ migration: name, ms }, `database migration ${name} applied in ${ms} ms`);
+        options.onApplied?.(name, ms);
         return false;
       } catch (error) {
         await sql`rollback`.execute(connection).catch(() => undefined);

@@ -14,6 +14,7 @@ import { PeerFollower } from './peer-follower.js';
 import { anyRemoteEntry } from './remote-entries-store.js';
 import { readSources } from './remote-sources-store.js';
 import { reportingSourceErrors } from './source-error-log.js';
+import { measuringRounds } from './round-metrics.js';
 
 export interface FederationModuleDeps {
   db: Db;
@@ -50,15 +51,15 @@ export async function createFederationModule(deps: FederationModuleDeps): Promis
       );
     },
   });
-  const sources = [
-    ...(config.federation.peers.length > 0 ? [peers] : []),
-    ...(config.federation.a2aCards.length > 0
-      ? [new A2aCardImporter({ db, clock, policy, config: config.federation })]
-      : []),
-    ...(config.federation.mcpRegistries.length > 0
-      ? [new McpRegistryImporter({ db, clock, policy, config: config.federation })]
-      : []),
+  const a2a = new A2aCardImporter({ db, clock, policy, config: config.federation });
+  const mcp = new McpRegistryImporter({ db, clock, policy, config: config.federation });
+  // Each configured kind with its refresher: the kind labels its rounds' metrics.
+  const kinds = [
+    ...(config.federation.peers.length > 0 ? [{ kind: 'peer' as const, source: peers }] : []),
+    ...(config.federation.a2aCards.length > 0 ? [{ kind: 'a2a' as const, source: a2a }] : []),
+    ...(config.federation.mcpRegistries.length > 0 ? [{ kind: 'mcp' as const, source: mcp }] : []),
   ];
+  const sources = kinds.map(({ source }) => source);
   const federation = new FederationService({ db, clock, index: federatedIndex, sources, peers });
   const anythingFederated = sources.length > 0 || (await anyRemoteEntry(db));
   return {
@@ -68,7 +69,7 @@ export async function createFederationModule(deps: FederationModuleDeps): Promis
       // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
       // Each new error text is logged (at info: the remote side's failure), as the public status omits them.
       const reportedSources = reportingSourceErrors(
-        sources,
+        kinds.map(({ kind, source }) => measuringRounds(db, kind, source, metrics.operations)),
         () => readSources(db),
         (source) =>
           log.info(

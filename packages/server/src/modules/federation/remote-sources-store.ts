@@ -47,3 +47,16 @@ export async function updateSource(
     .where('id', '=', id)
     .execute();
 }
+
+/** Remote entries stored (listed or not), by the kind of source they came from: for the metrics. */
+export async function countEntriesByKind(
+  db: Db,
+): Promise<Partial<Record<RemoteSourcesTable['kind'], number>>> {
+  const rows = await db
+    .selectFrom('remote_entries')
+    .innerJoin('remote_sources', 'remote_sources.id', 'remote_entries.source_id')
+    .select(['remote_sources.kind', db.fn.countAll<number | string>().as('entries')])
+    .groupBy('remote_sources.kind')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.kind, Number(row.entries)]));
+}

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { ProfileCache } from '../agents/profile-cache.js';
+import type { OperationsMetrics } from '../../telemetry/operations-metrics.js';
 import { SearchIndexFollower } from './search-follower.js';
 import { SearchService, type OnlineAgents, type SearchCounter, type SearchSource } from './search.js';
 
@@ -18,6 +19,7 @@ export interface SearchModuleDeps {
   searches: SearchCounter;
   /** The registry's agents and remote entries together, for scope=federated (federation). */
   federated: SearchSource;
+  metrics?: { operations: OperationsMetrics };
 }
 
 /** Search over an index of all active agents, loaded here before the first request (docs/decisions/search.md, "Where search runs"). */
@@ -26,6 +28,7 @@ export async function createSearchModule(deps: SearchModuleDeps): Promise<{ sear
   const searchIndex = new SearchIndexFollower(db, new SearchIndex(), (agents) => {
     // The restored database hands out change numbers again: a cached profile's number proves nothing.
     profileCache.clear();
+    deps.metrics?.operations.searchIndexReloaded();
     log.warn(
       { agents },
       'change feed moved backwards (database restored from a backup): search index and profile cache reloaded',
@@ -34,6 +37,10 @@ export async function createSearchModule(deps: SearchModuleDeps): Promise<{ sear
   const indexStarted = Date.now();
   await searchIndex.load();
   log.info({ agents: searchIndex.index.size, ms: Date.now() - indexStarted }, 'search index loaded');
+  deps.metrics?.operations.watchSearchIndex(async () => {
+    await searchIndex.catchUp();
+    return searchIndex.index.size;
+  });
   return {
     search: new SearchService({
       db,

@@ -2,6 +2,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Config } from '../../kernel/config.js';
 import type { Db } from '../../db/connect.js';
 import { loadLogSigningKey } from '../identity/signing-key.js';
+import type { OperationsMetrics } from '../../telemetry/operations-metrics.js';
 import { NoteSigner } from './note.js';
 import { TransparencyLogService } from './transparency-log.js';
 
@@ -14,17 +15,18 @@ export async function createTransparencyLogModule(
   db: Db,
   clock: Clock,
   config: Config,
+  metrics?: OperationsMetrics,
 ): Promise<TransparencyLogModule> {
   const { publicUrl, didWebDomain } = config.identity;
   const key = await loadLogSigningKey(db, clock, config.identity.logSigningKey);
-  return {
-    transparencyLog: new TransparencyLogService({
-      db,
-      publicUrl,
-      didWebDomain,
-      signer: new NoteSigner(logOrigin(publicUrl), key),
-    }),
-  };
+  const transparencyLog = new TransparencyLogService({
+    db,
+    publicUrl,
+    didWebDomain,
+    signer: new NoteSigner(logOrigin(publicUrl), key),
+  });
+  metrics?.watchTransparencyLog(() => transparencyLog.readings(clock.now()));
+  return { transparencyLog };
 }
 
 /** The log's origin (and note key name): the public URL without its scheme, with /log (C2SP tlog-tiles). */

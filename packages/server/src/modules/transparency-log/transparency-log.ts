@@ -6,6 +6,7 @@ import { leafData, profileSha256, type LeafRecord } from './leaf.js';
 import { latestChangeOf, logRecordsFrom, readLogStart, type LogRecordRow } from './log-store.js';
 import { MerkleTree, leafHash } from './merkle.js';
 import { checkpointText, type NoteSigner } from './note.js';
+import type { TransparencyLogReadings } from '../../telemetry/operations-metrics.js';
 import { TILE_HEIGHT, TILE_WIDTH, tileWidthAt, type TileAddress } from './tiles.js';
 
 export interface TransparencyLogDeps {
@@ -56,12 +57,30 @@ export class TransparencyLogService {
   private rebuildCount = 0;
   private syncing: Promise<void> | undefined;
   private signed: { tree: MerkleTree; size: number; note: string } | undefined;
+  private signingFailureCount = 0;
+  /** When a checkpoint over the tree as caught up was last signed (epoch ms), for its age in the metrics. */
+  private checkpointedAt: number | undefined;
 
   constructor(private readonly deps: TransparencyLogDeps) {}
 
   /** How many times the tree was rebuilt after a detected restore (once per restore, never per request). */
   get rebuilds(): number {
     return this.rebuildCount;
+  }
+
+  /**
+   * For the metrics: catches up and signs the checkpoint of the whole log (as a reader would), then
+   * says how the log stands. Throws when it cannot: the checkpoint's age then grows.
+   */
+  async readings(now: number): Promise<TransparencyLogReadings> {
+    this.checkpointAt(await this.view());
+    this.checkpointedAt = now;
+    return {
+      treeSize: this.tree.size,
+      checkpointedAt: this.checkpointedAt,
+      rebuilds: this.rebuildCount,
+      signingFailures: this.signingFailureCount,
+    };
   }
 
   get origin(): string {
@@ -154,7 +173,14 @@ export class TransparencyLogService {
   private checkpointAt({ tree, size }: LogView): string {
     if (this.signed?.tree !== tree || this.signed.size !== size) {
       const text = checkpointText(this.origin, size, tree.root(size));
-      this.signed = { tree, size, note: this.deps.signer.sign(text) };
+      let note: string;
+      try {
+        note = this.deps.signer.sign(text);
+      } catch (error) {
+        this.signingFailureCount += 1;
+        throw error;
+      }
+      this.signed = { tree, size, note };
     }
     return this.signed.note;
   }
