@@ -114,3 +114,5 @@ export {
   type LogStep,
   type TiledLogSource,
 } from './log-catch-up.js';
+export { capabilitiesDigest, namedListDigest, toolsDigest } from './observed-digest.js';
+export { OBSERVED_STATUSES, type ObservedStatus } from './log-event-kinds-observed.js';

@@ -1,5 +1,6 @@
 import { LogVerificationError } from './log-errors.js';
 import type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
+import { OBSERVED_EVENT_KINDS } from './log-event-kinds-observed.js';
 
 export type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 
@@ -8,7 +9,9 @@ export type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
  * event leaf's place in the tree; a kind it does not know is well formed when the common fields are, and
  * is passed on for the caller to skip, so a registry can add kinds without stopping older followers.
  */
-export const LOG_EVENT_KINDS: Readonly<Record<string, LogEventCheck>> = Object.freeze({});
+export const LOG_EVENT_KINDS: Readonly<Record<string, LogEventCheck>> = Object.freeze({
+  ...OBSERVED_EVENT_KINDS,
+});
 
 const EVENT_OP = /^[a-z][a-z0-9_.]{0,63}$/;
 
