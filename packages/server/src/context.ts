@@ -41,6 +41,8 @@ import { ArdService } from './modules/ard/ard-service.js';
 import { ardPublisher } from './modules/ard/urn.js';
 import { createFederationModule } from './modules/federation/federation-module.js';
 import type { FederationService } from './modules/federation/federation.js';
+import type { EntryProber } from './modules/federation/entry-probes.js';
+import type { ObservationService } from './modules/federation/observations.js';
 import { migrateDatabase } from './startup.js';
 import { BackupScheduler } from './backup-schedule.js';
 import { MIGRATIONS } from './db/migrations/index.js';
@@ -78,6 +80,10 @@ export interface AppContext {
   ard: ArdService;
   /** Remote entries, referrals and the federation sources' status (modules/federation/). */
   federation: FederationService;
+  /** What probes of imported entries found; onEntryChange is the hook for their changes. */
+  observations: ObservationService;
+  /** Probes of imported MCP servers and A2A card endpoints (docs/federation.md, "Observed"). */
+  entryProbes: EntryProber;
   stats: StatsService;
   /** Invocations and reviews per day, for the statistics page. */
   activity: ActivityService;
@@ -139,7 +145,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       config.tasks.webhookAllowPrivateNetworks,
       overrides.resolveHost ?? systemResolver,
     );
-    const federation = await createFederationModule({ ...common, policy: webhookPolicy });
+    const federation = await createFederationModule({
+      ...common,
+      policy: webhookPolicy,
+      manualProbes: overrides.manualProbes === true,
+    });
     // Probes reach webhooks through the tasks module's deliverer, built next: they run only once jobs start.
     const availability = createAvailabilityModule({
       ...common,
@@ -233,6 +243,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       transparencyLog,
       ard,
       federation: federation.federation,
+      observations: federation.observations,
+      entryProbes: federation.entryProbes,
       build,
       metrics,
       telemetry,

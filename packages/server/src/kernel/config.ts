@@ -105,6 +105,8 @@ export interface Config {
   };
   /** Availability probes of webhook agents (docs/availability.md, "Probes of webhook agents"). */
   probes: ProbeConfig;
+  /** Probes of imported MCP servers and A2A card endpoints (docs/federation.md, "Observed"). */
+  entryProbes: ProbeConfig;
   /** Remote entries: what to import and follow, and the limits of each fetch (docs/federation.md). */
   federation: FederationConfig & {
     /** The operator's secret for federation writes (resuming a stopped peer); unset: no such writes. */
@@ -232,6 +234,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxPerTick: v.PROBE_MAX_PER_TICK,
       maxConcurrent: v.PROBE_MAX_CONCURRENT,
       timeoutMs: v.PROBE_TIMEOUT_SECONDS * 1000,
+    },
+    entryProbes: {
+      intervalMs: v.FEDERATION_PROBE_INTERVAL_SECONDS * 1000,
+      maxPerTick: v.FEDERATION_PROBE_MAX_PER_TICK,
+      maxConcurrent: v.FEDERATION_PROBE_MAX_CONCURRENT,
+      timeoutMs: v.FEDERATION_PROBE_TIMEOUT_SECONDS * 1000,
     },
     federation: {
       ...parseFederationSources(v, problems),

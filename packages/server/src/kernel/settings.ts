@@ -333,6 +333,34 @@ export const SETTINGS = {
     10_000,
     'Rounds after which an entry its source stopped listing goes',
   ),
+  FEDERATION_PROBE_INTERVAL_SECONDS: integer(
+    'federation',
+    15 * MINUTE,
+    0,
+    DAY,
+    'Probe each imported MCP server and A2A card endpoint this often (0 = off)',
+  ),
+  FEDERATION_PROBE_MAX_PER_TICK: integer(
+    'federation',
+    500,
+    1,
+    1_000_000,
+    'Imported entries one node starts probing per 5-second tick',
+  ),
+  FEDERATION_PROBE_MAX_CONCURRENT: integer(
+    'federation',
+    32,
+    1,
+    10_000,
+    'Probes of imported entries in flight at once on one node',
+  ),
+  FEDERATION_PROBE_TIMEOUT_SECONDS: integer(
+    'federation',
+    10,
+    1,
+    120,
+    'A probe of an imported entry unfinished this long found it unreachable',
+  ),
 
   LOG_LEVEL: {
     section: 'operations',

@@ -20,6 +20,7 @@ import * as federation from './017-federation.js';
 import * as peerFollowState from './018-peer-follow-state.js';
 import * as logRecordsRowid from './019-log-records-rowid.js';
 import * as invocationClientQuota from './020-invocation-client-quota.js';
+import * as entryProbes from './021-entry-probes.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['018-peer-follow-state', peerFollowState],
   ['019-log-records-rowid', logRecordsRowid],
   ['020-invocation-client-quota', invocationClientQuota],
+  ['021-entry-probes', entryProbes],
 ];
 
 /**

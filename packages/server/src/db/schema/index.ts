@@ -12,6 +12,7 @@ import type { InvocationQuotaPartial } from './invocation-quota.js';
 import type { AgentPresencePartial } from './agent-presence.js';
 import type { TransparencyLogPartial } from './transparency-log.js';
 import type { FederationPartial } from './federation.js';
+import type { EntryProbesPartial } from './entry-probes.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -28,7 +29,8 @@ export type DatabaseSchema = AgentsPartial &
   InvocationQuotaPartial &
   AgentPresencePartial &
   TransparencyLogPartial &
-  FederationPartial;
+  FederationPartial &
+  EntryProbesPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -50,3 +52,4 @@ export type { InvocationClientQuotaTable, InvocationQuotaTable } from './invocat
 export type { AgentPresenceSlotsTable, AgentPresenceTable, WebhookProbesTable } from './agent-presence.js';
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
 export type { RemoteEntriesTable, RemoteSourcesTable } from './federation.js';
+export type { EntryObservationsTable, EntryProbesTable } from './entry-probes.js';

@@ -1,7 +1,7 @@
-import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { every, type BackgroundJobs } from '../../kernel/periodic.js';
+import { ProbeRunner } from '../../kernel/probe-runner.js';
 import { ONLINE_WINDOW_MS, webhookOnlineWindow } from './availability-model.js';
 import { recordSightings, type Sighting } from './presence-store.js';
 import {
@@ -30,10 +30,7 @@ export const PROBE_TICK_MS = 5_000;
  * longer probed lose theirs). Between these, each tick looks only at agents changed since the last.
  */
 const ENROL_EVERY_MS = 5 * 60_000;
-/** The longest backoff, in probe intervals: a failing agent is still probed at least this often. */
-export const MAX_BACKOFF_INTERVALS = 12;
-/** Each delay is multiplied by a factor drawn from [1 - JITTER, 1 + JITTER], so probes spread out. */
-const JITTER = 0.1;
+export { MAX_BACKOFF_INTERVALS } from '../../kernel/probe-runner.js';
 
 export interface ProbeSettings {
   /** 0: probing is off. */
@@ -64,13 +61,10 @@ export interface WebhookProberDeps {
  * a sighting, a failure makes the agent's probe due (the probe decides, not the caller's input).
  */
 export class WebhookProber {
-  private readonly queue: ProbeTarget[] = [];
-  private active = 0;
+  private readonly runner: ProbeRunner<ProbeTarget, PingResult>;
   private readonly outcomes: ProbeOutcome[] = [];
   private readonly sightings = new Map<string, Sighting>();
   private readonly failedDeliveries = new Set<string>();
-  private readonly stopping = new AbortController();
-  private idle: (() => void)[] = [];
   private enrolledAt = -Infinity;
   /** Change number up to which agents' changes were looked at (enrolChanged). */
   private changesSeen = 0;
@@ -78,8 +72,14 @@ export class WebhookProber {
   private ticking: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: WebhookProberDeps) {
-    // One listener per probe in flight (up to PROBE_MAX_CONCURRENT): not a leak.
-    setMaxListeners(Infinity, this.stopping.signal);
+    this.runner = new ProbeRunner({
+      clock: deps.clock,
+      settings: deps.settings,
+      random: deps.random,
+      run: (target, signal) => deps.ping(target, signal),
+      failed: (error) => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
+      record: (target, result, startedAt) => this.record(target, result, startedAt),
+    });
   }
 
   /** A webhook delivery to `did` succeeded (2xx): the agent answered. */
@@ -104,7 +104,7 @@ export class WebhookProber {
   private async round(): Promise<void> {
     await this.flush();
     const { intervalMs, maxPerTick } = this.deps.settings;
-    if (intervalMs <= 0 || this.stopping.signal.aborted) return;
+    if (intervalMs <= 0 || this.runner.stopped) return;
     const now = this.deps.clock.now();
     if (now - this.enrolledAt >= ENROL_EVERY_MS) {
       const seq = await latestChange(this.deps.db);
@@ -119,18 +119,15 @@ export class WebhookProber {
       this.changesSeen = seen;
     }
     // Probes still waiting from the last tick count against this one: the bound is on work, not claims.
-    const room = maxPerTick - this.queue.length;
+    const room = maxPerTick - this.runner.waiting;
     if (room <= 0) return;
     const claimed = await claimProbes(this.deps.db, now, room, now + intervalMs);
-    this.queue.push(...claimed);
-    this.pump();
+    this.runner.enqueue(claimed);
   }
 
   /** Resolves when no probe is waiting or in flight, after writing every outcome (tests, shutdown). */
   async drain(): Promise<void> {
-    this.pump();
-    if (this.active > 0 || this.queue.length > 0)
-      await new Promise<void>((resolve) => this.idle.push(resolve));
+    await this.runner.drain();
     await this.flush();
   }
 
@@ -163,9 +160,8 @@ export class WebhookProber {
   stopper(): BackgroundJobs {
     return {
       stop: async () => {
-        this.stopping.abort();
+        this.runner.stop();
         await this.ticking;
-        this.queue.length = 0;
         await this.drain().catch(this.deps.onError);
       },
     };
@@ -173,15 +169,12 @@ export class WebhookProber {
 
   /** Probes waiting or in flight on this node. */
   inFlight(): number {
-    return this.active + this.queue.length;
+    return this.runner.inFlight();
   }
 
   /** The delay before the next probe after `failures` failures in a row (0: a success), with jitter. */
   nextDelay(failures: number): number {
-    const { intervalMs } = this.deps.settings;
-    const intervals = failures === 0 ? 1 : Math.min(2 ** (failures - 1), MAX_BACKOFF_INTERVALS);
-    const jitter = 1 - JITTER + 2 * JITTER * (this.deps.random ?? Math.random)();
-    return Math.round(intervals * intervalMs * jitter);
+    return this.runner.nextDelay(failures);
   }
 
   private noteSighting(did: string, from: number, to: number): void {
@@ -193,42 +186,7 @@ export class WebhookProber {
     }
   }
 
-  private pump(): void {
-    if (this.stopping.signal.aborted) this.queue.length = 0;
-    while (this.active < this.deps.settings.maxConcurrent) {
-      const target = this.queue.shift();
-      if (target === undefined) break;
-      this.active += 1;
-      void this.probe(target).finally(() => {
-        this.active -= 1;
-        this.pump();
-        if (this.active === 0 && this.queue.length === 0) {
-          const waiting = this.idle;
-          this.idle = [];
-          for (const resolve of waiting) resolve();
-        }
-      });
-    }
-  }
-
-  private async probe(target: ProbeTarget): Promise<void> {
-    const startedAt = this.deps.clock.now();
-    // The probe's own timer, cleared as soon as it answers; shutdown aborts it too.
-    const request = new AbortController();
-    const abort = () => request.abort(new Error('probe stopped'));
-    const timer = setTimeout(abort, this.deps.settings.timeoutMs);
-    this.stopping.signal.addEventListener('abort', abort, { once: true });
-    let result: PingResult;
-    try {
-      result = await this.deps.ping(target, request.signal);
-    } catch (error) {
-      result = { ok: false, reason: error instanceof Error ? error.message : String(error) };
-    } finally {
-      clearTimeout(timer);
-      this.stopping.signal.removeEventListener('abort', abort);
-    }
-    // A probe cut off by shutdown proves nothing: its claim lapses and another node probes it.
-    if (this.stopping.signal.aborted) return;
+  private record(target: ProbeTarget, result: PingResult, startedAt: number): void {
     const probedAt = this.deps.clock.now();
     const failures = result.ok ? 0 : target.failures + 1;
     this.outcomes.push({

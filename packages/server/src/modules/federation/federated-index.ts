@@ -5,6 +5,9 @@ import type { Db } from '../../db/connect.js';
 import { SearchIndexFollower } from '../search/search-follower.js';
 import { readSearchRows } from '../search/agent-search-store.js';
 import type { SearchRow, SearchSource } from '../search/search.js';
+import { answeringEntryIds, readObserved } from './entry-probe-store.js';
+import { observedView } from './observations.js';
+import type { Observed } from './observation-schemas.js';
 import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
 
 /** Remote changes read per query while loading or catching up. */
@@ -127,14 +130,26 @@ export class FederatedIndex implements SearchSource {
   async readRows(keys: readonly string[]): Promise<SearchRow[]> {
     const dids = keys.filter((key) => key.startsWith('did:'));
     const remoteIds = keys.filter((key) => !key.startsWith('did:'));
-    const [local, remote] = await Promise.all([
+    const [local, remote, observations] = await Promise.all([
       readSearchRows(this.db, dids),
       readRemoteEntries(this.db, remoteIds),
+      remoteIds.length === 0 ? [] : readObserved(this.db, remoteIds),
     ]);
+    const observed = new Map<string, Observed>();
+    for (const row of observations) {
+      const view = observedView(row);
+      if (view !== undefined) observed.set(row.entry_id, view);
+    }
     const byKey = new Map<string, SearchRow>();
     for (const row of local) byKey.set(row.did, row);
-    for (const row of remote) if (row.status === 'active') byKey.set(row.id, searchRow(row));
+    for (const row of remote)
+      if (row.status === 'active') byKey.set(row.id, searchRow(row, observed.get(row.id)));
     return keys.flatMap((key) => byKey.get(key) ?? []);
+  }
+
+  /** Imported entries whose latest probe found them answering: available=true in a federated search. */
+  availableKeys(): Promise<string[]> {
+    return answeringEntryIds(this.db);
   }
 }
 
@@ -179,7 +194,7 @@ function indexed(row: RemoteEntryRow): IndexedAgent {
   };
 }
 
-function searchRow(row: RemoteEntryRow): SearchRow {
+function searchRow(row: RemoteEntryRow, observed: Observed | undefined): SearchRow {
   return {
     did: row.did ?? row.id,
     name: row.name,
@@ -194,6 +209,10 @@ function searchRow(row: RemoteEntryRow): SearchRow {
     status: 'active',
     // A remote entry has no place in this registry's change feed; renderings keyed by it (ARD) serve local agents only.
     change_seq: null,
-    remote: { home_registry: row.home_registry, provenance: row.provenance },
+    remote: {
+      home_registry: row.home_registry,
+      provenance: row.provenance,
+      ...(observed === undefined ? {} : { observed }),
+    },
   };
 }

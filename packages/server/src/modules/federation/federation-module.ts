@@ -9,7 +9,9 @@ import { A2aCardImporter } from './a2a-import.js';
 import { FederatedIndex } from './federated-index.js';
 import { FederationService } from './federation.js';
 import { startFederatedIndexLoad, startFederationJobs } from './federation-jobs.js';
+import { EntryProber } from './entry-probes.js';
 import { McpRegistryImporter } from './mcp-registry-import.js';
+import { ObservationService } from './observations.js';
 import { PeerFollower } from './peer-follower.js';
 import { anyRemoteEntry } from './remote-entries-store.js';
 import { readSources } from './remote-sources-store.js';
@@ -24,12 +26,18 @@ export interface FederationModuleDeps {
   config: Config;
   lifecycle: Lifecycle;
   policy: WebhookNetworkPolicy;
+  /** No background probe rounds of imported entries: tests run them with entryProbes.tick(). */
+  manualProbes?: boolean;
 }
 
 export interface FederationModule {
   federation: FederationService;
   /** The registry's agents and remote entries in one index, for scope=federated. */
   federatedIndex: FederatedIndex;
+  /** What the probes of imported entries found, and the hook for their changes. */
+  observations: ObservationService;
+  /** Probes of imported MCP servers and A2A card endpoints. */
+  entryProbes: EntryProber;
   /** Source refreshes and the federated index's load, in the background; stopped by the lifecycle. */
   startJobs(): void;
 }
@@ -60,12 +68,40 @@ export async function createFederationModule(deps: FederationModuleDeps): Promis
     ...(config.federation.mcpRegistries.length > 0 ? [{ kind: 'mcp' as const, source: mcp }] : []),
   ];
   const sources = kinds.map(({ source }) => source);
-  const federation = new FederationService({ db, clock, index: federatedIndex, sources, peers });
+  const observations = new ObservationService(db);
+  const onProbeFault = (error: unknown) =>
+    log.error({ err: error, job: 'entry-probes' }, 'probes of imported entries failed');
+  const entryProbes = new EntryProber({
+    db,
+    clock,
+    policy,
+    settings: config.entryProbes,
+    budgetBytes: config.federation.maxResponseBytes,
+    onChange: (changes) => observations.notify(changes, onProbeFault),
+    onError: onProbeFault,
+    onProbe: (finding) =>
+      log.debug({ status: finding.status, reason: finding.reason }, 'federation: probed an imported entry'),
+  });
+  const federation = new FederationService({
+    db,
+    clock,
+    index: federatedIndex,
+    sources,
+    peers,
+    observations,
+  });
   const anythingFederated = sources.length > 0 || (await anyRemoteEntry(db));
   return {
     federation,
     federatedIndex,
+    observations,
+    entryProbes,
     startJobs: () => {
+      lifecycle.add(
+        'probes of imported entries',
+        deps.manualProbes === true ? entryProbes.stopper() : entryProbes.start(),
+        (jobs) => jobs.stop(),
+      );
       // Imports and peers: once now, then every FEDERATION_REFRESH_SECONDS (docs/federation.md).
       // Each new error text is logged (at info: the remote side's failure), as the public status omits them.
       const reportedSources = reportingSourceErrors(

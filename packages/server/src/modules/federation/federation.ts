@@ -11,6 +11,8 @@ import {
 } from './remote-entries-store.js';
 import { readSources } from './remote-sources-store.js';
 import type { FederatedIndex } from './federated-index.js';
+import type { ObservationService } from './observations.js';
+import type { Observed } from './observation-schemas.js';
 import type { SourceRefresher } from './federation-jobs.js';
 import type { PeerFollower } from './peer-follower.js';
 import { peerSourceId } from './peer-entries.js';
@@ -26,6 +28,8 @@ export interface FederationDeps {
   sources: readonly SourceRefresher[];
   /** The peer follower, for the operator's resume of a stopped peer. */
   peers: PeerFollower;
+  /** What the probes of imported entries found. */
+  observations: ObservationService;
 }
 
 /** The read side of federation: remote entries, referrals for invocations, and the sources' status. */
@@ -55,7 +59,8 @@ export class FederationService {
         `no remote entry has the id ${JSON.stringify(id.slice(0, 200))}; ids come from search results with scope=federated or from GET /api/federation/entries`,
       );
     }
-    return entryView(row);
+    const observed = await this.deps.observations.observed([row.id]);
+    return entryView(row, observed.get(row.id));
   }
 
   async entries(query: RemoteEntriesQuery): Promise<RemoteEntriesPage> {
@@ -68,8 +73,9 @@ export class FederationService {
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
+    const observed = await this.deps.observations.observed(page.map((row) => row.id));
     return {
-      entries: page.map(entryView),
+      entries: page.map((row) => entryView(row, observed.get(row.id))),
       next_after: rows.length > limit ? (page.at(-1)?.id ?? null) : (resumeAfter ?? null),
     };
   }
@@ -134,7 +140,7 @@ export class FederationService {
   }
 }
 
-export function entryView(row: RemoteEntryRow): RemoteEntry {
+export function entryView(row: RemoteEntryRow, observed?: Observed): RemoteEntry {
   return {
     id: row.id,
     did: row.did,
@@ -148,5 +154,6 @@ export function entryView(row: RemoteEntryRow): RemoteEntry {
     updated_at: Number(row.updated_at),
     home_registry: row.home_registry,
     provenance: JSON.parse(row.provenance) as Provenance,
+    ...(observed === undefined ? {} : { observed }),
   };
 }

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
+import { Observed } from '../search/observed-schema.js';
 
 export const FEDERATION_RULES = { listLimitDefault: 50, listLimitMax: 200, idMaxLength: 2048 } as const;
 
@@ -24,6 +25,7 @@ export const RemoteEntry = Type.Object(
     updated_at: Type.Integer({ description: 'Last changed here (epoch ms)' }),
     home_registry: Type.String(),
     provenance: ref(Provenance),
+    observed: Type.Optional(ref(Observed)),
   },
   { $id: 'RemoteEntry', description: 'A read-only entry of an agent that lives elsewhere' },
 );

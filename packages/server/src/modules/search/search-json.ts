@@ -1,5 +1,6 @@
 import { hitAvailability, type SearchPage, type SearchRow } from './search.js';
 import { provenanceJson, registeredProvenance } from '../agents/provenance-schemas.js';
+import { capabilitiesDigestOf } from './capabilities-digest.js';
 
 /**
  * GET /api/agents/search's body (the SearchResponse schema), written from the page's rows: an agent's
@@ -33,10 +34,12 @@ function registeredJson(home: string): string {
 /** `home` is the home_registry and provenance members of the registry's own agents. */
 function agentJson(row: SearchRow, home: string, availability: SearchPage['availability']): string {
   const { status, last_seen_at: seenAt } = hitAvailability(row, availability);
+  // Members after provenance, in the schema's order: a local agent's capabilities digest, a probed entry's observation, then availability.
   const origin =
     row.remote === undefined
-      ? home
-      : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}`;
+      ? `${home},"capabilities_digest":"${capabilitiesDigestOf(row.capabilities)}"`
+      : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}` +
+        (row.remote.observed === undefined ? '' : `,"observed":${JSON.stringify(row.remote.observed)}`);
   return (
     `{"did":${JSON.stringify(row.did)},"name":${JSON.stringify(row.name)},` +
     `"description":${row.description === null ? 'null' : JSON.stringify(row.description)},` +

@@ -6,6 +6,7 @@ import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
 import { Availability } from '../availability/schemas.js';
+import { Observed } from './observed-schema.js';
 
 export const SearchQuery = Type.Object(
   {
@@ -120,6 +121,13 @@ export const AgentSummary = Type.Object(
         "Extension: public URL of the registry the agent lives at (this registry's for its own agents)",
     }),
     provenance: ref(Provenance),
+    capabilities_digest: Type.Optional(
+      Type.String({
+        description:
+          'Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server\'s observed.tools_digest (the protocol package\'s capabilitiesDigest), so callers pin local and imported agents alike',
+      }),
+    ),
+    observed: Type.Optional(ref(Observed)),
     availability: Type.Object(
       { status: Availability.properties.status, last_seen_at: Availability.properties.last_seen_at },
       {

@@ -15,6 +15,8 @@ import { DAY_MS } from '../service-record/service-record-model.js';
 import { searchServiceRecord } from './service-record-search.js';
 import type { AgentSummary, HitAvailability, SearchRequest, SearchResponse } from './search-schemas.js';
 import { registeredProvenance } from '../agents/provenance-schemas.js';
+import { capabilitiesDigestOf } from './capabilities-digest.js';
+import type { Observed } from './observed-schema.js';
 import {
   indexFilters,
   onServiceRecord,
@@ -41,12 +43,16 @@ export interface SearchPage extends Omit<SearchResponse, 'agents'> {
  * A row of a search page. A remote entry (modules/federation/) carries where it lives and its provenance
  * as JSON text; the registry's own agents carry neither (their provenance is `registered`, here).
  */
-export type SearchRow = AgentSearchRow & { remote?: { home_registry: string; provenance: string } };
+export type SearchRow = AgentSearchRow & {
+  remote?: { home_registry: string; provenance: string; observed?: Observed };
+};
 
 /** An index kept equal to its rows, and those rows by index key: what a search runs over. */
 export interface SearchSource {
   follower: { readonly index: SearchIndex; catchUp(): Promise<void> };
   readRows(keys: readonly string[]): Promise<SearchRow[]>;
+  /** Keys of rows other than the registry's agents that are available now (available=true); none if absent. */
+  availableKeys?(): Promise<string[]>;
 }
 
 /** Where served searches are counted (the statistics service), without a database write per search. */
@@ -103,6 +109,8 @@ export class SearchService {
         row.remote === undefined
           ? this.registeredHere
           : (JSON.parse(row.remote.provenance) as AgentSummary['provenance']),
+      ...(row.remote === undefined ? { capabilities_digest: capabilitiesDigestOf(row.capabilities) } : {}),
+      ...(row.remote?.observed === undefined ? {} : { observed: row.remote.observed }),
       availability: hitAvailability(row, availability),
     };
   }
@@ -185,7 +193,7 @@ export class SearchService {
     }
     const source = this.source(request);
     const result = byAvailability
-      ? await this.searchByPosition(source, filter, position, digest, this.availabilityPage(filter))
+      ? await this.searchByPosition(source, filter, position, digest, this.availabilityPage(filter, source))
       : servedByIndex(filter)
         ? await this.searchIndex(source, filter, position, digest)
         : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
@@ -265,9 +273,14 @@ export class SearchService {
    * then the other matches, each group by reputation): the index answers the other filters and the
    * database who is online.
    */
-  private availabilityPage(filter: SearchFilter): PositionPage {
+  private availabilityPage(filter: SearchFilter, source: SearchSource): PositionPage {
     return async (follower, offset) => {
-      const [online] = await Promise.all([this.deps.availability.onlineAgents(), follower.catchUp()]);
+      const [agents, others] = await Promise.all([
+        this.deps.availability.onlineAgents(),
+        source.availableKeys?.() ?? [],
+        follower.catchUp(),
+      ]);
+      const online = others.length === 0 ? agents : agents.concat(others);
       const index = follower.index;
       const end = offset + filter.limit;
       const filters = indexFilters(filter);

@@ -19,6 +19,7 @@ import { AgentChange } from '../../../modules/agents/change-feed-schemas.js';
 import { LogProof } from '../../../modules/transparency-log/schemas.js';
 import { Provenance } from '../../../modules/agents/provenance-schemas.js';
 import { RemoteEntry } from '../../../modules/federation/schemas.js';
+import { Observed } from '../../../modules/search/observed-schema.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -48,4 +49,5 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   LogProof,
   Provenance,
   RemoteEntry,
+  Observed,
 ];
