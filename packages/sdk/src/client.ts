@@ -21,6 +21,8 @@ import type {
   RemoteEntriesPage,
   RemoteEntriesQuery,
   RemoteEntry,
+  ObservationsPage,
+  ObservationsQuery,
   Reputation,
   Review,
   ReviewList,
@@ -307,6 +309,14 @@ export class RegistryClient {
    */
   getRemoteEntry(id: string): Promise<RemoteEntry> {
     return discovery.getRemoteEntry(this, id);
+  }
+
+  /**
+   * One page of an imported entry's observed changes (status class or tools digest), newest first,
+   * each with the transparency-log leaf that records it; pass `next_cursor` as `cursor` for the next.
+   */
+  listObservations(id: string, query: ObservationsQuery = {}): Promise<ObservationsPage> {
+    return discovery.listObservations(this, id, query);
   }
 
   resolveDid(did: string): Promise<DidDocument> {

@@ -39,6 +39,7 @@ export {
 } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';
+export { capabilitiesDigest, toolsDigest } from '@agent-registry/protocol';
 export type {
   FollowedProfile,
   FollowLogOptions,

@@ -57,6 +57,11 @@ export type FederationSourceStatus = FederationStatus['sources'][number];
 export type RemoteEntriesQuery = QueryOf<'/api/federation/entries', 'get'>;
 export type RemoteEntriesPage = ResponseOf<'/api/federation/entries', 'get'>;
 export type RemoteEntry = ResponseOf<'/api/federation/entries/{id}', 'get'>;
+/** What the registry's probes found of an imported MCP server or A2A card endpoint (docs/federation.md, "Observed"). */
+export type Observed = NonNullable<RemoteEntry['observed']>;
+export type ObservationsQuery = QueryOf<'/api/federation/entries/{id}/observations', 'get'>;
+export type ObservationsPage = ResponseOf<'/api/federation/entries/{id}/observations', 'get'>;
+export type Observation = ObservationsPage['observations'][number];
 
 /** A JSON object: the shape of invocation inputs and outputs. */
 export type JsonObject = { [member: string]: unknown };

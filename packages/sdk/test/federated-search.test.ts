@@ -6,7 +6,7 @@ import {
   type AgentCardHost,
   type RegistryProcess,
 } from '@agent-registry/testkit';
-import { AgentKey, RegistryClient, type RemoteEntry } from '../src/index.js';
+import { AgentKey, RegistryClient, capabilitiesDigest, type RemoteEntry } from '../src/index.js';
 
 describe(`federated search and remote entries against a real registry (${testDatabase})`, () => {
   let started: Awaited<ReturnType<typeof startRegistryImportingCards>>;
@@ -107,13 +107,32 @@ describe(`federated search and remote entries against a real registry (${testDat
     const [listed] = (await client.listRemoteEntries({ source: `a2a:${hosts[0]?.cardUrl}` })).entries;
     assert.ok(listed !== undefined);
     const entry = await client.getRemoteEntry(listed.id);
-    assert.deepEqual(entry, listed);
+    // The registry's probes may observe the entry between the two reads: the rest is the same.
+    const { observed: _probedMeanwhile, ...rest } = entry;
+    const { observed: _probedBefore, ...listedRest } = listed;
+    assert.deepEqual(rest, listedRest);
     assert.equal(entry.name, 'Remote Planner');
     assert.equal(entry.provenance.kind, 'imported');
     await assert.rejects(
       client.getRemoteEntry(`${listed.id}-gone`),
       (error: Error & { status?: number; code?: string }) =>
         error.status === 404 && error.code === 'REMOTE_ENTRY_NOT_FOUND',
+    );
+  });
+
+  test('a local hit carries capabilities_digest, recomputed by the exported capabilitiesDigest; observations page', async () => {
+    const page = await client.search({ capability: 'route_planning' });
+    const local = page.agents[0];
+    assert.ok(local?.capabilities_digest !== undefined);
+    assert.equal(local.capabilities_digest, capabilitiesDigest(local.capabilities));
+    const [listed] = (await client.listRemoteEntries({ source: `a2a:${hosts[0]?.cardUrl}` })).entries;
+    assert.ok(listed !== undefined);
+    const history = await client.listObservations(listed.id, { limit: 10 });
+    assert.ok(Array.isArray(history.observations));
+    for (const observation of history.observations) assert.equal(typeof observation.log_index, 'number');
+    await assert.rejects(
+      client.listObservations(listed.id, { cursor: 'not-a-number' }),
+      (error: Error & { status?: number }) => error.status === 400,
     );
   });
 

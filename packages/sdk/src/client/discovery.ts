@@ -6,6 +6,8 @@ import type {
   ChangePage,
   DidDocument,
   Jwks,
+  ObservationsPage,
+  ObservationsQuery,
   Readiness,
   RemoteEntriesPage,
   RemoteEntriesQuery,
@@ -106,6 +108,14 @@ export function listRemoteEntries(
 
 export function getRemoteEntry(transport: Transport, id: string): Promise<RemoteEntry> {
   return transport.request('GET', `/api/federation/entries/${enc(id)}`);
+}
+
+export function listObservations(
+  transport: Transport,
+  id: string,
+  query: ObservationsQuery,
+): Promise<ObservationsPage> {
+  return transport.request('GET', `/api/federation/entries/${enc(id)}/observations`, { query: { ...query } });
 }
 
 export function resolveDid(transport: Transport, did: string): Promise<DidDocument> {

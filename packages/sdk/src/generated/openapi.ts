@@ -1041,6 +1041,33 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/federation/entries/{id}/observations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each change of an imported entry's observed status or tools digest, newest first
+     * @description Extension (docs/federation.md, "Observed"): every change the probes found of the entry's status class or tools_digest (the first observation too), each with the `entry.observed` leaf of the transparency log that records it. Paged by cursor.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `404`: No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listRemoteEntryObservations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1581,6 +1608,9 @@ export interface components {
       /** @description Extension: public URL of the registry the agent lives at (this registry's for its own agents) */
       home_registry: string;
       provenance: components['schemas']['Provenance'];
+      /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
+      capabilities_digest?: string;
+      observed?: components['schemas']['Observed'];
       /** @description Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe */
       availability: {
         /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
@@ -1880,6 +1910,27 @@ export interface components {
       updated_at: number;
       home_registry: string;
       provenance: components['schemas']['Provenance'];
+      observed?: components['schemas']['Observed'];
+    };
+    /** @description Extension: what this registry found probing an imported MCP server or A2A card endpoint on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe and for mirrored entries */
+    Observed: {
+      /**
+       * @description answers: the endpoint answered its protocol (MCP initialize and tools/list; A2A GetTask for an unknown id with TaskNotFoundError -32001); needs_auth: it answered 401 or 403; not_mcp / not_a2a: it answered HTTP, but not its protocol; unreachable: no answer (connection refused, DNS, timeout, a 5xx, or an address the network policy refuses)
+       * @enum {string}
+       */
+      status: 'answers' | 'needs_auth' | 'not_mcp' | 'not_a2a' | 'unreachable';
+      /** @description The latest probe (epoch ms) */
+      checked_at: number;
+      /** @description The latest probe whose status was answers (epoch ms) */
+      last_answered_at: number | null;
+      /** @description The first probe of this entry (epoch ms) */
+      first_seen_at: number;
+      /** @description Tools listed at the latest answer with a digest */
+      tools_count: number | null;
+      /** @description "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of every tool object tools/list returned, all pages, as returned, sorted by name)); the protocol package's toolsDigest recomputes it. A2A entries have none (null) */
+      tools_digest: string | null;
+      /** @description When the current tools_digest was first observed (epoch ms) */
+      tools_changed_at: number | null;
     };
   };
   responses: never;
@@ -5099,6 +5150,91 @@ export interface operations {
       };
       /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listRemoteEntryObservations: {
+    parameters: {
+      query?: {
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            observations: {
+              /** @description The probe that found the change (epoch ms) */
+              observed_at: number;
+              /** @enum {string} */
+              status: 'answers' | 'needs_auth' | 'not_mcp' | 'not_a2a' | 'unreachable';
+              tools_count: number | null;
+              /** @description The digest the probe computed; null when it got no tools list */
+              tools_digest: string | null;
+              /** @description The `seq` of the `entry.observed` leaf that records this change (docs/transparency-log.md) */
+              log_seq: number;
+              /** @description That leaf's index in the transparency log (log_seq minus the log's first number) */
+              log_index: number;
+            }[];
+            /** @description Pass as cursor for the next page; null after the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;

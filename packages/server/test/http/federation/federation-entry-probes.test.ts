@@ -95,8 +95,9 @@ class Endpoints {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
-    const json = (status: number, value: unknown) =>
+    const json = (status: number, value: unknown): void => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    };
     switch (path) {
       case '/mcp':
         return this.mcp(request, response, body);
