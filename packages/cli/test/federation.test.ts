@@ -11,7 +11,7 @@ import {
   testDatabase,
   type AgentCardHost,
 } from '@agent-registry/testkit';
-import { whereItLives } from '../src/commands/discover.js';
+import { observedText, whereItLives } from '../src/commands/discover.js';
 import { ok, parseJson, runCli, tempHome, type ErrorOutput } from './harness.js';
 
 /** A peer registry's log as far as a follower reads it: its verifier key and its checkpoint. */
@@ -270,4 +270,41 @@ test('a mirrored hit lives at its peer, with its state; an imported one with its
     'https://cards.example (imported, verified)',
   );
   assert.equal(whereItLives(hit({ kind: 'registered', home_registry: 'https://here.example' })), 'here');
+});
+
+test('the observed column: an imported entry its status and tools, a local agent its capabilities digest', () => {
+  const digest = `sha256:${'ab12'.repeat(16)}`;
+  const base: SearchHit = {
+    did: 'mcp:https://registry.example#io.example/weather',
+    name: 'Weather',
+    description: null,
+    capabilities: [],
+    tags: [],
+    reputation_score: 0,
+    average_rating: 0,
+    total_reviews: 0,
+    created_at: 0,
+    status: 'active',
+    home_registry: 'https://registry.example',
+    provenance: { kind: 'imported', home_registry: 'https://registry.example', verification: 'unsigned' },
+  };
+  const observed = {
+    status: 'answers' as const,
+    checked_at: 2,
+    last_answered_at: 2,
+    first_seen_at: 1,
+    tools_count: 3,
+    tools_digest: digest,
+    tools_changed_at: 1,
+  };
+  assert.equal(observedText(base), '-');
+  assert.equal(observedText({ ...base, observed }), 'answers, 3 tools sha256:ab12ab12ab12…');
+  assert.equal(
+    observedText({
+      ...base,
+      observed: { ...observed, status: 'not_mcp', tools_count: null, tools_digest: null },
+    }),
+    'not_mcp',
+  );
+  assert.equal(observedText({ ...base, capabilities_digest: digest }), 'sha256:ab12ab12ab12…');
 });

@@ -39,6 +39,20 @@ export function whereItLives(agent: SearchHit): string {
   return `${agent.home_registry} (${provenance.kind}${trust === undefined ? '' : `, ${trust}`})`;
 }
 
+/**
+ * What this registry's probes found of a search hit: for an imported entry its observed status, tool
+ * count and the start of its tools digest; for an agent registered here the start of its capabilities
+ * digest; `-` for an entry not probed (yet).
+ */
+export function observedText(agent: SearchHit): string {
+  const short = (digest: string) => `${digest.slice(0, 'sha256:'.length + 12)}…`;
+  if (agent.capabilities_digest !== undefined) return short(agent.capabilities_digest);
+  const observed = agent.observed;
+  if (observed === undefined) return '-';
+  if (observed.tools_count === null || observed.tools_digest === null) return observed.status;
+  return `${observed.status}, ${observed.tools_count} tools ${short(observed.tools_digest)}`;
+}
+
 interface SearchOptions {
   capability?: string;
   tags?: string;
@@ -130,7 +144,10 @@ export function registerSearch(program: Command): void {
               max: 40,
             },
             ...(options.federated
-              ? [{ header: 'lives at', value: (agent: SearchHit) => whereItLives(agent), max: 60 }]
+              ? [
+                  { header: 'observed', value: (agent: SearchHit) => observedText(agent), max: 50 },
+                  { header: 'lives at', value: (agent: SearchHit) => whereItLives(agent), max: 60 },
+                ]
               : []),
           ],
           'no agents match',
