@@ -75,6 +75,22 @@ export function provenanceText(provenance: AgentSummary['provenance']): string {
   return `Registered at ${provenance.home_registry}`;
 }
 
+/** What this registry's probes found of an imported entry, in words. */
+export function observedLine(observed: NonNullable<AgentSummary['observed']>): string {
+  const status = {
+    answers: 'answers',
+    needs_auth: 'asks for authentication',
+    not_mcp: 'answers HTTP, but not MCP',
+    not_a2a: 'answers HTTP, but not A2A',
+    unreachable: 'unreachable',
+  }[observed.status];
+  const tools =
+    observed.tools_count === null || observed.tools_digest === null
+      ? ''
+      : `; ${observed.tools_count} tools, ${observed.tools_digest.slice(0, 'sha256:'.length + 12)}…`;
+  return `Probed ${formatDate(observed.checked_at)}: ${status}${tools}`;
+}
+
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
 export function agentSummaryCard(
   agent: AgentSummary,
@@ -84,12 +100,19 @@ export function agentSummaryCard(
   const successRate = label?.successRate ?? null;
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   const remote = agent.provenance.kind !== 'registered';
-  // A remote entry's page is at its home: this registry holds no profile, reviews or record of it.
-  const href = remote ? agent.home_registry : agentHref(agent.did);
+  // A remote entry's page is at its home: this registry holds no profile, reviews or record of it. A
+  // mirrored agent's home is a registry like this one, whose page of the agent is at the same path.
+  const href =
+    agent.provenance.kind === 'mirrored'
+      ? `${agent.home_registry}${agentHref(agent.did)}`
+      : remote
+        ? agent.home_registry
+        : agentHref(agent.did);
   return html`<li class="card">
     <article aria-labelledby="card-${agent.did}">
       <h3 id="card-${agent.did}"><a href="${href}">${agent.name}</a></h3>
       ${remote ? html`<p class="provenance">${provenanceText(agent.provenance)}</p>` : ''}
+      ${agent.observed === undefined ? '' : html`<p class="provenance">${observedLine(agent.observed)}</p>`}
       ${agent.description === null ? '' : html`<p class="description">${agent.description}</p>`}
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}

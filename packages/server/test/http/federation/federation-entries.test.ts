@@ -152,6 +152,8 @@ describe('remote entries: provenance, federated search, referrals', () => {
       peers.body,
       /Mirrored from https:\/\/peer\.example \(verified against its registry&#39;s log\)|Mirrored from https:\/\/peer\.example \(verified against its registry/,
     );
+    // A mirrored agent links to its own page at its home registry, not to the home page.
+    assert.match(peers.body, /href="https:\/\/peer\.example\/agents\/did%3A[^"]+"/);
   });
 
   test('a federated cursor pages the federated search and is refused by the local one', async () => {

@@ -290,6 +290,8 @@ describe('probes of imported MCP servers and A2A card endpoints', () => {
     const found = await registry.ctx.search.search({ scope: 'federated', q: 'io.example/weather' });
     const summary = found.agents.find((agent) => agent.did === mcpId('io.example/weather'));
     assert.equal(summary?.observed?.status, 'answers');
+    const web = await get('/?q=io.example%2Fweather&scope=federated');
+    assert.match(web.body, /Probed \d{4}-\d{2}-\d{2}: answers; 2 tools, sha256:[0-9a-f]{12}…/);
   });
 
   test("a local agent's search result carries the digest of its capabilities, computed the same way", async () => {
