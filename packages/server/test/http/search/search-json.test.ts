@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { capabilitiesDigest } from '@agent-registry/protocol';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { COMPONENT_SCHEMAS } from '../../../src/faces/rest/openapi/components.js';
 import { SearchResponse } from '../../../src/modules/search/search-schemas.js';
@@ -110,6 +111,15 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
         home_registry: 'https://agents.example',
         provenance:
           '{"kind":"imported","home_registry":"https://agents.example","source_url":"https://agents.example/.well-known/agent-card.json","format":"a2a-agent-card","verification":"unsigned","fetched_at":1764000000000}',
+        observed: {
+          status: 'answers' as const,
+          checked_at: 1764000000500,
+          last_answered_at: 1764000000500,
+          first_seen_at: 1764000000100,
+          tools_count: null,
+          tools_digest: null,
+          tools_changed_at: null,
+        },
       },
     };
     const home = 'https://registry.example';
@@ -136,6 +146,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           status: 'active',
           home_registry: home,
           provenance: { kind: 'registered', home_registry: home },
+          capabilities_digest: capabilitiesDigest([{ type: 'x' }]),
           availability: { status: 'online', last_seen_at: 1764000000999 },
         },
         {
@@ -145,6 +156,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           status: 'active',
           home_registry: origin.home_registry,
           provenance: JSON.parse(origin.provenance) as { kind: 'imported'; home_registry: string },
+          observed: origin.observed,
           availability: { status: 'unknown', last_seen_at: null },
         },
       ],
