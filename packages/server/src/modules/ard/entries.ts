@@ -1,5 +1,6 @@
 import type { Capability } from '@agent-registry/protocol';
 import type { AgentSearchRow } from '../search/agent-search-store.js';
+import { capabilitiesDigestOf } from '../search/capabilities-digest.js';
 import { a2aAgentCardUrl, mcpAgentUrl } from '../agents/agent-view.js';
 import { registeredProvenance, type Provenance } from '../agents/provenance-schemas.js';
 import { capabilityTitle } from '../capabilities/capability-title.js';
@@ -42,6 +43,8 @@ export interface ArdEntry {
     mcpEndpoint: string;
     provenanceKind: Provenance['kind'];
     homeRegistry: string;
+    /** The search result's capabilities_digest: callers pin an agent found here as they pin one found by search. */
+    capabilitiesDigest: string;
   };
   trustManifest: {
     identity: string;
@@ -126,6 +129,7 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
       // The registry's own provenance (docs/federation.md) as scalars: catalog metadata holds no objects.
       provenanceKind: provenance.kind,
       homeRegistry: provenance.home_registry,
+      capabilitiesDigest: capabilitiesDigestOf(row.capabilities),
     },
     trustManifest: {
       identity: row.did,
