@@ -1608,9 +1608,6 @@ export interface components {
       /** @description Extension: public URL of the registry the agent lives at (this registry's for its own agents) */
       home_registry: string;
       provenance: components['schemas']['Provenance'];
-      /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
-      capabilities_digest?: string;
-      observed?: components['schemas']['Observed'];
       /** @description Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe */
       availability: {
         /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
@@ -1618,6 +1615,9 @@ export interface components {
         /** @description Epoch ms of the latest evidence that a worker was there; null if never */
         last_seen_at: number | null;
       };
+      /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
+      capabilities_digest?: string;
+      observed?: components['schemas']['Observed'];
     };
     BuildInfo: {
       /** @example agent-registry */

@@ -34,12 +34,18 @@ function registeredJson(home: string): string {
 /** `home` is the home_registry and provenance members of the registry's own agents. */
 function agentJson(row: SearchRow, home: string, availability: SearchPage['availability']): string {
   const { status, last_seen_at: seenAt } = hitAvailability(row, availability);
-  // Members after provenance, in the schema's order: a local agent's capabilities digest, a probed entry's observation, then availability.
+  // Members after provenance, in the schema's order: availability, then a local agent's capabilities
+  // digest or a probed entry's observation.
   const origin =
     row.remote === undefined
-      ? `${home},"capabilities_digest":"${capabilitiesDigestOf(row.capabilities)}"`
-      : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}` +
-        (row.remote.observed === undefined ? '' : `,"observed":${JSON.stringify(row.remote.observed)}`);
+      ? home
+      : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}`;
+  const extra =
+    row.remote === undefined
+      ? `,"capabilities_digest":"${capabilitiesDigestOf(row.capabilities)}"`
+      : row.remote.observed === undefined
+        ? ''
+        : `,"observed":${JSON.stringify(row.remote.observed)}`;
   return (
     `{"did":${JSON.stringify(row.did)},"name":${JSON.stringify(row.name)},` +
     `"description":${row.description === null ? 'null' : JSON.stringify(row.description)},` +
@@ -47,7 +53,7 @@ function agentJson(row: SearchRow, home: string, availability: SearchPage['avail
     `"reputation_score":${number(row.reputation_score)},"average_rating":${number(row.average_rating)},` +
     `"total_reviews":${integer(row.total_reviews)},"created_at":${integer(Number(row.created_at))},` +
     `"status":"active",${origin},` +
-    `"availability":{"status":"${status}","last_seen_at":${seenAt === null ? 'null' : integer(seenAt)}}}`
+    `"availability":{"status":"${status}","last_seen_at":${seenAt === null ? 'null' : integer(seenAt)}}${extra}}`
   );
 }
 

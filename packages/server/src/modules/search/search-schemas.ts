@@ -121,13 +121,6 @@ export const AgentSummary = Type.Object(
         "Extension: public URL of the registry the agent lives at (this registry's for its own agents)",
     }),
     provenance: ref(Provenance),
-    capabilities_digest: Type.Optional(
-      Type.String({
-        description:
-          'Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server\'s observed.tools_digest (the protocol package\'s capabilitiesDigest), so callers pin local and imported agents alike',
-      }),
-    ),
-    observed: Type.Optional(ref(Observed)),
     availability: Type.Object(
       { status: Availability.properties.status, last_seen_at: Availability.properties.last_seen_at },
       {
@@ -135,6 +128,13 @@ export const AgentSummary = Type.Object(
           "Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe",
       },
     ),
+    capabilities_digest: Type.Optional(
+      Type.String({
+        description:
+          'Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server\'s observed.tools_digest (the protocol package\'s capabilitiesDigest), so callers pin local and imported agents alike',
+      }),
+    ),
+    observed: Type.Optional(ref(Observed)),
   },
   {
     $id: 'SearchHit',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { capabilitiesDigest } from '@agent-registry/protocol';
 import { getJson, registerNamed, startSecondNode, submitReview } from '../../support/discovery-helpers.js';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
@@ -120,6 +121,8 @@ describe('GET /api/agents/search', () => {
       // Extensions: every result says where it lives; the agents of this registry are registered here.
       home_registry: registry.config.identity.publicUrl,
       provenance: { kind: 'registered', home_registry: registry.config.identity.publicUrl },
+      availability: { status: 'unknown', last_seen_at: null },
+      capabilities_digest: capabilitiesDigest(coder!.capabilities),
     });
     const profile = (await getJson(registry, agentPath(agents.coder!.did))).json();
     assert.equal(coder!.created_at, profile.created_at);
