@@ -285,6 +285,7 @@ test('the observed column: an imported entry its status and tools, a local agent
     total_reviews: 0,
     created_at: 0,
     status: 'active',
+    availability: { status: 'unknown', last_seen_at: null },
     home_registry: 'https://registry.example',
     provenance: { kind: 'imported', home_registry: 'https://registry.example', verification: 'unsigned' },
   };
