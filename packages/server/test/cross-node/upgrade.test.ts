@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { Wallet } from 'ethers';
+import { checkProfileAgainstLeaf, verifyLogProof, type LogProof } from '@agent-registry/protocol';
 import { MIGRATIONS } from '../../src/db/migrations/index.js';
 import {
   createTestDatabase,
@@ -243,6 +244,17 @@ describe(`upgrade from the first complete release (${testDatabase})`, () => {
           differences(then.body, now.body, key, found);
         }
         assert.deepEqual(found, []);
+
+        // Every agent of the earlier release is in the transparency log, as `agent-registry verify` checks.
+        const verifierKey = await (await fetch(`${node.url}/log/verifier-key`)).text();
+        for (const agent of fixture.agents) {
+          const path = `/api/agents/${encodeURIComponent(agent.did)}`;
+          const proof = await http(node, 'GET', `${path}/log-proof`);
+          assert.equal(proof.status, 200, `${agent.did}: ${JSON.stringify(proof.body)}`);
+          const { leaf } = verifyLogProof(proof.body as unknown as LogProof, verifierKey.trim(), agent.did);
+          const profile = await http(node, 'GET', path);
+          if (profile.status === 200) checkProfileAgainstLeaf(profile.body, leaf, 0);
+        }
       } finally {
         await node.stop();
       }

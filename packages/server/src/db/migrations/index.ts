@@ -21,6 +21,8 @@ import * as peerFollowState from './018-peer-follow-state.js';
 import * as logRecordsRowid from './019-log-records-rowid.js';
 import * as invocationClientQuota from './020-invocation-client-quota.js';
 import * as entryProbes from './021-entry-probes.js';
+import * as logEveryAgent from './022-log-every-agent.js';
+import * as watches from './022-watches.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -44,6 +46,8 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['019-log-records-rowid', logRecordsRowid],
   ['020-invocation-client-quota', invocationClientQuota],
   ['021-entry-probes', entryProbes],
+  ['022-log-every-agent', logEveryAgent],
+  ['022-watches', watches],
 ];
 
 /**

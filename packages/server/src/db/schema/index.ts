@@ -13,6 +13,7 @@ import type { AgentPresencePartial } from './agent-presence.js';
 import type { TransparencyLogPartial } from './transparency-log.js';
 import type { FederationPartial } from './federation.js';
 import type { EntryProbesPartial } from './entry-probes.js';
+import type { WatchesPartial } from './watches.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -30,7 +31,8 @@ export type DatabaseSchema = AgentsPartial &
   AgentPresencePartial &
   TransparencyLogPartial &
   FederationPartial &
-  EntryProbesPartial;
+  EntryProbesPartial &
+  WatchesPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -53,3 +55,9 @@ export type { AgentPresenceSlotsTable, AgentPresenceTable, WebhookProbesTable } 
 export type { LogRecordsTable, LogStartTable } from './transparency-log.js';
 export type { RemoteEntriesTable, RemoteSourcesTable } from './federation.js';
 export type { EntryObservationsTable, EntryProbesTable } from './entry-probes.js';
+export type {
+  WatchAvailabilityTable,
+  WatchCursorTable,
+  WatchDeliveriesTable,
+  WatchesTable,
+} from './watches.js';
