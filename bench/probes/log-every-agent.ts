@@ -7,7 +7,13 @@
  *   node --import tsx bench/probes/log-every-agent.ts [--db sqlite|postgres] [--agents 100000]
  */
 import { sql } from 'kysely';
-import { loadConfig, migrateToLatest, openDatabase } from '@agent-registry/testkit/server-internals';
+import {
+  MIGRATIONS,
+  loadConfig,
+  migrateToLatest,
+  openDatabase,
+  openPostgresForMigrations,
+} from '@agent-registry/testkit/server-internals';
 import { createDatabase } from '../database.js';
 import { scriptArgs } from './script-args.js';
 
@@ -34,12 +40,12 @@ try {
           description: `An agent registered before the log, number ${i}`,
           public_key: id.padStart(64, '0'),
           key_id: `ed25519:${id}`,
-          key_type: 'ed25519',
+          key_type: 'ed25519' as const,
           capabilities: JSON.stringify([{ type: 'translation', description: 'Translates text' }]),
           tags: JSON.stringify(['language', `group-${i % 50}`]),
-          status: 'active',
+          status: 'active' as const,
           invocation_enabled: 0,
-          delivery_mode: 'none',
+          delivery_mode: 'none' as const,
           average_rating: 0,
           reputation_score: 0,
           total_reviews: 0,
@@ -52,16 +58,23 @@ try {
     }
     await sql`update change_feed_head set seq = ${agents} where id = 1`.execute(handle.db);
     console.log(`${kind}: wrote ${agents} agents in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
-    const names: string[] = [];
-    const { MIGRATIONS } = await import('@agent-registry/server/src/db/migrations/index.js');
-    for (const [name] of MIGRATIONS) names.push(name);
+    const names = MIGRATIONS.map(([name]) => name);
     const previous = names[names.indexOf(MIGRATION) - 1];
     if (previous === undefined) throw new Error(`${MIGRATION} is not listed`);
     await migrateToLatest(handle.db, { until: previous });
     if (kind === 'postgres') await sql`analyze`.execute(handle.db);
 
+    // As a start of the registry migrates: PostgreSQL on a connection without the requests' timeouts.
+    const migrating =
+      config.database.kind === 'postgres'
+        ? openPostgresForMigrations(config.database, (error) => console.error(error))
+        : handle;
     const started = performance.now();
-    await migrateToLatest(handle.db, { until: MIGRATION });
+    try {
+      await migrateToLatest(migrating.db, { until: MIGRATION });
+    } finally {
+      if (migrating !== handle) await migrating.close();
+    }
     const seconds = (performance.now() - started) / 1000;
     const logged = await sql<{ n: number | string }>`select count(*) as n from log_records`.execute(handle.db);
     console.log(

@@ -43,9 +43,15 @@ import { createFederationModule } from './modules/federation/federation-module.j
 import type { FederationService } from './modules/federation/federation.js';
 import type { EntryProber } from './modules/federation/entry-probes.js';
 import type { ObservationService } from './modules/federation/observations.js';
+import type { WatchEvent } from './modules/watches/watch-events.js';
+import type { EntryChange } from './modules/federation/observations.js';
 import { migrateDatabase } from './startup.js';
 import { BackupScheduler } from './backup-schedule.js';
 import { MIGRATIONS } from './db/migrations/index.js';
+import { createWatchesModule } from './modules/watches/watches-module.js';
+import type { WatchesModule } from './modules/watches/watches-module.js';
+import type { WatchService } from './modules/watches/watches.js';
+import { NotFoundError } from './kernel/errors.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
 export interface AppContext {
@@ -94,6 +100,10 @@ export interface AppContext {
   /** Prometheus registry of this context (GET /metrics) and the per-request observer. */
   metrics: RegistryMetrics;
   telemetry: Telemetry;
+  /** Watches of agents and remote entries, and their deliveries (docs/watches.md). */
+  watches: WatchService;
+  /** The watches' background work as one call (tests run it instead of waiting for its timers). */
+  watchJobs: Pick<WatchesModule, 'runOnce'>;
   close(): Promise<void>;
 }
 
@@ -105,6 +115,8 @@ export interface ContextOverrides {
   logStream?: pino.DestinationStream;
   /** No background probe rounds: tests run them with probes.tick(). */
   manualProbes?: boolean;
+  /** No background watch rounds: tests run them with watchJobs.runOnce(). */
+  manualWatches?: boolean;
 }
 
 /**
@@ -196,6 +208,38 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       didWebDomain,
       referrals: config.network.ardReferrals,
     });
+    const watches = createWatchesModule({
+      ...common,
+      policy: webhookPolicy,
+      send: (message, signal) => tasks.webhookDeliverer.sendEvent(message, signal),
+      availability: async (dids) =>
+        new Map(
+          [...(await availability.availability.statuses(dids))].map(([did, { status }]) => [did, status]),
+        ),
+      targets: {
+        kindOf: async (target) => {
+          const found = async (read: () => Promise<unknown>) =>
+            read().then(
+              () => true,
+              (error: unknown) => {
+                if (error instanceof NotFoundError) return false;
+                throw error;
+              },
+            );
+          if (target.startsWith('did:'))
+            return (await found(() => agents.agents.getProfile(target))) ? 'agent' : undefined;
+          return (await found(() => federation.federation.entry(target))) ? 'entry' : undefined;
+        },
+      },
+    });
+    // What the probes of imported entries find reaches the entries' watchers.
+    federation.observations.onEntryChange((change) => {
+      watches.watches
+        .publish(entryWatchEvent(change))
+        .catch((error: unknown) =>
+          log.error({ err: error, entry: change.entryId }, 'watches: an entry change was not queued'),
+        );
+    });
     // Background work last, once everything it touches exists.
     stats.startJobs();
     reviews.startJobs();
@@ -216,6 +260,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         }).start(),
         (jobs) => jobs.stop(),
       );
+    if (overrides.manualWatches !== true) watches.startJobs();
     return {
       config,
       clock,
@@ -248,6 +293,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       build,
       metrics,
       telemetry,
+      watches: watches.watches,
+      watchJobs: watches,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();
@@ -260,4 +307,25 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       .catch((closeError: unknown) => log.error({ err: closeError }, 'closing what had started failed'));
     throw error;
   }
+}
+
+/** A change the probes of an imported entry found, as the event its watchers receive. */
+function entryWatchEvent(change: EntryChange): WatchEvent {
+  return change.kind === 'tools_changed'
+    ? {
+        type: 'entry.tools_changed',
+        target: change.entryId,
+        time: change.observedAt,
+        data: {
+          tools_digest: change.after,
+          previous_tools_digest: change.before,
+          tools_count: change.toolsCount,
+        },
+      }
+    : {
+        type: 'entry.status_changed',
+        target: change.entryId,
+        time: change.observedAt,
+        data: { status: change.after, previous_status: change.before },
+      };
 }

@@ -112,6 +112,19 @@ export interface Config {
     /** The operator's secret for federation writes (resuming a stopped peer); unset: no such writes. */
     adminToken: SettingValues['FEDERATION_ADMIN_TOKEN'];
   };
+  /** Watches: their bounds, and how their deliveries are sent and retried (docs/watches.md). */
+  watches: {
+    maxPerAgent: number;
+    maxPerTarget: number;
+    rateLimit: number;
+    rateWindowMs: number;
+    deliveryAttempts: number;
+    retryBaseMs: number;
+    deliveryTimeoutMs: number;
+    maxPerTick: number;
+    tickMs: number;
+    availabilityMs: number;
+  };
   operations: {
     logLevel: LogLevel;
     /** When set, GET /metrics needs `Authorization: Bearer <token>`; when unset it is public. */
@@ -255,6 +268,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxEntriesPerMcpRegistry: v.FEDERATION_MAX_ENTRIES_PER_MCP_REGISTRY,
       expireAfterRounds: v.FEDERATION_EXPIRE_AFTER_ROUNDS,
       adminToken: v.FEDERATION_ADMIN_TOKEN,
+    },
+    watches: {
+      maxPerAgent: v.WATCH_MAX_PER_AGENT,
+      maxPerTarget: v.WATCH_MAX_PER_TARGET,
+      rateLimit: v.WATCH_RATE_LIMIT,
+      rateWindowMs: v.WATCH_RATE_WINDOW_SECONDS * 1000,
+      deliveryAttempts: v.WATCH_DELIVERY_ATTEMPTS,
+      retryBaseMs: v.WATCH_RETRY_BASE_MS,
+      deliveryTimeoutMs: v.WATCH_DELIVERY_TIMEOUT_SECONDS * 1000,
+      maxPerTick: v.WATCH_MAX_PER_TICK,
+      tickMs: v.WATCH_TICK_MS,
+      availabilityMs: v.WATCH_AVAILABILITY_SECONDS * 1000,
     },
     operations: {
       logLevel: v.LOG_LEVEL,

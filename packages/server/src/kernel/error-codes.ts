@@ -101,6 +101,12 @@ export const ERROR_CODES = [
   'AGENT_NOT_LOGGED',
   'INVALID_TILE_PATH',
   'TILE_NOT_FOUND',
+  // Watches
+  'WATCH_NOT_FOUND',
+  'WATCH_TARGET_NOT_FOUND',
+  'INVALID_WATCH_EVENTS',
+  'WATCH_LIMIT_REACHED',
+  'WATCH_RATE_LIMITED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -45,6 +45,8 @@ export type EntryChange =
       kind: 'tools_changed';
       before: string;
       after: string;
+      /** How many tools the entry lists now. */
+      toolsCount: number;
       /** The `seq` of the `entry.observed` leaf that logged it. */
       logSeq: number;
       observedAt: number;
@@ -243,7 +245,13 @@ export async function recordEntryProbe(db: Db, outcome: EntryProbeOutcome): Prom
     if (statusMoved && old.status !== null)
       changes.push({ ...base, kind: 'status_changed', before: old.status, after: finding.status });
     if (toolsMoved && digest !== null && old.tools_digest !== null)
-      changes.push({ ...base, kind: 'tools_changed', before: old.tools_digest, after: digest });
+      changes.push({
+        ...base,
+        kind: 'tools_changed',
+        before: old.tools_digest,
+        after: digest,
+        toolsCount: finding.tools?.count ?? 0,
+      });
     return changes;
   });
 }

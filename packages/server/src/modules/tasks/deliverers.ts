@@ -49,6 +49,39 @@ export function webhookSigner(secret: string): Webhook {
   return secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
 }
 
+/**
+ * The Standard Webhooks headers of one message: its id, the attempt's time in seconds and the
+ * signature over `id.timestamp.body`. Every delivery the registry sends (tasks, probes, watches) is
+ * signed here.
+ */
+export function standardWebhookHeaders(
+  id: string,
+  now: number,
+  body: string,
+  secret: string,
+): Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature' | 'user-agent', string> {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(now / 1000)),
+    'webhook-signature': webhookSigner(secret).sign(id, new Date(now), body),
+    'user-agent': 'agent-registry-webhook/1',
+  };
+}
+
+/** A signed event message for a subscriber's webhook (watches), sent in the subscriber's own lane. */
+export interface EventMessage {
+  /** The lane it waits in: one subscriber's slow host never holds another's deliveries. */
+  lane: string;
+  url: string;
+  secret: string;
+  /** The message id (`webhook-id`): the same on every retry of one event. */
+  id: string;
+  body: string;
+}
+
+/** How an event message went: delivered (2xx), or why not and with what status. */
+export type EventOutcome = { ok: true } | { ok: false; status?: number; reason: string };
+
 /** The event type of an availability probe (docs/availability.md, "The probe request"). */
 export const PING_EVENT_TYPE = 'registry.ping';
 
@@ -156,10 +189,7 @@ export class WebhookDeliverer implements Deliverer {
       data: { target_did: target.did },
     });
     const headers = {
-      'webhook-id': id,
-      'webhook-timestamp': String(Math.floor(now / 1000)),
-      'webhook-signature': webhookSigner(target.webhook_secret).sign(id, new Date(now), body),
-      'user-agent': 'agent-registry-webhook/1',
+      ...standardWebhookHeaders(id, now, body, target.webhook_secret),
       // The next probe is minutes away: keeping the socket open would hold one per agent for nothing.
       connection: 'close',
     };
@@ -173,6 +203,30 @@ export class WebhookDeliverer implements Deliverer {
       });
       if (response.status >= 200 && response.status < 300) return { ok: true };
       return { ok: false, reason: `the webhook answered HTTP ${response.status}` };
+    } catch (error) {
+      const failure = describeFailure(error, false);
+      return { ok: false, reason: failure === DEADLINE_PASSED ? 'no answer in time' : failure };
+    }
+  }
+
+  /**
+   * Sends one event message (a watch's delivery) through the same network policy, lanes and response
+   * bound as tasks, signed as they are; `signal` bounds the wait for a lane slot and the request.
+   */
+  async sendEvent(message: EventMessage, signal: AbortSignal): Promise<EventOutcome> {
+    const headers = standardWebhookHeaders(message.id, this.deps.clock.now(), message.body, message.secret);
+    try {
+      const url = new URL(message.url);
+      this.deps.policy.assertDeliverableLiteral(url);
+      const response = await this.lanes.run(message.lane, signal, (agents) =>
+        postJson(this.deps.policy, url, message.body, headers, {
+          signal,
+          maxResponseBytes: this.deps.maxResponseBytes,
+          agents,
+        }),
+      );
+      if (response.status >= 200 && response.status < 300) return { ok: true };
+      return { ok: false, status: response.status, reason: `the webhook answered HTTP ${response.status}` };
     } catch (error) {
       const failure = describeFailure(error, false);
       return { ok: false, reason: failure === DEADLINE_PASSED ? 'no answer in time' : failure };
@@ -198,12 +252,7 @@ export class WebhookDeliverer implements Deliverer {
     };
     const body = JSON.stringify(payload);
     const now = this.deps.clock.now();
-    const headers = {
-      'webhook-id': task.id,
-      'webhook-timestamp': String(Math.floor(now / 1000)),
-      'webhook-signature': webhookSigner(target.webhook_secret).sign(task.id, new Date(now), body),
-      'user-agent': 'agent-registry-webhook/1',
-    };
+    const headers = standardWebhookHeaders(task.id, now, body, target.webhook_secret);
     // The request stops at the deadline or at shutdown. A timer cleared as soon as the webhook answers,
     // not AbortSignal.timeout + AbortSignal.any, whose timer and signals outlive a finished delivery
     // until its deadline.
