@@ -57,7 +57,9 @@ try {
       await handle.db.insertInto('agents').values(rows).execute();
     }
     await sql`update change_feed_head set seq = ${agents} where id = 1`.execute(handle.db);
-    console.log(`${kind}: wrote ${agents} agents in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`);
+    console.log(
+      `${kind}: wrote ${agents} agents in ${((performance.now() - seedStart) / 1000).toFixed(1)} s`,
+    );
     const names = MIGRATIONS.map(([name]) => name);
     const previous = names[names.indexOf(MIGRATION) - 1];
     if (previous === undefined) throw new Error(`${MIGRATION} is not listed`);
@@ -76,7 +78,9 @@ try {
       if (migrating !== handle) await migrating.close();
     }
     const seconds = (performance.now() - started) / 1000;
-    const logged = await sql<{ n: number | string }>`select count(*) as n from log_records`.execute(handle.db);
+    const logged = await sql<{ n: number | string }>`select count(*) as n from log_records`.execute(
+      handle.db,
+    );
     console.log(
       `${kind}: ${MIGRATION} logged ${Number(logged.rows[0]?.n)} agents in ${seconds.toFixed(1)} s`,
     );

@@ -46,6 +46,8 @@ export interface StartOptions {
   database?: TestDatabase;
   /** Probe rounds only when the test calls them (ctx.probes.tick()), none in the background. */
   manualProbes?: boolean;
+  /** Watch rounds only when the test calls them (ctx.watchJobs.runOnce()), none in the background. */
+  manualWatches?: boolean;
 }
 
 /** A registry on its own real database, built through the same composition root as production. */
@@ -67,6 +69,7 @@ export async function startRegistry(
     clock,
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     ...(options.manualProbes ? { manualProbes: true } : {}),
+    ...(options.manualWatches ? { manualWatches: true } : {}),
   });
   const app = await buildApp(ctx, { logger: false });
   await app.ready();

@@ -6,11 +6,7 @@
  */
 export { buildApp } from '@agent-registry/server/src/app.js';
 export { createContext } from '@agent-registry/server/src/context.js';
-export {
-  openDatabase,
-  openPostgresForMigrations,
-  type Db,
-} from '@agent-registry/server/src/db/connect.js';
+export { openDatabase, openPostgresForMigrations, type Db } from '@agent-registry/server/src/db/connect.js';
 export { transactionRunner } from '@agent-registry/server/src/db/group-commit.js';
 export { MIGRATIONS, migrateToLatest } from '@agent-registry/server/src/db/migrations/index.js';
 export { loadConfig, type Config } from '@agent-registry/server/src/kernel/config.js';

@@ -367,7 +367,13 @@ export const SETTINGS = {
   WATCH_MAX_PER_TARGET: integer('watches', 10_000, 1, 1_000_000, 'Live watches on one agent or remote entry'),
   WATCH_RATE_LIMIT: integer('watches', 100, 1, 1_000_000, 'Watches one agent may create per window'),
   WATCH_RATE_WINDOW_SECONDS: integer('watches', HOUR, 1, 30 * DAY, 'That window'),
-  WATCH_DELIVERY_ATTEMPTS: integer('watches', 8, 1, 50, 'Attempts of one watch delivery before it is dropped'),
+  WATCH_DELIVERY_ATTEMPTS: integer(
+    'watches',
+    8,
+    1,
+    50,
+    'Attempts of one watch delivery before it is dropped',
+  ),
   WATCH_RETRY_BASE_MS: integer(
     'watches',
     5000,
@@ -375,9 +381,21 @@ export const SETTINGS = {
     HOUR * 1000,
     'Wait before the first retry of a delivery (each later one waits 4 times longer)',
   ),
-  WATCH_DELIVERY_TIMEOUT_SECONDS: integer('watches', 15, 1, 120, 'A watch delivery unanswered this long failed'),
+  WATCH_DELIVERY_TIMEOUT_SECONDS: integer(
+    'watches',
+    15,
+    1,
+    120,
+    'A watch delivery unanswered this long failed',
+  ),
   WATCH_MAX_PER_TICK: integer('watches', 500, 1, 100_000, 'Watch deliveries one node starts per tick'),
-  WATCH_TICK_MS: integer('watches', 1000, 20, 60_000, 'How often each node reads changes and sends deliveries'),
+  WATCH_TICK_MS: integer(
+    'watches',
+    1000,
+    20,
+    60_000,
+    'How often each node reads changes and sends deliveries',
+  ),
   WATCH_AVAILABILITY_SECONDS: integer(
     'watches',
     30,

@@ -35,7 +35,8 @@ export function watchRoutes(app: App, ctx: WatchRouteDeps): void {
         response: { 201: CreatedWatch, ...errors(400, 401, 404, 409, 429) },
       },
     },
-    async (request, reply) => reply.status(201).send(await ctx.watches.create(callerOf(request), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await ctx.watches.create(callerOf(request), request.body)),
   );
 
   app.get(

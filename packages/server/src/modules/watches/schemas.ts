@@ -2,7 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../http/common-schemas.js';
 
 /** The events a watch may subscribe to: the agent ones for a DID, the entry ones for a remote entry id. */
-export const AGENT_WATCH_EVENTS = ['agent.updated', 'agent.deactivated', 'agent.availability_changed'] as const;
+export const AGENT_WATCH_EVENTS = [
+  'agent.updated',
+  'agent.deactivated',
+  'agent.availability_changed',
+] as const;
 export const ENTRY_WATCH_EVENTS = ['entry.tools_changed', 'entry.status_changed'] as const;
 export const WATCH_EVENT_TYPES = [...AGENT_WATCH_EVENTS, ...ENTRY_WATCH_EVENTS] as const;
 export type WatchEventType = (typeof WATCH_EVENT_TYPES)[number];
@@ -76,7 +80,9 @@ export type WatchesQuery = Static<typeof WatchesQuery>;
 
 export const WatchesPage = Type.Object({
   watches: Type.Array(Watch),
-  next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null after the last' })),
+  next_cursor: Nullable(
+    Type.String({ description: 'Pass as cursor for the next page; null after the last' }),
+  ),
 });
 export type WatchesPage = Static<typeof WatchesPage>;
 

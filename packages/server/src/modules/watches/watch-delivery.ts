@@ -72,7 +72,9 @@ export class WatchDeliverer {
     }
     if (outcome.status === 410) {
       log.info({ watch: delivery.watch_id }, 'watch ended: its webhook answered 410 Gone');
-      await db.transaction().execute((trx) => deleteWatch(trx, delivery.owner_did, delivery.watch_id, clock.now()));
+      await db
+        .transaction()
+        .execute((trx) => deleteWatch(trx, delivery.owner_did, delivery.watch_id, clock.now()));
       return;
     }
     if (delivery.attempts >= options.maxAttempts) {

@@ -37,7 +37,8 @@ export async function followChanges(db: Db, watches: WatchService): Promise<numb
         events.map((event) => event.target),
       );
       for (const event of events) if (watched.has(event.target)) await watches.publish(event, trx);
-      await moveCursor(trx, records[records.length - 1]!.seq);
+      const last = records[records.length - 1];
+      if (last !== undefined) await moveCursor(trx, last.seq);
       return records.length;
     });
     total += read;
@@ -122,8 +123,8 @@ export async function checkAvailability(
       });
       if (moved) changed += 1;
     }
-    after = dids[dids.length - 1]!;
     if (dids.length < AVAILABILITY_BATCH) return changed;
+    after = dids[dids.length - 1] ?? after;
   }
 }
 

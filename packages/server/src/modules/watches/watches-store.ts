@@ -264,7 +264,13 @@ export async function rememberStatus(db: Db, did: string, status: string, now: n
  * Moves `did` from status `from` to `to`; true only for the one transaction (of any node) that did, so
  * the change is announced once.
  */
-export async function moveStatus(db: Db, did: string, from: string, to: string, now: number): Promise<boolean> {
+export async function moveStatus(
+  db: Db,
+  did: string,
+  from: string,
+  to: string,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('watch_availability')
     .set({ status: to, changed_at: now })
@@ -273,4 +279,3 @@ export async function moveStatus(db: Db, did: string, from: string, to: string, 
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
-

@@ -90,10 +90,7 @@ export class WatchService {
       const { maxPerAgent, maxPerTarget, rateLimit, rateWindowMs } = this.deps.limits;
       const counts = await watchCounts(trx, caller.did, request.target, now - rateWindowMs);
       if (counts.createdSince >= rateLimit) {
-        const retryAfter = Math.max(
-          1,
-          Math.ceil(((counts.oldestSince ?? now) + rateWindowMs - now) / 1000),
-        );
+        const retryAfter = Math.max(1, Math.ceil(((counts.oldestSince ?? now) + rateWindowMs - now) / 1000));
         throw new TooManyRequestsError(
           'WATCH_RATE_LIMITED',
           `At most ${rateLimit} watches created per ${rateWindowMs / 1000} s; try again in ${retryAfter} s`,
@@ -170,7 +167,12 @@ export class WatchService {
       throw new BadRequestError('INVALID_URL', 'url must be an absolute https:// URL');
     }
     const schemes = this.deps.allowHttp ? ['https:', 'http:'] : ['https:'];
-    if (!schemes.includes(url.protocol) || url.hostname === '' || url.username !== '' || url.password !== '') {
+    if (
+      !schemes.includes(url.protocol) ||
+      url.hostname === '' ||
+      url.username !== '' ||
+      url.password !== ''
+    ) {
       throw new BadRequestError(
         'INVALID_URL',
         'url must be an absolute https:// URL without user or password',
