@@ -1068,6 +1068,76 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/watches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: the caller's watches, oldest first
+     * @description Extension: the caller's watches, oldest first
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listWatches'];
+    put?: never;
+    /**
+     * Extension: be told (signed webhooks) of an agent's or a remote entry's changes
+     * @description Subscribes the caller: each event of `events` on `target` is POSTed to `url` as a Standard Webhooks message signed with the returned `secret` (docs/watches.md).
+     *
+     *     Responses:
+     *     - `201`: The watch, with its signing secret (shown only now).
+     *     - `400`: The url is not an https:// URL the registry may deliver to (`INVALID_URL`), or an event does not apply to the target (`INVALID_WATCH_EVENTS`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `404`: No agent or remote entry is `target` (`WATCH_TARGET_NOT_FOUND`).
+     *     - `409`: The caller, or the target, has the most watches allowed (`WATCH_LIMIT_REACHED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More watches created than WATCH_RATE_LIMIT in the window (`WATCH_RATE_LIMITED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['createWatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/watches/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Extension: delete one of your watches (its pending deliveries are dropped)
+     * @description Extension: delete one of your watches (its pending deliveries are dropped)
+     *
+     *     Responses:
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `404`: You have no watch with this id (`WATCH_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    delete: operations['deleteWatch'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1312,7 +1382,12 @@ export interface components {
         | 'INVALID_CURSOR'
         | 'AGENT_NOT_LOGGED'
         | 'INVALID_TILE_PATH'
-        | 'TILE_NOT_FOUND';
+        | 'TILE_NOT_FOUND'
+        | 'WATCH_NOT_FOUND'
+        | 'WATCH_TARGET_NOT_FOUND'
+        | 'INVALID_WATCH_EVENTS'
+        | 'WATCH_LIMIT_REACHED'
+        | 'WATCH_RATE_LIMITED';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
       /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
@@ -5234,6 +5309,302 @@ export interface operations {
         };
       };
       /** @description No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listWatches: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            watches: {
+              id: string;
+              target: string;
+              url: string;
+              events: (
+                | 'agent.updated'
+                | 'agent.deactivated'
+                | 'agent.availability_changed'
+                | 'entry.tools_changed'
+                | 'entry.status_changed'
+              )[];
+              /** @description Milliseconds since the epoch */
+              created_at: number;
+            }[];
+            /** @description Pass as cursor for the next page; null after the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  createWatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description An agent's DID (local) or a remote entry id (GET /api/federation/entries) */
+          target: string;
+          /** @description https:// URL the deliveries are POSTed to (public addresses only) */
+          url: string;
+          /** @description The event types to receive: agent.* for a DID, entry.* for a remote entry */
+          events: (
+            | 'agent.updated'
+            | 'agent.deactivated'
+            | 'agent.availability_changed'
+            | 'entry.tools_changed'
+            | 'entry.status_changed'
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description The watch, with its signing secret (shown only now). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            target: string;
+            url: string;
+            events: (
+              | 'agent.updated'
+              | 'agent.deactivated'
+              | 'agent.availability_changed'
+              | 'entry.tools_changed'
+              | 'entry.status_changed'
+            )[];
+            /** @description Milliseconds since the epoch */
+            created_at: number;
+          } & {
+            /** @description The Standard Webhooks signing secret (whsec_<base64>) of this watch: shown once, keep it to verify deliveries */
+            secret: string;
+          };
+        };
+      };
+      /** @description The url is not an https:// URL the registry may deliver to (`INVALID_URL`), or an event does not apply to the target (`INVALID_WATCH_EVENTS`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent or remote entry is `target` (`WATCH_TARGET_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller, or the target, has the most watches allowed (`WATCH_LIMIT_REACHED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More watches created than WATCH_RATE_LIMIT in the window (`WATCH_RATE_LIMITED`). */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  deleteWatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description You have no watch with this id (`WATCH_NOT_FOUND`). */
       404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

@@ -51,3 +51,6 @@ export function messageBody(event: WatchEvent, watchId: string): string {
   };
   return JSON.stringify(body);
 }
+
+/** Availability status of agents, as their profiles say it (agents never observed are left out). */
+export type AvailabilityStatuses = (dids: readonly string[]) => Promise<Map<string, string>>;

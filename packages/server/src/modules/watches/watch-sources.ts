@@ -1,6 +1,6 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import type { WatchEvent } from './watch-events.js';
+import type { AvailabilityStatuses, WatchEvent } from './watch-events.js';
 import type { WatchService } from './watches.js';
 import {
   announcedStatuses,
@@ -78,9 +78,6 @@ function eventOf(record: { seq: number; operation: string; record: string }): Wa
   ];
 }
 
-/** Availability status of agents, as their profiles say it ("unknown" for agents never observed). */
-export type AvailabilityStatuses = (dids: readonly string[]) => Promise<Map<string, string>>;
-
 /**
  * agent.availability_changed: each watched agent's status is compared with the one last announced;
  * a change is recorded by a conditional update (status = the one read), so when several nodes see it
@@ -126,15 +123,4 @@ export async function checkAvailability(
     if (dids.length < AVAILABILITY_BATCH) return changed;
     after = dids[dids.length - 1] ?? after;
   }
-}
-
-/** A newly watched agent's status is the one changes are measured from (no event at creation). */
-export async function rememberAvailability(
-  db: Db,
-  clock: Clock,
-  statuses: AvailabilityStatuses,
-  did: string,
-): Promise<void> {
-  const status = (await statuses([did])).get(did) ?? 'unknown';
-  await rememberStatus(db, did, status, clock.now());
 }

@@ -6,7 +6,8 @@ import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { every } from '../../kernel/periodic.js';
 import type { Db } from '../../db/connect.js';
 import { WatchDeliverer, type EventSender } from './watch-delivery.js';
-import { checkAvailability, followChanges, type AvailabilityStatuses } from './watch-sources.js';
+import type { AvailabilityStatuses } from './watch-events.js';
+import { checkAvailability, followChanges } from './watch-sources.js';
 import { WatchService, type WatchTargets } from './watches.js';
 import { purgeDeletedWatches } from './watches-store.js';
 

@@ -15,12 +15,12 @@ import {
   type WatchesQuery,
   type WatchEventType,
 } from './schemas.js';
-import { messageBody, type WatchEvent } from './watch-events.js';
-import { rememberAvailability, type AvailabilityStatuses } from './watch-sources.js';
+import { messageBody, type AvailabilityStatuses, type WatchEvent } from './watch-events.js';
 import {
   deleteWatch,
   insertDeliveries,
   insertWatch,
+  rememberStatus,
   watchCounts,
   watchersOf,
   watchesOf,
@@ -112,7 +112,9 @@ export class WatchService {
       await insertWatch(trx, row);
     });
     if (request.events.includes('agent.availability_changed')) {
-      await rememberAvailability(this.deps.db, this.deps.clock, this.deps.availability, row.target);
+      // The status it starts at is the one changes are measured from (no event at creation).
+      const status = (await this.deps.availability([row.target])).get(row.target) ?? 'unknown';
+      await rememberStatus(this.deps.db, row.target, status, now);
     }
     return { ...view(row), secret: row.secret };
   }

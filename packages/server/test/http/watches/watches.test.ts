@@ -11,6 +11,7 @@ import {
 import { putRemoteEntry } from '../../../src/modules/federation/remote-entries-store.js';
 import { json, startHook, type HookServer, type Received } from '../../support/webhook-hook.js';
 import { mirroredEntry } from '../../support/remote-entries.js';
+import { enableQueue } from '../../support/registry-setup.js';
 
 interface CreatedWatch {
   id: string;
@@ -244,6 +245,29 @@ describe(`watches (${testDatabase})`, () => {
     });
     assert.equal(again.statusCode, 404);
     assert.equal(again.json<{ code: string }>().code, 'WATCH_NOT_FOUND');
+  });
+
+  test('agent.availability_changed: announced once when a watched agent comes online', async () => {
+    const watcher = await register(registry);
+    const target = await register(registry);
+    await enableQueue(registry, target);
+    const created = await watch(watcher, {
+      target: target.did,
+      url: hook.url('/presence'),
+      events: ['agent.availability_changed'],
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const { secret } = created.json<CreatedWatch>();
+    const seen = hook.received.length;
+    await registry.ctx.watchJobs.runOnce();
+    assert.equal(hook.received.length, seen, 'no event for the status the watch started at');
+    await registry.ctx.availability.seen(target.did);
+    await registry.ctx.watchJobs.runOnce();
+    await registry.ctx.watchJobs.runOnce();
+    assert.equal(hook.received.length, seen + 1);
+    const message = verifiedBody(secret, hook.received[seen]!, nowSeconds());
+    assert.equal(message.type, 'agent.availability_changed');
+    assert.equal((message.data as { status: string }).status, 'online');
   });
 
   test('bad input is answered with a clear 4xx', async () => {

@@ -26,6 +26,7 @@ export const TAGS: OpenAPIV3_1.TagObject[] = [
     description: 'The worker side of queue mode: poll, accept, report results or failures',
   },
   { name: 'Reviews', description: 'Reviews and reputation' },
+  { name: 'Watches', description: 'Signed webhooks on changes of agents and remote entries (extension)' },
   {
     name: 'Federation',
     description:
