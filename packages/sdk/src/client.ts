@@ -42,6 +42,7 @@ import * as invocation from './client/invocation.js';
 import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
+import { watchesApi, type WatchesApi } from './client/watches.js';
 import type { FollowLogOptions, LogCatchUp, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
@@ -94,6 +95,8 @@ export class RegistryClient {
   private readonly onToken: ((session: Session) => void) | undefined;
   private login$: Promise<Session> | undefined;
   private readonly messageClock = new MessageClock();
+  /** Watches: be told (signed webhooks) of another agent's or a remote entry's changes (docs/watches.md). */
+  readonly watches: WatchesApi;
 
   constructor(options: RegistryClientOptions) {
     this.registry = registryAudience(options.registry);
@@ -106,6 +109,7 @@ export class RegistryClient {
       throw new ClientConfigError('no fetch available: pass options.fetch');
     this.http = new HttpTransport(this.registry, fetchImpl.bind(globalThis), options.headers ?? {});
     this.onToken = options.onToken;
+    this.watches = watchesApi(this);
   }
 
   /** The current bearer token (set by register, login and renewal; settable when you hold one). */

@@ -37,6 +37,17 @@ export {
   type WebhookHandler,
   type WebhookHandlerOptions,
 } from './webhook.js';
+export {
+  verifyWatchDelivery,
+  type CreatedWatch,
+  type Watch,
+  type WatchDelivery,
+  type WatchEventType,
+  type WatchList,
+  type WatchRequest,
+  type WatchesApi,
+} from './client/watches.js';
+export { verifyStandardWebhook } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';
 export { capabilitiesDigest, toolsDigest } from '@agent-registry/protocol';

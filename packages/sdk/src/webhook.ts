@@ -61,11 +61,23 @@ export function verifyWebhook(
   rawBody: string | Uint8Array,
   headers: HeaderBag,
 ): WebhookDelivery {
+  return verifyStandardWebhook(secret, rawBody, headers) as WebhookDelivery;
+}
+
+/**
+ * Any Standard Webhooks message from the registry (a task, a probe, a watch's event) checked with its
+ * secret: signature over `id.timestamp.body` and timestamp within 5 minutes; returns the parsed body.
+ */
+export function verifyStandardWebhook(
+  secret: string,
+  rawBody: string | Uint8Array,
+  headers: HeaderBag,
+): unknown {
   // whsec_ secrets carry the key in base64; any other secret is used as raw bytes (docs/webhooks.md).
   const verifier = secret.startsWith('whsec_') ? new Webhook(secret) : new Webhook(secret, { format: 'raw' });
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   try {
-    return verifier.verify(body, headerRecord(headers)) as WebhookDelivery;
+    return verifier.verify(body, headerRecord(headers));
   } catch (error) {
     throw new WebhookVerificationError(
       `webhook verification failed: ${error instanceof Error ? error.message : String(error)}`,
