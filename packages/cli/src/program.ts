@@ -12,6 +12,7 @@ import { registerReview, registerReviews } from './commands/reviews.js';
 import { registerTasks } from './commands/tasks.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWorker } from './commands/worker.js';
+import { registerWatch } from './commands/watch.js';
 import { withExamples } from './help.js';
 
 export const VERSION = '0.1.0';
@@ -51,6 +52,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerTasks(program);
   registerWorker(program);
   registerReview(program);
+  registerWatch(program);
   registerReviews(program);
   registerReputation(program);
   registerVerify(program);
