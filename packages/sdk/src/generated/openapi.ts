@@ -1126,6 +1126,7 @@ export interface paths {
      * @description Extension: delete one of your watches (its pending deliveries are dropped)
      *
      *     Responses:
+     *     - `204`: Deleted.
      *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `404`: You have no watch with this id (`WATCH_NOT_FOUND`).
@@ -5583,6 +5584,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
+      /** @description Deleted: no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
       /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
       400: {
         headers: {

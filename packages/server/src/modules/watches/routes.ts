@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { bearerAuth, errors } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
 import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
@@ -66,12 +67,12 @@ export function watchRoutes(app: App, ctx: WatchRouteDeps): void {
         security: bearerAuth,
         params: WatchIdParams,
         'x-status-reasons': { 204: 'Deleted.', 404: 'You have no watch with this id (`WATCH_NOT_FOUND`).' },
-        response: { ...errors(401, 404) },
+        response: { 204: Type.Null({ description: 'Deleted: no body' }), ...errors(401, 404) },
       },
     },
     async (request, reply) => {
       await ctx.watches.remove(callerOf(request), request.params.id);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 }
