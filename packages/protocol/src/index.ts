@@ -116,3 +116,17 @@ export {
 } from './log-catch-up.js';
 export { capabilitiesDigest, namedListDigest, toolsDigest } from './observed-digest.js';
 export { OBSERVED_STATUSES, type ObservedStatus } from './log-event-kinds-observed.js';
+export {
+  KEY_RECOVERY_CANCEL_PURPOSE,
+  KEY_RECOVERY_SET_PURPOSE,
+  KEY_RECOVERY_START_PURPOSE,
+  KEY_ROTATION_PURPOSE,
+  keyRotationMessage,
+  recoveryCancelMessage,
+  recoverySetMessage,
+  recoveryStartMessage,
+  signKeyMessage,
+  type KeyRotationInput,
+  type RecoverySetInput,
+} from './key-messages.js';
+export { IDENTITY_EVENT_KINDS, rotatedKey } from './log-event-kinds-identity.js';

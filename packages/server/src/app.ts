@@ -13,6 +13,7 @@ import { MAX_PARAM_LENGTH } from './faces/errors.js';
 import { handleError } from './faces/rest/error-handler.js';
 import { badlyEncodedParameter, parseQueryString } from './faces/rest/query-string.js';
 import { agentRoutes } from './modules/agents/routes.js';
+import { keyRoutes } from './modules/key-rotation/routes.js';
 import { authRoutes } from './modules/agents/auth-routes.js';
 import { didRoutes } from './modules/agents/did-routes.js';
 import { healthRoutes } from './modules/operations/health-routes.js';
@@ -201,6 +202,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   operationsRoutes(app, ctx);
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
+  keyRoutes(app, ctx);
   didRoutes(app, ctx);
   invocationRoutes(app, ctx);
   // Blocked invocations and long polls answer at once instead of holding shutdown for minutes.

@@ -52,6 +52,9 @@ import { createWatchesModule } from './modules/watches/watches-module.js';
 import type { WatchesModule } from './modules/watches/watches-module.js';
 import type { WatchService } from './modules/watches/watches.js';
 import { NotFoundError } from './kernel/errors.js';
+import { createKeyRotationModule } from './modules/key-rotation/key-rotation-module.js';
+import type { KeyRotationService } from './modules/key-rotation/key-rotation.js';
+import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
 export interface AppContext {
@@ -104,6 +107,10 @@ export interface AppContext {
   watches: WatchService;
   /** The watches' background work as one call (tests run it instead of waiting for its timers). */
   watchJobs: Pick<WatchesModule, 'runOnce'>;
+  /** Rotation of did:web agents' keys (docs/identity.md). */
+  keyRotation: KeyRotationService;
+  /** Recovery keys and their timelocked recoveries; `finishDue()` is the sweep tests run. */
+  keyRecovery: KeyRecoveryService;
   close(): Promise<void>;
 }
 
@@ -189,6 +196,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       availability: availability.availability,
       remote: federation.federation,
     });
+    const keys = createKeyRotationModule({ ...common, writes: agents.agentWrites, tokens });
     const reviews = createReviewsModule({ ...common, alsoRefreshed: serviceRecord });
     const stats = createStatsModule(common);
     const { search } = await createSearchModule({
@@ -261,6 +269,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
         (jobs) => jobs.stop(),
       );
     if (overrides.manualWatches !== true) watches.startJobs();
+    keys.startJobs();
     return {
       config,
       clock,
@@ -295,6 +304,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       telemetry,
       watches: watches.watches,
       watchJobs: watches,
+      keyRotation: keys.keyRotation,
+      keyRecovery: keys.keyRecovery,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();

@@ -70,6 +70,10 @@ export interface Config {
     tokenTtlSeconds: SettingValues['TOKEN_TTL_SECONDS'];
     /** Epoch ms: until then tokens without `aud` and the login message without `audience` are accepted. */
     legacyAuthUntil: SettingValues['LEGACY_AUTH_UNTIL'];
+    /** KEY_RECOVERY_HOURS in milliseconds: how long a started recovery waits, public, before it finishes. */
+    keyRecoveryMs: number;
+    /** Key rotations and recovery requests one agent may make per registration window. */
+    keyChangeRateLimit: SettingValues['KEY_CHANGE_RATE_LIMIT'];
   };
   registration: {
     /** Refuse registrations whose signed message does not name this registry (`audience`). */
@@ -208,6 +212,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       logSigningKey: v.LOG_SIGNING_KEY,
       tokenTtlSeconds: v.TOKEN_TTL_SECONDS,
       legacyAuthUntil: v.LEGACY_AUTH_UNTIL,
+      keyRecoveryMs: v.KEY_RECOVERY_HOURS * 60 * 60 * 1000,
+      keyChangeRateLimit: v.KEY_CHANGE_RATE_LIMIT,
     },
     registration: {
       requireAudience: v.REQUIRE_REGISTRATION_AUDIENCE,

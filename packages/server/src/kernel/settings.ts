@@ -173,6 +173,20 @@ export const SETTINGS = {
     deployer: true,
   },
   TOKEN_TTL_SECONDS: integer('identity', DAY, 60, 30 * DAY, 'Token lifetime'),
+  KEY_RECOVERY_HOURS: integer(
+    'identity',
+    24,
+    1,
+    90 * 24,
+    'Public timelock before a started key recovery finishes',
+  ),
+  KEY_CHANGE_RATE_LIMIT: integer(
+    'identity',
+    10,
+    1,
+    10_000,
+    'Key rotations and recovery requests per agent per registration window',
+  ),
   LEGACY_AUTH_UNTIL: {
     section: 'identity',
     type: 'instant',

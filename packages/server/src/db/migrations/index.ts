@@ -23,6 +23,7 @@ import * as invocationClientQuota from './020-invocation-client-quota.js';
 import * as entryProbes from './021-entry-probes.js';
 import * as logEveryAgent from './022-log-every-agent.js';
 import * as watches from './022-watches.js';
+import * as keyRotation from './023-key-rotation.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -48,6 +49,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['021-entry-probes', entryProbes],
   ['022-log-every-agent', logEveryAgent],
   ['022-watches', watches],
+  ['023-key-rotation', keyRotation],
 ];
 
 /**

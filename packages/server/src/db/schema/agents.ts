@@ -41,6 +41,8 @@ export interface AgentsTable {
   deactivated_at: number | null;
   /** Position in the change feed of this agent's latest public change (migration 008); null only mid-transaction. */
   change_seq: number | null;
+  /** How many times the key was replaced (migration 023): tokens of a rotated agent name it. */
+  key_generation: Generated<number>;
 }
 
 export const agentsTableName = 'agents';

@@ -14,6 +14,7 @@ import type { TransparencyLogPartial } from './transparency-log.js';
 import type { FederationPartial } from './federation.js';
 import type { EntryProbesPartial } from './entry-probes.js';
 import type { WatchesPartial } from './watches.js';
+import type { KeyRotationPartial } from './key-rotation.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -32,7 +33,8 @@ export type DatabaseSchema = AgentsPartial &
   TransparencyLogPartial &
   FederationPartial &
   EntryProbesPartial &
-  WatchesPartial;
+  WatchesPartial &
+  KeyRotationPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';
@@ -61,3 +63,4 @@ export type {
   WatchDeliveriesTable,
   WatchesTable,
 } from './watches.js';
+export type { KeyRecoveryTable, RetiredKeysTable } from './key-rotation.js';

@@ -210,6 +210,20 @@ export async function findAgentStatus(db: Db, did: string): Promise<AgentRow['st
   return (await statusByDid(db, did))[0]?.status;
 }
 
+const authStateByDid = compiledOnce(
+  (db, did: string) => db.selectFrom('agents').select(['status', 'key_generation']).where('did', '=', did),
+  ['\u0000did'] as const,
+);
+
+/** What a bearer token is checked against: the agent's status and the generation of its key. */
+export async function findAgentAuthState(
+  db: Db,
+  did: string,
+): Promise<{ status: AgentRow['status']; key_generation: number } | undefined> {
+  const row = (await authStateByDid(db, did))[0];
+  return row === undefined ? undefined : { status: row.status, key_generation: Number(row.key_generation) };
+}
+
 /** Applies a patch to an active agent; returns false when no active agent has that DID. */
 export async function updateActiveAgent(db: Db, did: string, patch: AgentPatch): Promise<boolean> {
   const result = await db

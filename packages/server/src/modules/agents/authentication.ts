@@ -10,7 +10,7 @@ import { deprecationAdvice, windowEnd, type DeprecatedAuthForm } from '../../ker
 import type { TokenService } from '../identity/tokens.js';
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import { findActiveAgent, findAgentStatus } from './agents-store.js';
+import { findActiveAgent, findAgentAuthState } from './agents-store.js';
 import { claimSignatureUse } from '../identity/used-signatures-store.js';
 import { UnauthorizedError, agentNotFound } from '../../kernel/errors.js';
 import { parseDid } from '@agent-registry/protocol';
@@ -80,10 +80,18 @@ export class AuthenticationService {
     }
     const claims = await this.deps.tokens.verify(match[1] as string);
     const deprecated = claims.aud === undefined ? this.accepted('token_without_aud') : undefined;
-    const status = await findAgentStatus(this.deps.db, claims.sub);
-    if (status === undefined) {
+    const state = await findAgentAuthState(this.deps.db, claims.sub);
+    if (state === undefined) {
       throw new UnauthorizedError('TOKEN_INVALID', 'The token names an agent this registry does not know');
     }
+    // A token belongs to the key it was issued to: once the agent rotates, the old key's tokens end.
+    if ((claims.kgen ?? 0) !== state.key_generation) {
+      throw new UnauthorizedError(
+        'TOKEN_KEY_ROTATED',
+        "The token was issued to a key this agent has since replaced; get a new token signed with the agent's current key at POST /api/auth/token",
+      );
+    }
+    const { status } = state;
     if (status !== 'active' && !this.namesSameAgent(options.allowDeactivatedFor, claims.sub)) {
       throw new UnauthorizedError(
         'AGENT_DEACTIVATED',
@@ -179,7 +187,7 @@ export class AuthenticationService {
         'this signed authentication message was already exchanged for a token; sign a new one with a fresh timestamp',
       );
     }
-    const issued = await this.deps.tokens.issue(did);
+    const issued = await this.deps.tokens.issue(did, Number(agent.key_generation));
     const session = { did, token: issued.token, expires_at: issued.expiresAt };
     if (!withoutAudience) return session;
     this.deps.telemetry.deprecatedAuthentication({ form: 'login_without_audience', accepted: true });

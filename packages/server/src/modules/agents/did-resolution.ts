@@ -46,12 +46,14 @@ export class DidResolutionService {
     return buildDidDocument({
       did: row.did,
       keyType: row.key_type,
-      publicKeyHex: row.public_key,
+      // Multikey carries a secp256k1 key compressed, as its key id holds it.
+      publicKeyHex: row.key_type === 'secp256k1' ? row.key_id.slice('secp256k1:'.length) : row.public_key,
       chainId: row.chain_id,
       // did:pkh:eip155:<chain>:<address>: the address is the DID's last segment.
       address: row.key_type === 'secp256k1' ? (row.did.split(':').at(-1) ?? null) : null,
       profileUrl: `${this.deps.publicUrl}/api/agents/${encodeURIComponent(row.did)}`,
       agentCardUrl: a2aAgentCardUrl(this.deps.publicUrl, row.did),
+      keyGeneration: Number(row.key_generation),
     });
   }
 }

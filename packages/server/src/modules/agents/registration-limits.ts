@@ -18,7 +18,7 @@ export interface RegistrationRateLimit {
 }
 
 /** One counter a registration is counted in, with its limit and how a refusal names it. */
-interface Bucket {
+export interface Bucket {
   key: string;
   limit: number;
   what: string;
@@ -32,17 +32,41 @@ interface Bucket {
  * by how much of the previous window the sliding window still covers, stays within the limit. Fixed
  * windows alone let twice the limit through around a boundary.
  */
+/** What a limiter counts, and how its refusals say so: registrations unless told otherwise. */
+export interface LimiterNaming {
+  code: 'REGISTRATION_RATE_LIMITED' | 'KEY_CHANGE_RATE_LIMITED';
+  /** Plural, e.g. "registrations". */
+  noun: string;
+  /** Prefix of its counters' keys, so that another kind of write is counted apart from registrations. */
+  keyPrefix: string;
+}
+
+const REGISTRATIONS: LimiterNaming = {
+  code: 'REGISTRATION_RATE_LIMITED',
+  noun: 'registrations',
+  keyPrefix: '',
+};
+
 export class RegistrationLimiter {
   private forgottenBefore = 0;
 
-  constructor(private readonly limit: RegistrationRateLimit) {}
+  constructor(
+    private readonly limit: RegistrationRateLimit,
+    private readonly naming: LimiterNaming = REGISTRATIONS,
+  ) {}
 
-  /** Counts a registration from `address` in `trx`; 429 with Retry-After when a limit is passed. */
-  async admit(trx: Db, address: string, now: number): Promise<void> {
+  /**
+   * Counts a registration from `address` in `trx`, and in any `extra` counters (keyed under this
+   * limiter's prefix); 429 with Retry-After when a limit is passed.
+   */
+  async admit(trx: Db, address: string, now: number, extra: readonly Bucket[] = []): Promise<void> {
     const { windowMs } = this.limit;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     await this.forgetPastWindows(trx, windowStart - windowMs);
-    const buckets = this.bucketsOf(address);
+    const buckets = [...this.bucketsOf(address), ...extra].map((bucket) => ({
+      ...bucket,
+      key: `${this.naming.keyPrefix}${bucket.key}`,
+    }));
     const keys = buckets.map((bucket) => bucket.key);
     const current = await countRegistration(trx, keys, windowStart);
     const previous = await registrationCountsIn(trx, keys, windowStart - windowMs);
@@ -60,8 +84,8 @@ export class RegistrationLimiter {
     if (refused === undefined) return;
     const retryAfter = Math.max(1, Math.ceil((refused.retryAt - now) / 1000));
     throw new TooManyRequestsError(
-      'REGISTRATION_RATE_LIMITED',
-      `At most ${refused.bucket.limit} registrations per ${windowMs / 1000} s from one ${refused.bucket.what}; try again in ${retryAfter} s`,
+      this.naming.code,
+      `At most ${refused.bucket.limit} ${this.naming.noun} per ${windowMs / 1000} s from one ${refused.bucket.what}; try again in ${retryAfter} s`,
       retryAfter,
     );
   }

@@ -10,6 +10,7 @@ import { recordReferral } from './identity-links.js';
 import { BadRequestError, ConflictError } from '../../kernel/errors.js';
 import { CHAIN_ID_PATTERN, findChain, pkhDid, webDid } from '@agent-registry/protocol';
 import { randomAgentId } from '../identity/agent-id.js';
+import { assertKeyNotRetired } from '../identity/retired-keys-store.js';
 import { InvalidPublicKeyError, parsePublicKey, type ParsedPublicKey } from '@agent-registry/protocol';
 import { confirmOnCurve, parseEd25519KeyQuickly } from '../identity/ed25519-key.js';
 import { registrationMessageCandidates } from '@agent-registry/protocol';
@@ -121,6 +122,7 @@ export class RegistrationService {
     try {
       await this.deps.writes.run(async (trx) => {
         await this.deps.limiter.admit(trx, client.address, now);
+        await assertKeyNotRetired(trx, key.keyId);
         await insertAgentIn(trx, row);
       });
     } catch (error) {

@@ -6,6 +6,8 @@ import type { DidDocument } from './schemas.js';
 const DID_V1 = 'https://www.w3.org/ns/did/v1';
 const MULTIKEY_V1 = 'https://w3id.org/security/multikey/v1';
 const ED25519_MULTICODEC = Uint8Array.of(0xed, 0x01);
+/** secp256k1-pub, for a did:web agent that rotated to a secp256k1 key (its compressed form). */
+const SECP256K1_MULTICODEC = Uint8Array.of(0xe7, 0x01);
 
 export interface DidSubject {
   did: string;
@@ -16,18 +18,27 @@ export interface DidSubject {
   profileUrl: string;
   /** The agent's A2A agent card listed as a second service. */
   agentCardUrl: string;
+  /** Times the key was replaced: a did:web document names its key `#key-<generation + 1>`. */
+  keyGeneration?: number;
 }
 
 /** Multibase (base58btc, `z`) of the multicodec-prefixed Ed25519 key: the `z6Mk...` form. */
 export function ed25519Multibase(publicKeyHex: string): string {
+  return multibase(ED25519_MULTICODEC, publicKeyHex);
+}
+
+function multibase(codec: Uint8Array, publicKeyHex: string): string {
   const key = hexToBytes(publicKeyHex);
-  const prefixed = new Uint8Array(ED25519_MULTICODEC.length + key.length);
-  prefixed.set(ED25519_MULTICODEC);
-  prefixed.set(key, ED25519_MULTICODEC.length);
+  const prefixed = new Uint8Array(codec.length + key.length);
+  prefixed.set(codec);
+  prefixed.set(key, codec.length);
   return `z${base58.encode(prefixed)}`;
 }
 
-/** W3C DID Core document: Multikey for did:web, EcdsaSecp256k1RecoveryMethod2020 as did:pkh defines it. */
+/**
+ * W3C DID Core document: Multikey for did:web (`publicKeyHex` of a secp256k1 key is its compressed form),
+ * EcdsaSecp256k1RecoveryMethod2020 as did:pkh defines it.
+ */
 export function buildDidDocument(subject: DidSubject): DidDocument {
   const service: DidDocument['service'] = [
     {
@@ -37,8 +48,9 @@ export function buildDidDocument(subject: DidSubject): DidDocument {
     },
     { id: `${subject.did}#a2a`, type: 'A2AAgentCard', serviceEndpoint: subject.agentCardUrl },
   ];
-  if (subject.keyType === 'ed25519') {
-    const keyId = `${subject.did}#key-1`;
+  // A did:pkh DID is its secp256k1 key; a did:web agent's key is a Multikey of either type.
+  if (!subject.did.startsWith('did:pkh:')) {
+    const keyId = `${subject.did}#key-${(subject.keyGeneration ?? 0) + 1}`;
     return {
       '@context': [DID_V1, MULTIKEY_V1],
       id: subject.did,
@@ -47,7 +59,10 @@ export function buildDidDocument(subject: DidSubject): DidDocument {
           id: keyId,
           type: 'Multikey',
           controller: subject.did,
-          publicKeyMultibase: ed25519Multibase(subject.publicKeyHex),
+          publicKeyMultibase:
+            subject.keyType === 'ed25519'
+              ? ed25519Multibase(subject.publicKeyHex)
+              : multibase(SECP256K1_MULTICODEC, subject.publicKeyHex),
         },
       ],
       authentication: [keyId],

@@ -15,6 +15,11 @@ export interface TokenClaims {
    * and the caller decides whether their deprecation window is still open.
    */
   aud?: string;
+  /**
+   * The agent's key generation when it is past its first key: a token names the key it was issued to,
+   * so a rotation ends the old key's tokens at once. Absent for an agent that never rotated (generation 0).
+   */
+  kgen?: number;
 }
 
 export interface IssuedToken {
@@ -84,7 +89,7 @@ export class TokenService {
    * makes, which jose and any JWT library verify, at less cost (jose signs through WebCrypto;
    * docs/decisions/performance.md, "Token signing").
    */
-  async issue(did: string): Promise<IssuedToken> {
+  async issue(did: string, keyGeneration = 0): Promise<IssuedToken> {
     const iat = Math.floor(this.deps.clock.now() / 1000);
     const exp = iat + this.deps.ttlSeconds;
     const claims: TokenClaims = {
@@ -94,6 +99,7 @@ export class TokenService {
       iat,
       exp,
       jti: uuidv7(),
+      ...(keyGeneration > 0 ? { kgen: keyGeneration } : {}),
     };
     const signingInput = `${this.encodedHeader}.${base64url(JSON.stringify(claims))}`;
     // Signed on libuv's thread pool, like the registration's signature check, off the event loop.
