@@ -195,6 +195,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       serviceRecord,
       availability: availability.availability,
       remote: federation.federation,
+      // Built after agents (it writes through agents' writer): read through it once it exists.
+      keyRecoveries: { pending: (did) => keys.keyRecovery.pending(did) },
     });
     const keys = createKeyRotationModule({ ...common, writes: agents.agentWrites, tokens });
     const reviews = createReviewsModule({ ...common, alsoRefreshed: serviceRecord });

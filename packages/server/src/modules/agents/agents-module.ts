@@ -17,7 +17,7 @@ import { RegistrationLimiter } from './registration-limits.js';
 
 export interface AgentsModuleDeps extends Pick<
   AgentServiceDeps,
-  'serviceRecord' | 'availability' | 'schemas' | 'remote'
+  'serviceRecord' | 'availability' | 'schemas' | 'remote' | 'keyRecoveries'
 > {
   database: DatabaseHandle;
   clock: Clock;
@@ -94,6 +94,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       profileCache,
       profileMaxBytes: config.registration.profileMaxBytes,
       remote: deps.remote,
+      ...(deps.keyRecoveries === undefined ? {} : { keyRecoveries: deps.keyRecoveries }),
     }),
     didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
     changeFeed: new ChangeFeedService({ db, publicUrl }),

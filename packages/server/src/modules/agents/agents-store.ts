@@ -133,6 +133,18 @@ const presenceExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
     ])
     .as('has_presence');
 
+/** Whether a key recovery is pending (migration 023): most agents have none, so no second read for them. */
+const pendingRecoveryExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
+  eb
+    .exists(
+      eb
+        .selectFrom('key_recovery')
+        .select('did')
+        .whereRef('key_recovery.did', '=', 'agents.did')
+        .where('key_recovery.pending_due_at', 'is not', null),
+    )
+    .as('has_pending_recovery');
+
 const profileByDid = compiledOnce(
   (db, did: string) =>
     db
@@ -141,6 +153,7 @@ const profileByDid = compiledOnce(
       .select('change_seq')
       .select(serviceRecordExists)
       .select(presenceExists)
+      .select(pendingRecoveryExists)
       .where('did', '=', did),
   ['\u0000did'] as const,
 );
@@ -153,6 +166,7 @@ export type VersionedProfileRow = AgentProfileRow & {
   change_seq: number | null;
   has_service_record: boolean;
   has_presence: boolean;
+  has_pending_recovery: boolean;
 };
 
 /** The agent, and whether it has any service record (most agents have none: no second read for them). */
@@ -163,6 +177,7 @@ export async function findAgentProfile(db: Db, did: string): Promise<VersionedPr
   // ours to change (a fresh object per read).
   row.has_service_record = Boolean(row.has_service_record);
   row.has_presence = Boolean(row.has_presence);
+  row.has_pending_recovery = Boolean(row.has_pending_recovery);
   return row as VersionedProfileRow;
 }
 

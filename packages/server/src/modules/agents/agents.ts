@@ -26,6 +26,7 @@ import type {
   InvocationConfig,
   OwnerInvocationConfig,
   PaymentAddress,
+  PendingKeyRecovery,
   UpdateInvocationConfigRequest,
   UpdateProfileRequest,
 } from './schemas.js';
@@ -61,6 +62,13 @@ export interface AgentServiceDeps {
   profileMaxBytes: number;
   /** Agents listed here that live at another registry (modules/federation/): read there, not here. */
   remote?: RemoteReferrals;
+  /** Pending key recoveries (modules/key-rotation/), shown on the profile while they wait. */
+  keyRecoveries?: PendingKeyRecoveries;
+}
+
+/** The pending key recovery of an agent, read only for an agent that has one. */
+export interface PendingKeyRecoveries {
+  pending(did: string): Promise<PendingKeyRecovery | undefined>;
 }
 
 /**
@@ -134,8 +142,14 @@ export class AgentService {
     const availability = row.has_presence
       ? await this.deps.availability.get(observed)
       : this.deps.availability.unobserved(observed);
+    const profile = toAgentProfile(row, this.deps.publicUrl, record, availability);
+    // Starting, cancelling and finishing a recovery each stamp the agent, so a cached body stays right.
+    if (row.has_pending_recovery) {
+      const pending = await this.deps.keyRecoveries?.pending(did);
+      if (pending !== undefined) profile.key_recovery = pending;
+    }
     return {
-      profile: toAgentProfile(row, this.deps.publicUrl, record, availability),
+      profile,
       changeSeq: row.change_seq === null ? null : Number(row.change_seq),
       live: row.has_service_record || row.has_presence,
     };

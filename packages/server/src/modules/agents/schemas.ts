@@ -248,6 +248,20 @@ export const AgentProfile = Type.Object(
           'Extension: where the agent comes from; always kind "registered" here (docs/federation.md). Not covered by the transparency log leaf',
       }),
     ),
+    key_recovery: Type.Optional(
+      Type.Object(
+        {
+          new_key_type: KeyType,
+          new_public_key: Type.String(),
+          started_at: Type.Integer(),
+          completes_at: Type.Integer(),
+        },
+        {
+          description:
+            "Extension, present only while a key recovery is pending: the key that becomes the agent's at completes_at unless its current key cancels (docs/identity.md)",
+        },
+      ),
+    ),
   },
   { $id: 'AgentProfile' },
 );
@@ -255,12 +269,18 @@ export const AgentProfile = Type.Object(
  * Section 2.4 profile, plus description, avatar, website, chain_id and endpoints (docs/decisions/profiles.md).
  */
 export type AgentProfile = Static<typeof AgentProfile>;
+/** A pending key recovery as the profile shows it. */
+export type PendingKeyRecovery = NonNullable<AgentProfile['key_recovery']>;
 
-export const PublishedProfile = Type.Omit(AgentProfile, ['service_record', 'availability', 'provenance'], {
-  $id: 'PublishedProfile',
-  description:
-    'An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability and without provenance (a change feed entry carries it beside the profile)',
-});
+export const PublishedProfile = Type.Omit(
+  AgentProfile,
+  ['service_record', 'availability', 'provenance', 'key_recovery'],
+  {
+    $id: 'PublishedProfile',
+    description:
+      'An agent profile as GET /api/agents/{did} returns it, without the live service_record and availability and without provenance (a change feed entry carries it beside the profile)',
+  },
+);
 /** The profile as the change feed carries it: everything but the live members and the provenance. */
 export type PublishedProfile = Static<typeof PublishedProfile>;
 

@@ -38,6 +38,7 @@ import {
 import type {
   CancelRecoveryRequest,
   KeyRecoveryStatus,
+  PendingRecovery,
   SetRecoveryKeyRequest,
   StartRecoveryRequest,
 } from './schemas.js';
@@ -242,6 +243,11 @@ export class KeyRecoveryService {
       });
       return true;
     });
+  }
+
+  /** The pending recovery as the profile shows it (agents module). */
+  async pending(did: string): Promise<PendingRecovery | undefined> {
+    return (await this.status(did)).pending ?? undefined;
   }
 
   async status(did: string): Promise<KeyRecoveryStatus> {
