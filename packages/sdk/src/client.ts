@@ -12,6 +12,8 @@ import type {
   EditReviewRequest,
   InvocationConfig,
   InvokeResponse,
+  KeyChangeResult,
+  KeyRecoveryStatus,
   JsonObject,
   Jwks,
   PaymentAddress,
@@ -36,6 +38,7 @@ import type {
   UpdateProfileRequest,
 } from './types.js';
 import * as agents from './client/agents.js';
+import * as keys from './client/keys.js';
 import * as discovery from './client/discovery.js';
 import type { SearchOptions } from './client/discovery.js';
 import * as invocation from './client/invocation.js';
@@ -87,7 +90,8 @@ export class RegistryClient {
   readonly registry: string;
   /** The name signed messages bind to. */
   readonly audience: string;
-  readonly key: AgentKey | undefined;
+  /** Replaced by rotateKey once the registry has taken the new key. */
+  key: AgentKey | undefined;
   did: string | undefined;
   /** The bearer token, kept out of logs, `JSON.stringify`, spreads and clones like the key. */
   #token: string | undefined;
@@ -169,6 +173,51 @@ export class RegistryClient {
     const session = await this.request<Session>('POST', '/api/auth/token', { body });
     this.adopt(session);
     return session;
+  }
+
+  // ---- keys (docs/identity.md) ----------------------------------------------------------------
+
+  /**
+   * Replaces the agent's key by `next` (both sign), then uses `next` and the token the answer carries.
+   * Pass `signed` (from signRotation) to resend a rotation whose answer was lost.
+   */
+  async rotateKey(next: AgentKey, signed?: Record<string, unknown>): Promise<KeyChangeResult> {
+    const did = this.requireDid();
+    const body = signed ?? (await this.signRotation(next));
+    const result = await keys.rotateKey(this, did, body);
+    this.key = next;
+    this.adopt({ did: result.did, token: result.token, expires_at: result.expires_at });
+    return result;
+  }
+
+  /** The signed rotation body, to keep (e.g. on disk) before sending it with rotateKey. */
+  async signRotation(next: AgentKey): Promise<Record<string, unknown>> {
+    return keys.signedRotation(this.signing(), this.requireKey('rotate the key'), next);
+  }
+
+  setRecoveryKey(recovery: AgentKey): Promise<KeyRecoveryStatus> {
+    return keys.setRecoveryKey(this, this.signing(), this.requireKey('set a recovery key'), recovery);
+  }
+
+  /** Signed by the recovery key: needs no current key, only the agent's DID. */
+  startRecovery(
+    recovery: AgentKey,
+    next: AgentKey,
+    did: string = this.requireDid(),
+  ): Promise<KeyRecoveryStatus> {
+    return keys.startRecovery(this, this.signing(did), recovery, next);
+  }
+
+  cancelRecovery(): Promise<KeyRecoveryStatus> {
+    return keys.cancelRecovery(this, this.signing(), this.requireKey('cancel a recovery'));
+  }
+
+  getKeyRecovery(did: string = this.requireDid()): Promise<KeyRecoveryStatus> {
+    return keys.getKeyRecovery(this, did);
+  }
+
+  private signing(did: string = this.requireDid()) {
+    return { did, audience: this.audience, clock: this.messageClock };
   }
 
   // ---- agents ---------------------------------------------------------------------------------

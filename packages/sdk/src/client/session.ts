@@ -4,7 +4,7 @@ import type { AgentKey } from '../keys.js';
 import type { Profile } from '../types.js';
 
 /** Token errors a new signature cures; AGENT_DEACTIVATED is not one of them. */
-const RENEWABLE = new Set(['TOKEN_EXPIRED', 'TOKEN_INVALID', 'TOKEN_MISSING']);
+const RENEWABLE = new Set(['TOKEN_EXPIRED', 'TOKEN_INVALID', 'TOKEN_MISSING', 'TOKEN_KEY_ROTATED']);
 
 /** Whether the registry refused the token in a way that logging in again by signature cures. */
 export function curedBySignature(error: unknown): boolean {
