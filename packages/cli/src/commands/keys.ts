@@ -4,6 +4,7 @@ import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { describeKey, KEY_TYPES, makeKey, readKey, writeKey, type KeyType } from '../keys.js';
+import { registerKeyChanges } from './key-changes.js';
 
 async function showKey(cli: CliContext, extra: Record<string, unknown> = {}): Promise<void> {
   const described = await describeKey(await readKey(cli));
@@ -98,5 +99,6 @@ export function registerKeys(program: Command): void {
     'agent-registry keys import @wallet.hex --key-type secp256k1 --chain eip155:8453',
     'agent-registry keys import 9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
   );
+  registerKeyChanges(keys);
   withExamples(keys, 'agent-registry keys', 'agent-registry keys generate --force');
 }
