@@ -160,7 +160,8 @@ export class PeerFollower {
         };
         // Each agent once, at its latest entry of this bundle.
         const latest = new Map<string, { leaf: LogLeaf; index: number }>();
-        // Event leaves log no profile; what a peer does with a kind it knows is its handler's (none yet).
+        // Event leaves log no profile; what a peer does with a kind it knows is its handler's (none yet). A
+        // key rotation needs none: it stamps the agent, so the profile leaf before its key.rotated is re-read.
         extension.entries.forEach((leaf, offset) => {
           if (isProfileLeaf(leaf)) latest.set(leaf.did, { leaf, index: first + offset });
         });
