@@ -1176,6 +1176,104 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/federation/entries/{id}/observations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each change of an imported entry's observed status or tools digest, newest first
+     * @description Extension (docs/federation.md, "Observed"): every change the probes found of the entry's status class or tools_digest (the first observation too), each with the `entry.observed` leaf of the transparency log that records it. Paged by cursor.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `404`: No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listRemoteEntryObservations'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/watches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: the caller's watches, oldest first
+     * @description Extension: the caller's watches, oldest first
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listWatches'];
+    put?: never;
+    /**
+     * Extension: be told (signed webhooks) of an agent's or a remote entry's changes
+     * @description Subscribes the caller: each event of `events` on `target` is POSTed to `url` as a Standard Webhooks message signed with the returned `secret` (docs/watches.md).
+     *
+     *     Responses:
+     *     - `201`: The watch, with its signing secret (shown only now).
+     *     - `400`: The url is not an https:// URL the registry may deliver to (`INVALID_URL`), or an event does not apply to the target (`INVALID_WATCH_EVENTS`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `404`: No agent or remote entry is `target` (`WATCH_TARGET_NOT_FOUND`).
+     *     - `409`: The caller, or the target, has the most watches allowed (`WATCH_LIMIT_REACHED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More watches created than WATCH_RATE_LIMIT in the window (`WATCH_RATE_LIMITED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['createWatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/watches/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Extension: delete one of your watches (its pending deliveries are dropped)
+     * @description Extension: delete one of your watches (its pending deliveries are dropped)
+     *
+     *     Responses:
+     *     - `204`: Deleted.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `404`: You have no watch with this id (`WATCH_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    delete: operations['deleteWatch'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1421,6 +1519,11 @@ export interface components {
         | 'AGENT_NOT_LOGGED'
         | 'INVALID_TILE_PATH'
         | 'TILE_NOT_FOUND'
+        | 'WATCH_NOT_FOUND'
+        | 'WATCH_TARGET_NOT_FOUND'
+        | 'INVALID_WATCH_EVENTS'
+        | 'WATCH_LIMIT_REACHED'
+        | 'WATCH_RATE_LIMITED'
         | 'KEY_ROTATION_UNSUPPORTED'
         | 'KEY_RETIRED'
         | 'KEY_UNCHANGED'
@@ -1433,6 +1536,8 @@ export interface components {
         | 'RECOVERY_NOT_PENDING';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
+      /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
+      offline_since?: string;
       /** @description AGENT_IS_REMOTE: the registry the agent lives at (docs/federation.md) */
       home_registry?: string;
       /** @description AGENT_IS_REMOTE: where to invoke it there */
@@ -1732,6 +1837,16 @@ export interface components {
       /** @description Extension: public URL of the registry the agent lives at (this registry's for its own agents) */
       home_registry: string;
       provenance: components['schemas']['Provenance'];
+      /** @description Extension: the agent's availability now, as the profile's availability.status and last_seen_at (docs/availability.md); unknown with last_seen_at null for remote entries, which this registry does not observe */
+      availability: {
+        /** @description online: a worker was seen within the online window; offline: the agent was observed before but not within it, or is deactivated; unknown: never observed, or not observable (webhook and no-delivery agents, invocation disabled) */
+        status: 'online' | 'offline' | 'unknown';
+        /** @description Epoch ms of the latest evidence that a worker was there; null if never */
+        last_seen_at: number | null;
+      };
+      /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
+      capabilities_digest?: string;
+      observed?: components['schemas']['Observed'];
     };
     BuildInfo: {
       /** @example agent-registry */
@@ -2024,6 +2139,27 @@ export interface components {
       updated_at: number;
       home_registry: string;
       provenance: components['schemas']['Provenance'];
+      observed?: components['schemas']['Observed'];
+    };
+    /** @description Extension: what this registry found probing an imported MCP server or A2A card endpoint on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe and for mirrored entries */
+    Observed: {
+      /**
+       * @description answers: the endpoint answered its protocol (MCP initialize and tools/list; A2A GetTask for an unknown id with TaskNotFoundError -32001); needs_auth: it answered 401 or 403; not_mcp / not_a2a: it answered HTTP, but not its protocol; unreachable: no answer (connection refused, DNS, timeout, a 5xx, or an address the network policy refuses)
+       * @enum {string}
+       */
+      status: 'answers' | 'needs_auth' | 'not_mcp' | 'not_a2a' | 'unreachable';
+      /** @description The latest probe (epoch ms) */
+      checked_at: number;
+      /** @description The latest probe whose status was answers (epoch ms) */
+      last_answered_at: number | null;
+      /** @description The first probe of this entry (epoch ms) */
+      first_seen_at: number;
+      /** @description Tools listed at the latest answer with a digest */
+      tools_count: number | null;
+      /** @description "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of every tool object tools/list returned, all pages, as returned, sorted by name)); the protocol package's toolsDigest recomputes it. A2A entries have none (null) */
+      tools_digest: string | null;
+      /** @description When the current tools_digest was first observed (epoch ms) */
+      tools_changed_at: number | null;
     };
   };
   responses: never;
@@ -5869,6 +6005,395 @@ export interface operations {
       };
       /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
       415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listRemoteEntryObservations: {
+    parameters: {
+      query?: {
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Newest first */
+            observations: {
+              /** @description The probe that found the change (epoch ms) */
+              observed_at: number;
+              /** @enum {string} */
+              status: 'answers' | 'needs_auth' | 'not_mcp' | 'not_a2a' | 'unreachable';
+              tools_count: number | null;
+              /** @description The digest the probe computed; null when it got no tools list */
+              tools_digest: string | null;
+              /** @description The `seq` of the `entry.observed` leaf that records this change (docs/transparency-log.md) */
+              log_seq: number;
+              /** @description That leaf's index in the transparency log (log_seq minus the log's first number) */
+              log_index: number;
+            }[];
+            /** @description Pass as cursor for the next page; null after the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listWatches: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            watches: {
+              id: string;
+              target: string;
+              url: string;
+              events: (
+                | 'agent.updated'
+                | 'agent.deactivated'
+                | 'agent.availability_changed'
+                | 'entry.tools_changed'
+                | 'entry.status_changed'
+              )[];
+              /** @description Milliseconds since the epoch */
+              created_at: number;
+            }[];
+            /** @description Pass as cursor for the next page; null after the last */
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  createWatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description An agent's DID (local) or a remote entry id (GET /api/federation/entries) */
+          target: string;
+          /** @description https:// URL the deliveries are POSTed to (public addresses only) */
+          url: string;
+          /** @description The event types to receive: agent.* for a DID, entry.* for a remote entry */
+          events: (
+            | 'agent.updated'
+            | 'agent.deactivated'
+            | 'agent.availability_changed'
+            | 'entry.tools_changed'
+            | 'entry.status_changed'
+          )[];
+        };
+      };
+    };
+    responses: {
+      /** @description The watch, with its signing secret (shown only now). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            target: string;
+            url: string;
+            events: (
+              | 'agent.updated'
+              | 'agent.deactivated'
+              | 'agent.availability_changed'
+              | 'entry.tools_changed'
+              | 'entry.status_changed'
+            )[];
+            /** @description Milliseconds since the epoch */
+            created_at: number;
+          } & {
+            /** @description The Standard Webhooks signing secret (whsec_<base64>) of this watch: shown once, keep it to verify deliveries */
+            secret: string;
+          };
+        };
+      };
+      /** @description The url is not an https:// URL the registry may deliver to (`INVALID_URL`), or an event does not apply to the target (`INVALID_WATCH_EVENTS`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent or remote entry is `target` (`WATCH_TARGET_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The caller, or the target, has the most watches allowed (`WATCH_LIMIT_REACHED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More watches created than WATCH_RATE_LIMIT in the window (`WATCH_RATE_LIMITED`). */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  deleteWatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted: no body */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description You have no watch with this id (`WATCH_NOT_FOUND`). */
+      404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;
