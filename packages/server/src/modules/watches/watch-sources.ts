@@ -6,6 +6,7 @@ import {
   announcedStatuses,
   availabilityTargets,
   lockCursor,
+  recordsAfterCursor,
   moveCursor,
   moveStatus,
   recordsAfter,
@@ -26,6 +27,9 @@ const AVAILABILITY_BATCH = 500;
  */
 export async function followChanges(db: Db, watches: WatchService): Promise<number> {
   let total = 0;
+  // A plain read first: an idle follower takes no lock, so it never holds one table while waiting
+  // for another (which deadlocks with a pg_restore replacing the tables under running nodes).
+  if (!(await recordsAfterCursor(db))) return total;
   for (;;) {
     const read = await db.transaction().execute(async (trx) => {
       const cursor = await lockCursor(trx);

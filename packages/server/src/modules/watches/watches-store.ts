@@ -192,6 +192,19 @@ export async function lockCursor(db: Db): Promise<number> {
   return Number(row.seq);
 }
 
+/** Whether the log holds records past the cursor (read without locking the cursor). */
+export async function recordsAfterCursor(db: Db): Promise<boolean> {
+  const cursor = await db.selectFrom('watch_cursor').select('seq').where('id', '=', 1).executeTakeFirst();
+  if (cursor === undefined) return false;
+  const next = await db
+    .selectFrom('log_records')
+    .select('seq')
+    .where('seq', '>', Number(cursor.seq))
+    .limit(1)
+    .executeTakeFirst();
+  return next !== undefined;
+}
+
 export async function moveCursor(db: Db, seq: number): Promise<void> {
   await db.updateTable('watch_cursor').set({ seq }).where('id', '=', 1).execute();
 }
