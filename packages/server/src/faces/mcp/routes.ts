@@ -18,6 +18,7 @@ import { invocable } from '../invocation.js';
 import { agentTools } from './agent-tools.js';
 import { mcpOriginGuard } from './origin.js';
 import { registryTools } from './registry-tools.js';
+import { serverCardRoutes } from './server-card.js';
 import { answerModern, isLegacyMcp, unknownToolMessage, type McpFace } from './modern.js';
 
 const SERVER_VERSION = '0.1.0';
@@ -191,6 +192,13 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
         tools: agentTools(ctx, profile),
       });
     },
+  );
+
+  serverCardRoutes(
+    app,
+    ctx.config.identity.publicUrl,
+    SERVER_VERSION,
+    tools.map(({ call: _call, ...definition }) => definition),
   );
 
   for (const url of ['/mcp', '/mcp/agents/:did']) {

@@ -18,6 +18,7 @@ import {
   CATALOG_TYPE,
   agentEntry,
   referral,
+  MCP_SERVER_CARD_TYPE,
   registryEntry,
   type ArdSite,
 } from './entries.js';
@@ -249,6 +250,14 @@ export class ArdService {
           url: `${this.source}/catalog`,
           description: `Every active agent, ${CATALOG_PAGE_SIZE} per page, oldest first; each page links to the next`,
           tags: ['agents', 'catalog'],
+        },
+        {
+          identifier: `urn:air:${this.deps.site.publisher}:mcp:agent-registry`,
+          displayName: 'Agent Registry: MCP server',
+          type: MCP_SERVER_CARD_TYPE,
+          url: `${this.deps.site.publicUrl}/mcp/server-card`,
+          description: 'The MCP Server Card of the registry: find, invoke and review agents over MCP',
+          tags: ['mcp'],
         },
       ],
     };

@@ -9,6 +9,8 @@ import { didToUrn } from './urn.js';
 export const A2A_CARD_TYPE = 'application/a2a-agent-card+json';
 export const REGISTRY_TYPE = 'application/ai-registry+json';
 export const CATALOG_TYPE = 'application/ai-catalog+json';
+/** An AI Catalog entry naming an MCP Server Card (SEP-2127). */
+export const MCP_SERVER_CARD_TYPE = 'application/mcp-server-card+json';
 export const CATALOG_SPEC_VERSION = '1.0';
 /** The attestation types of every agent entry, in their order there. */
 export const ATTESTATION_TYPES: readonly string[] = [

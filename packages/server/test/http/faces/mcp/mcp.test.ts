@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { agentPath } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
 import { http } from '../../../support/http.js';
@@ -70,6 +72,51 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     await anonymous?.close();
     await authenticated?.close();
     await registry?.close();
+  });
+
+  test('the server card (SEP-2127) names the endpoint; /.well-known/mcp.json adds the tools and their digest', async () => {
+    const card = await fetch(`${registry.url}/mcp/server-card`, {
+      headers: { accept: 'application/mcp-server-card+json' },
+    });
+    assert.equal(card.status, 200);
+    assert.match(card.headers.get('content-type') ?? '', /^application\/mcp-server-card\+json/);
+    assert.equal(card.headers.get('access-control-allow-origin'), '*');
+    assert.equal(card.headers.get('cache-control'), 'public, max-age=3600');
+    const body = (await card.json()) as Record<string, unknown> & {
+      remotes: { type: string; url: string }[];
+    };
+    assert.equal(body.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
+    assert.match(String(body.name), /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/);
+    assert.ok(String(body.description).length <= 100);
+    assert.deepEqual(
+      body.remotes.map(({ type, url }) => ({ type, url })),
+      [{ type: 'streamable-http', url: `${registry.url}/mcp` }],
+    );
+    // The card agrees with what a connected client reads.
+    assert.equal(body.version, anonymous.getServerVersion()?.version);
+    const etag = card.headers.get('etag') ?? '';
+    const again = await fetch(`${registry.url}/mcp/server-card`, { headers: { 'if-none-match': etag } });
+    assert.equal(again.status, 304);
+
+    const catalog = (await (await fetch(`${registry.url}/.well-known/ai-catalog.json`)).json()) as {
+      entries: { type: string; url: string }[];
+    };
+    const entry = catalog.entries.find((item) => item.type === 'application/mcp-server-card+json');
+    assert.equal(entry?.url, `${registry.url}/mcp/server-card`);
+
+    const wellKnown = (await (await fetch(`${registry.url}/.well-known/mcp.json`)).json()) as {
+      name: string;
+      tools: { name: string }[];
+      _meta: Record<string, string>;
+    };
+    assert.equal(wellKnown.name, body.name);
+    const { tools } = await anonymous.listTools();
+    assert.deepEqual(wellKnown.tools, tools);
+    const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const digest = `sha256:${createHash('sha256')
+      .update(canonicalize(sorted) ?? '')
+      .digest('hex')}`;
+    assert.equal(wellKnown._meta['io.github.agent-registry/tools_digest'], digest);
   });
 
   test('lists the registry tools, each with an input and an output schema', async () => {
