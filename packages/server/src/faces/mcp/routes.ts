@@ -168,8 +168,9 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
         'An agent registry. Find agents with search_agents, read one with get_agent (capabilities and ' +
         'their JSON schemas), call one with invoke_agent, read that call later with get_task, judge ' +
         'agents with get_reviews and get_reputation, and review one you called with submit_review ' +
-        '(citing the task id) or edit_review. invoke_agent, get_task, submit_review and edit_review ' +
-        'act as an agent: they need the header Authorization: Bearer <registry token>.',
+        '(citing the task id) or edit_review, and be told of changes with watch. invoke_agent, get_task, ' +
+        'submit_review, edit_review and the watch tools act as an agent: they need the header ' +
+        'Authorization: Bearer <registry token>.',
       tools,
     });
   });

@@ -4,9 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { agentPath } from '@agent-registry/testkit';
 import { register, type Registered } from '@agent-registry/testkit/in-process';
+import { canonicalize } from '../../../support/card-host.js';
 import { http } from '../../../support/http.js';
 import {
   queueWorker,
@@ -113,9 +113,7 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
     const { tools } = await anonymous.listTools();
     assert.deepEqual(wellKnown.tools, tools);
     const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const digest = `sha256:${createHash('sha256')
-      .update(canonicalize(sorted) ?? '')
-      .digest('hex')}`;
+    const digest = `sha256:${createHash('sha256').update(canonicalize(sorted)).digest('hex')}`;
     assert.equal(wellKnown._meta['io.github.agent-registry/tools_digest'], digest);
   });
 
@@ -128,8 +126,11 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       'get_reviews',
       'get_task',
       'invoke_agent',
+      'list_watches',
+      'remove_watch',
       'search_agents',
       'submit_review',
+      'watch',
     ]);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
