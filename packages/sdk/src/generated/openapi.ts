@@ -1847,6 +1847,7 @@ export interface components {
       /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
       capabilities_digest?: string;
       observed?: components['schemas']['Observed'];
+      home?: components['schemas']['HomeReport'];
     };
     BuildInfo: {
       /** @example agent-registry */
@@ -2140,6 +2141,7 @@ export interface components {
       home_registry: string;
       provenance: components['schemas']['Provenance'];
       observed?: components['schemas']['Observed'];
+      home?: components['schemas']['HomeReport'];
     };
     /** @description Extension: what this registry found probing an imported MCP server or A2A card endpoint on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe and for mirrored entries */
     Observed: {
@@ -2160,6 +2162,19 @@ export interface components {
       tools_digest: string | null;
       /** @description When the current tools_digest was first observed (epoch ms) */
       tools_changed_at: number | null;
+    };
+    /** @description Extension, mirrored entries: the agent's reputation, rating and review count as its home registry's transparency log carries them; absent for imported entries */
+    HomeReport: {
+      /** @description The home registry whose verified log carried these figures */
+      reported_by: string;
+      /** @description The reputation score (0-100) at the home registry */
+      reputation_score: number;
+      /** @description The mean rating (0-10) of its reviews at the home registry */
+      average_rating: number;
+      /** @description How many reviews it has at the home registry */
+      total_reviews: number;
+      /** @description When this registry verified the log leaf that carried these figures (epoch ms) */
+      read_at: number;
     };
   };
   responses: never;

@@ -23,6 +23,13 @@ export function mirroredEntry(
     tags: JSON.stringify([profile.tag]),
     endpoints: JSON.stringify([{ type: 'invoke', url: `${PEER}/api/invoke` }]),
     home_registry: PEER,
+    home_report: JSON.stringify({
+      reported_by: PEER,
+      reputation_score: 61.5,
+      average_rating: 8.5,
+      total_reviews: 4,
+      read_at: 1_764_000_000_000,
+    }),
     provenance: provenanceJson({
       kind: 'mirrored',
       home_registry: PEER,

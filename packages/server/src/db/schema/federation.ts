@@ -32,6 +32,11 @@ export interface RemoteEntriesTable {
   updated_at: number;
   /** Remote change number: the federated search index follows it as the local index follows change_seq. */
   seq: number;
+  /**
+   * JSON text of a mirrored entry's HomeReport (modules/search/home-report-schema.ts): reputation, rating
+   * and review count as the home's verified log leaf carried them; null for imported entries.
+   */
+  home_report: string | null;
 }
 
 /** One row per peer or import the operator configured: where it stands and its last error. */

@@ -91,6 +91,15 @@ export function observedLine(observed: NonNullable<AgentSummary['observed']>): s
   return `Probed ${formatDate(observed.checked_at)}: ${status}${tools}`;
 }
 
+/** A mirrored agent's figures as its home registry's log carries them, labelled as the home's. */
+export function homeLine(home: NonNullable<AgentSummary['home']>): string {
+  const reviews =
+    home.total_reviews === 0
+      ? 'no reviews'
+      : `rated ${home.average_rating.toFixed(1)}/10 by ${home.total_reviews} review${home.total_reviews === 1 ? '' : 's'}`;
+  return `At its home registry: reputation ${formatScore(home.reputation_score)}/100, ${reviews} (read ${formatDate(home.read_at)})`;
+}
+
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */
 export function agentSummaryCard(
   agent: AgentSummary,
@@ -113,6 +122,7 @@ export function agentSummaryCard(
       <h3 id="card-${agent.did}"><a href="${href}">${agent.name}</a></h3>
       ${remote ? html`<p class="provenance">${provenanceText(agent.provenance)}</p>` : ''}
       ${agent.observed === undefined ? '' : html`<p class="provenance">${observedLine(agent.observed)}</p>`}
+      ${agent.home === undefined ? '' : html`<p class="provenance">${homeLine(agent.home)}</p>`}
       ${agent.description === null ? '' : html`<p class="description">${agent.description}</p>`}
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}

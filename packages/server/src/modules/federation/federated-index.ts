@@ -8,6 +8,7 @@ import type { SearchRow, SearchSource } from '../search/search.js';
 import { answeringEntryIds, readObserved } from './entry-probe-store.js';
 import { observedView } from './observations.js';
 import type { Observed } from './observation-schemas.js';
+import type { HomeReport } from '../search/home-report-schema.js';
 import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
 
 /** Remote changes read per query while loading or catching up. */
@@ -213,6 +214,7 @@ function searchRow(row: RemoteEntryRow, observed: Observed | undefined): SearchR
       home_registry: row.home_registry,
       provenance: row.provenance,
       ...(observed === undefined ? {} : { observed }),
+      ...(row.home_report === null ? {} : { home: JSON.parse(row.home_report) as HomeReport }),
     },
   };
 }

@@ -13,6 +13,7 @@ import { readSources } from './remote-sources-store.js';
 import type { FederatedIndex } from './federated-index.js';
 import type { ObservationService } from './observations.js';
 import type { Observed } from './observation-schemas.js';
+import type { HomeReport } from '../search/home-report-schema.js';
 import type { SourceRefresher } from './federation-jobs.js';
 import type { PeerFollower } from './peer-follower.js';
 import { peerSourceId } from './peer-entries.js';
@@ -155,5 +156,6 @@ export function entryView(row: RemoteEntryRow, observed?: Observed): RemoteEntry
     home_registry: row.home_registry,
     provenance: JSON.parse(row.provenance) as Provenance,
     ...(observed === undefined ? {} : { observed }),
+    ...(row.home_report === null ? {} : { home: JSON.parse(row.home_report) as HomeReport }),
   };
 }

@@ -1,5 +1,6 @@
 import { parseDid, webDid, PROFILE_LIMITS } from '@agent-registry/protocol';
 import { provenanceJson } from '../agents/provenance-schemas.js';
+import { homeReportOf } from '../search/home-report-schema.js';
 import { httpUrl, limitedCapability, limitedTags, limitedText, MAX_ENDPOINTS } from './listing-limits.js';
 import { didWebDomainOf, type RemoteEntryWrite } from './remote-entries-store.js';
 import type { PeerCheckpoint } from './peer-status.js';
@@ -39,6 +40,7 @@ export function mirroredEntry(
         })
         .slice(0, PROFILE_LIMITS.capabilitiesMaxCount)
     : [];
+  const report = homeReportOf(peer, profile, now);
   return {
     id: entryId(peer, did),
     source_id: peerSourceId(peer),
@@ -50,6 +52,7 @@ export function mirroredEntry(
     tags: JSON.stringify(limitedTags(profile.tags)),
     endpoints: JSON.stringify(endpoints.slice(0, MAX_ENDPOINTS)),
     home_registry: peer,
+    home_report: report === null ? null : JSON.stringify(report),
     provenance: provenanceJson({
       kind: 'mirrored',
       home_registry: peer,

@@ -4,11 +4,18 @@ import { compiledOnce, type CompiledRead } from '../../db/compiled.js';
 import { sqlDialect } from '../../db/dialect.js';
 import type { RemoteEntriesTable } from '../../db/schema/index.js';
 import { findAgentStatus } from '../agents/agents-store.js';
+import { sameHomeFigures } from '../search/home-report-schema.js';
 
 export type RemoteEntryRow = Selectable<RemoteEntriesTable>;
 
 /** What a source writes of an entry; the store numbers it and keeps its first-seen time. */
-export type RemoteEntryWrite = Omit<RemoteEntryRow, 'seq' | 'created_at' | 'updated_at' | 'status'>;
+export type RemoteEntryWrite = Omit<
+  RemoteEntryRow,
+  'seq' | 'created_at' | 'updated_at' | 'status' | 'home_report'
+> & {
+  /** A mirrored entry's HomeReport (JSON text); imported entries have none. */
+  home_report?: string | null;
+};
 
 /**
  * How many entries one source may hold (listed or shadowed), for one round of its writes: counted
@@ -69,12 +76,19 @@ export async function putRemoteEntry(
     if (old === undefined) {
       await trx
         .insertInto('remote_entries')
-        .values({ ...entry, status: 'active', created_at: now, updated_at: now, seq })
+        .values({
+          ...entry,
+          home_report: entry.home_report ?? null,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+          seq,
+        })
         .execute();
     } else {
       await trx
         .updateTable('remote_entries')
-        .set({ ...entry, status: 'active', updated_at: now, seq })
+        .set({ ...entry, home_report: entry.home_report ?? null, status: 'active', updated_at: now, seq })
         .where('id', '=', entry.id)
         .execute();
     }
@@ -251,6 +265,7 @@ function sameContent(old: RemoteEntryRow, entry: RemoteEntryWrite): boolean {
     old.tags === entry.tags &&
     old.endpoints === entry.endpoints &&
     old.home_registry === entry.home_registry &&
+    sameHomeFigures(old.home_report, entry.home_report) &&
     withoutFetchTime(old.provenance) === withoutFetchTime(entry.provenance)
   );
 }

@@ -3,6 +3,7 @@ import { Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
 import { Observed } from '../search/observed-schema.js';
+import { HomeReport } from '../search/home-report-schema.js';
 
 export const FEDERATION_RULES = { listLimitDefault: 50, listLimitMax: 200, idMaxLength: 2048 } as const;
 
@@ -26,6 +27,7 @@ export const RemoteEntry = Type.Object(
     home_registry: Type.String(),
     provenance: ref(Provenance),
     observed: Type.Optional(ref(Observed)),
+    home: Type.Optional(ref(HomeReport)),
   },
   { $id: 'RemoteEntry', description: 'A read-only entry of an agent that lives elsewhere' },
 );

@@ -1,5 +1,6 @@
 import { hitAvailability, type SearchPage, type SearchRow } from './search.js';
 import { provenanceJson, registeredProvenance } from '../agents/provenance-schemas.js';
+import type { HomeReport } from './home-report-schema.js';
 import { capabilitiesDigestOf } from './capabilities-digest.js';
 
 /**
@@ -43,9 +44,8 @@ function agentJson(row: SearchRow, home: string, availability: SearchPage['avail
   const extra =
     row.remote === undefined
       ? `,"capabilities_digest":"${capabilitiesDigestOf(row.capabilities)}"`
-      : row.remote.observed === undefined
-        ? ''
-        : `,"observed":${JSON.stringify(row.remote.observed)}`;
+      : (row.remote.observed === undefined ? '' : `,"observed":${JSON.stringify(row.remote.observed)}`) +
+        (row.remote.home === undefined ? '' : `,"home":${homeJson(row.remote.home)}`);
   return (
     `{"did":${JSON.stringify(row.did)},"name":${JSON.stringify(row.name)},` +
     `"description":${row.description === null ? 'null' : JSON.stringify(row.description)},` +
@@ -60,6 +60,15 @@ function agentJson(row: SearchRow, home: string, availability: SearchPage['avail
 /** As the schema serializer writes a `number`: infinities as null (NaN never comes out of a column). */
 function number(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null';
+}
+
+/** A HomeReport as the schema serializer writes it: its members in the schema's order. */
+function homeJson(home: HomeReport): string {
+  return (
+    `{"reported_by":${JSON.stringify(home.reported_by)},"reputation_score":${number(home.reputation_score)},` +
+    `"average_rating":${number(home.average_rating)},"total_reviews":${integer(home.total_reviews)},` +
+    `"read_at":${integer(home.read_at)}}`
+  );
 }
 
 /** As the schema serializer writes an `integer`: a fraction is truncated. */

@@ -7,6 +7,7 @@ import { Capability } from '../agents/schemas.js';
 import { Provenance } from '../agents/provenance-schemas.js';
 import { Availability } from '../availability/schemas.js';
 import { Observed } from './observed-schema.js';
+import { HomeReport } from './home-report-schema.js';
 
 export const SearchQuery = Type.Object(
   {
@@ -135,6 +136,7 @@ export const AgentSummary = Type.Object(
       }),
     ),
     observed: Type.Optional(ref(Observed)),
+    home: Type.Optional(ref(HomeReport)),
   },
   {
     $id: 'SearchHit',

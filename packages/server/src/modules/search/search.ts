@@ -17,6 +17,7 @@ import type { AgentSummary, HitAvailability, SearchRequest, SearchResponse } fro
 import { registeredProvenance } from '../agents/provenance-schemas.js';
 import { capabilitiesDigestOf } from './capabilities-digest.js';
 import type { Observed } from './observed-schema.js';
+import type { HomeReport } from './home-report-schema.js';
 import {
   indexFilters,
   onServiceRecord,
@@ -44,7 +45,7 @@ export interface SearchPage extends Omit<SearchResponse, 'agents'> {
  * as JSON text; the registry's own agents carry neither (their provenance is `registered`, here).
  */
 export type SearchRow = AgentSearchRow & {
-  remote?: { home_registry: string; provenance: string; observed?: Observed };
+  remote?: { home_registry: string; provenance: string; observed?: Observed; home?: HomeReport };
 };
 
 /** An index kept equal to its rows, and those rows by index key: what a search runs over. */
@@ -111,6 +112,7 @@ export class SearchService {
           : (JSON.parse(row.remote.provenance) as AgentSummary['provenance']),
       ...(row.remote === undefined ? { capabilities_digest: capabilitiesDigestOf(row.capabilities) } : {}),
       ...(row.remote?.observed === undefined ? {} : { observed: row.remote.observed }),
+      ...(row.remote?.home === undefined ? {} : { home: row.remote.home }),
       availability: hitAvailability(row, availability),
     };
   }

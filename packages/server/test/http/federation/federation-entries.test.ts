@@ -150,6 +150,10 @@ describe('remote entries: provenance, federated search, referrals', () => {
     });
     assert.match(
       peers.body,
+      /At its home registry: reputation [\d.]+\/100, rated 8\.5\/10 by 4 reviews \(read /,
+    );
+    assert.match(
+      peers.body,
       /Mirrored from https:\/\/peer\.example \(verified against its registry&#39;s log\)|Mirrored from https:\/\/peer\.example \(verified against its registry/,
     );
     // A mirrored agent links to its own page at its home registry, not to the home page.

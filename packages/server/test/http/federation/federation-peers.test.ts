@@ -129,6 +129,54 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     assert.deepEqual(atHome.json().provenance, { kind: 'registered', home_registry: peer.url });
   });
 
+  test("a mirrored entry carries its home's reputation, rating and review count, labelled as the home's", async () => {
+    const [, , reviewed] = agents;
+    const reviewer = await registerNamed(peer, 'Peer Reviewer');
+    const review = await peer.app.inject({
+      method: 'POST',
+      url: '/api/reviews',
+      headers: bearer(reviewer.token),
+      payload: { target_did: reviewed!.did, rating: 8.5, comment: 'Accurate maps' },
+    });
+    assert.equal(review.statusCode, 201, review.body);
+    const atHome = (await peer.app.inject({ method: 'GET', url: agentPath(reviewed!.did) })).json<{
+      reputation_score: number;
+      average_rating: number;
+      total_reviews: number;
+    }>();
+    assert.equal(atHome.total_reviews, 1);
+    await follower.ctx.federation.refresh();
+
+    const entry = (
+      await follower.app.inject({
+        method: 'GET',
+        url: `/api/federation/entries/${encodeURIComponent(`peer:${peer.url}#${reviewed!.did}`)}`,
+      })
+    ).json<{ home: Record<string, unknown> }>();
+    const { read_at: readAt, ...figures } = entry.home;
+    assert.deepEqual(figures, {
+      reported_by: peer.url,
+      reputation_score: atHome.reputation_score,
+      average_rating: atHome.average_rating,
+      total_reviews: 1,
+    });
+    assert.equal(typeof readAt, 'number');
+    // The search hit says the same; its own figures stay this registry's (no reviews here).
+    const search = await follower.app.inject({
+      method: 'GET',
+      url: `/api/agents/search?scope=federated&q=${encodeURIComponent('Peer Navigator')}`,
+    });
+    const hit = search
+      .json<{ agents: { did: string; total_reviews: number; home?: Record<string, unknown> }[] }>()
+      .agents.find((agent) => agent.did === reviewed!.did);
+    assert.deepEqual(hit?.home, entry.home);
+    assert.equal(hit?.total_reviews, 0);
+    // The registry's own agents carry no home report.
+    const local = await follower.app.inject({ method: 'GET', url: '/api/agents/search?q=caller' });
+    for (const agent of local.json<{ agents: { home?: unknown }[] }>().agents)
+      assert.equal(agent.home, undefined);
+  });
+
   test('a profile that does not match its leaf stops the follow, alerts, and marks the entries unverified', async () => {
     const liar = await registerNamed(peer, 'Peer Liar', { capabilities: [{ type: 'mapping' }] });
     // Behind the log's back: the served profile is no longer the one logged.

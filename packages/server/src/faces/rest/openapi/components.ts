@@ -20,6 +20,7 @@ import { LogProof } from '../../../modules/transparency-log/schemas.js';
 import { Provenance } from '../../../modules/agents/provenance-schemas.js';
 import { RemoteEntry } from '../../../modules/federation/schemas.js';
 import { Observed } from '../../../modules/search/observed-schema.js';
+import { HomeReport } from '../../../modules/search/home-report-schema.js';
 
 /**
  * Schemas with an `$id`: registered once with the app and both validators, and named in the OpenAPI
@@ -50,4 +51,5 @@ export const COMPONENT_SCHEMAS: TSchema[] = [
   Provenance,
   RemoteEntry,
   Observed,
+  HomeReport,
 ];
