@@ -2143,7 +2143,7 @@ export interface components {
       observed?: components['schemas']['Observed'];
       home?: components['schemas']['HomeReport'];
     };
-    /** @description Extension: what this registry found probing an imported MCP server or A2A card endpoint on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe and for mirrored entries */
+    /** @description Extension: what this registry found probing an imported MCP server or A2A card endpoint, or reading a mirrored agent's profile at its home, on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe */
     Observed: {
       /**
        * @description answers: the endpoint answered its protocol (MCP initialize and tools/list; A2A GetTask for an unknown id with TaskNotFoundError -32001); needs_auth: it answered 401 or 403; not_mcp / not_a2a: it answered HTTP, but not its protocol; unreachable: no answer (connection refused, DNS, timeout, a 5xx, or an address the network policy refuses)
@@ -2175,6 +2175,27 @@ export interface components {
       total_reviews: number;
       /** @description When this registry verified the log leaf that carried these figures (epoch ms) */
       read_at: number;
+      availability?: {
+        /**
+         * @description The home registry's availability.status of the agent
+         * @enum {string}
+         */
+        status: 'online' | 'offline' | 'unknown';
+        /** @description Epoch ms of the latest sighting at home; null if never */
+        last_seen_at: number | null;
+      };
+      service_record?: {
+        /** @description Brokered invocations at home in the last 30 days */
+        invocations_30d: number;
+        /** @description Their success rate, 0-1; null without invocations */
+        success_rate_30d: number | null;
+        /** @description Their median latency in ms */
+        latency_p50_ms_30d: number | null;
+        /** @description Uptime over the last 24 hours, 0-1; null if never observed */
+        uptime_24h: number | null;
+      };
+      /** @description When this registry last read availability and service_record from the home's API (GET /api/agents/{did}; epoch ms). They are not in the home's log: read as served */
+      checked_at?: number;
     };
   };
   responses: never;

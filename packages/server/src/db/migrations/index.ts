@@ -25,6 +25,7 @@ import * as logEveryAgent from './022-log-every-agent.js';
 import * as watches from './022-watches.js';
 import * as keyRotation from './023-key-rotation.js';
 import * as homeReports from './028-home-reports.js';
+import * as homeLive from './029-home-live.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -52,6 +53,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['022-watches', watches],
   ['023-key-rotation', keyRotation],
   ['028-home-reports', homeReports],
+  ['029-home-live', homeLive],
 ];
 
 /**

@@ -18,6 +18,8 @@ export interface EntryProbesTable {
   tools_count: number | null;
   tools_digest: string | null;
   tools_changed_at: number | null;
+  /** JSON text of a mirrored entry's HomeLive (modules/search/home-report-schema.ts), from its latest read. */
+  home_live: string | null;
 }
 
 /** Each change of an entry's status class or tools digest, logged at `log_seq` (an `entry.observed` event). */

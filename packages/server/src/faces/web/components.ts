@@ -97,7 +97,14 @@ export function homeLine(home: NonNullable<AgentSummary['home']>): string {
     home.total_reviews === 0
       ? 'no reviews'
       : `rated ${home.average_rating.toFixed(1)}/10 by ${home.total_reviews} review${home.total_reviews === 1 ? '' : 's'}`;
-  return `At its home registry: reputation ${formatScore(home.reputation_score)}/100, ${reviews} (read ${formatDate(home.read_at)})`;
+  const live =
+    home.availability === undefined || home.checked_at === undefined
+      ? ''
+      : `; ${home.availability.status === 'unknown' ? 'availability unknown' : home.availability.status} there when read ${formatDate(home.checked_at)}` +
+        (home.service_record?.success_rate_30d == null
+          ? ''
+          : `, ${formatRate(home.service_record.success_rate_30d)} of ${home.service_record.invocations_30d} calls succeeded in 30 days`);
+  return `At its home registry: reputation ${formatScore(home.reputation_score)}/100, ${reviews} (read ${formatDate(home.read_at)})${live}`;
 }
 
 /** `label` carries the 30-day success rate (read for the whole page at once); absent, none is shown. */

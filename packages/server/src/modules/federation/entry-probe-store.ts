@@ -3,9 +3,10 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { EntryObservationsTable, EntryProbesTable } from '../../db/schema/index.js';
 import { appendLogEvent } from '../agents/log-event-store.js';
+import type { HomeLive } from '../search/home-report-schema.js';
 
-/** The protocol a probed entry speaks, from its first endpoint of a probed type. */
-export type ProbeProtocol = 'mcp' | 'a2a';
+/** How an entry is probed: an imported entry's MCP or A2A endpoint, or a mirrored agent's profile at home. */
+export type ProbeProtocol = 'mcp' | 'a2a' | 'home';
 
 /** An imported entry a node has claimed to probe now, with what the previous probe found. */
 export interface EntryProbeTarget {
@@ -13,12 +14,16 @@ export interface EntryProbeTarget {
   protocol: ProbeProtocol;
   url: string;
   failures: number;
+  /** The DID a home read must find (mirrored entries). */
+  did?: string;
 }
 
 /** What one probe found: a status class, and the tools when it listed them. */
 export interface ProbeFinding {
   status: ObservedStatus;
   tools?: { count: number; digest: string };
+  /** What a mirrored agent's home API says of it now. */
+  home?: HomeLive;
   /** Why not `answers`, for the operator's log at debug level; never stored or served. */
   reason?: string;
 }
@@ -56,10 +61,11 @@ export type EntryChange =
 const BATCH_ROWS = 500;
 
 /**
- * Probed entries: active imported entries with an MCP or A2A endpoint. Endpoints are stored as the
- * importers' JSON.stringify of [{type, url}], so the type reads as this exact text.
+ * Probed entries: active imported entries with an MCP or A2A endpoint, and active mirrored entries (read
+ * at home). Endpoints are stored as the importers' JSON.stringify of [{type, url}], so the type reads as
+ * this exact text.
  */
-const PROBED = sql<boolean>`(remote_entries.status = 'active' and remote_entries.kind = 'imported' and (remote_entries.endpoints like '%"type":"mcp"%' or remote_entries.endpoints like '%"type":"a2a"%'))`;
+const PROBED = sql<boolean>`(remote_entries.status = 'active' and ((remote_entries.kind = 'imported' and (remote_entries.endpoints like '%"type":"mcp"%' or remote_entries.endpoints like '%"type":"a2a"%')) or (remote_entries.kind = 'mirrored' and remote_entries.did is not null)))`;
 
 /** Gives every probed entry without a schedule one, due at `now`; drops schedules of entries no longer probed. */
 export async function enrolEntryProbes(db: Db, now: number): Promise<void> {
@@ -165,11 +171,22 @@ export async function claimEntryProbes(
     const failures = new Map(claimed.map((row) => [row.entry_id, Number(row.failures)]));
     const entries = await db
       .selectFrom('remote_entries')
-      .select(['id', 'endpoints'])
+      .select(['id', 'endpoints', 'kind', 'did', 'home_registry'])
       .where('id', 'in', [...failures.keys()])
       .where(PROBED)
       .execute();
     for (const entry of entries) {
+      if (entry.kind === 'mirrored' && entry.did !== null) {
+        const url = `${entry.home_registry}/api/agents/${encodeURIComponent(entry.did)}`;
+        targets.push({
+          entryId: entry.id,
+          protocol: 'home',
+          url,
+          did: entry.did,
+          failures: failures.get(entry.id) ?? 0,
+        });
+        continue;
+      }
       const endpoint = probedEndpoint(entry.endpoints);
       if (endpoint !== undefined)
         targets.push({ entryId: entry.id, ...endpoint, failures: failures.get(entry.id) ?? 0 });
@@ -222,6 +239,7 @@ export async function recordEntryProbe(db: Db, outcome: EntryProbeOutcome): Prom
       tools_count: finding.tools?.count ?? old.tools_count,
       tools_digest: digest ?? old.tools_digest,
       tools_changed_at: toolsMoved ? probedAt : old.tools_changed_at,
+      home_live: finding.home === undefined ? old.home_live : JSON.stringify(finding.home),
     };
     await trx.updateTable('entry_probes').set(next).where('entry_id', '=', outcome.entryId).execute();
     if (!statusMoved && !toolsMoved) return [];
@@ -272,16 +290,25 @@ export async function readObserved(db: Db, ids: readonly string[]): Promise<Entr
   return rows;
 }
 
-/** The ids of active entries whose latest probe found them answering (available=true). */
+/**
+ * The ids of active entries available now (available=true): imported entries whose latest probe found
+ * them answering, and mirrored agents whose home said they were online at its latest read.
+ */
 export async function answeringEntryIds(db: Db): Promise<string[]> {
   const rows = await db
     .selectFrom('entry_probes')
     .innerJoin('remote_entries', 'remote_entries.id', 'entry_probes.entry_id')
-    .select('entry_probes.entry_id')
+    .select(['entry_probes.entry_id', 'remote_entries.kind', 'entry_probes.home_live'])
     .where('entry_probes.status', '=', 'answers')
     .where('remote_entries.status', '=', 'active')
     .execute();
-  return rows.map((row) => row.entry_id);
+  return rows
+    .filter(
+      (row) =>
+        row.kind !== 'mirrored' ||
+        (row.home_live !== null && (JSON.parse(row.home_live) as HomeLive).availability?.status === 'online'),
+    )
+    .map((row) => row.entry_id);
 }
 
 /** An entry's observations, newest first, before `beforeSeq` when given. */

@@ -16,6 +16,7 @@ import {
   type ProbeFinding,
 } from './entry-probe-store.js';
 import { probeMcp } from './mcp-probe.js';
+import { probeHome } from './home-probe.js';
 
 /** Every how often a node claims due probes and writes what it found (as webhook probes). */
 export const ENTRY_PROBE_TICK_MS = 5_000;
@@ -67,7 +68,9 @@ export class EntryProber {
       ((target, signal) =>
         target.protocol === 'mcp'
           ? probeMcp(deps.policy, target.url, limits, signal)
-          : probeA2a(deps.policy, target.url, limits, signal));
+          : target.protocol === 'home'
+            ? probeHome(deps.policy, target.url, target.did ?? '', limits, signal)
+            : probeA2a(deps.policy, target.url, limits, signal));
     this.runner = new ProbeRunner({
       clock: deps.clock,
       settings: deps.settings,

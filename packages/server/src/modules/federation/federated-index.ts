@@ -5,10 +5,8 @@ import type { Db } from '../../db/connect.js';
 import { SearchIndexFollower } from '../search/search-follower.js';
 import { readSearchRows } from '../search/agent-search-store.js';
 import type { SearchRow, SearchSource } from '../search/search.js';
-import { answeringEntryIds, readObserved } from './entry-probe-store.js';
-import { observedView } from './observations.js';
-import type { Observed } from './observation-schemas.js';
-import type { HomeReport } from '../search/home-report-schema.js';
+import { answeringEntryIds, readObserved, type EntryProbeRow } from './entry-probe-store.js';
+import { homeView, observedView } from './observations.js';
 import { readRemoteEntries, remoteEntriesChangedAfter, type RemoteEntryRow } from './remote-entries-store.js';
 
 /** Remote changes read per query while loading or catching up. */
@@ -136,15 +134,11 @@ export class FederatedIndex implements SearchSource {
       readRemoteEntries(this.db, remoteIds),
       remoteIds.length === 0 ? [] : readObserved(this.db, remoteIds),
     ]);
-    const observed = new Map<string, Observed>();
-    for (const row of observations) {
-      const view = observedView(row);
-      if (view !== undefined) observed.set(row.entry_id, view);
-    }
+    const probes = new Map(observations.map((row) => [row.entry_id, row]));
     const byKey = new Map<string, SearchRow>();
     for (const row of local) byKey.set(row.did, row);
     for (const row of remote)
-      if (row.status === 'active') byKey.set(row.id, searchRow(row, observed.get(row.id)));
+      if (row.status === 'active') byKey.set(row.id, searchRow(row, probes.get(row.id)));
     return keys.flatMap((key) => byKey.get(key) ?? []);
   }
 
@@ -195,7 +189,9 @@ function indexed(row: RemoteEntryRow): IndexedAgent {
   };
 }
 
-function searchRow(row: RemoteEntryRow, observed: Observed | undefined): SearchRow {
+function searchRow(row: RemoteEntryRow, probe: EntryProbeRow | undefined): SearchRow {
+  const observed = probe === undefined ? undefined : observedView(probe);
+  const home = homeView(row, probe);
   return {
     did: row.did ?? row.id,
     name: row.name,
@@ -214,7 +210,7 @@ function searchRow(row: RemoteEntryRow, observed: Observed | undefined): SearchR
       home_registry: row.home_registry,
       provenance: row.provenance,
       ...(observed === undefined ? {} : { observed }),
-      ...(row.home_report === null ? {} : { home: JSON.parse(row.home_report) as HomeReport }),
+      ...(home === undefined ? {} : { home }),
     },
   };
 }

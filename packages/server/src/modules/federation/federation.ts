@@ -12,8 +12,8 @@ import {
 import { readSources } from './remote-sources-store.js';
 import type { FederatedIndex } from './federated-index.js';
 import type { ObservationService } from './observations.js';
-import type { Observed } from './observation-schemas.js';
-import type { HomeReport } from '../search/home-report-schema.js';
+import type { EntryProbeRow } from './entry-probe-store.js';
+import { homeView, observedView } from './observations.js';
 import type { SourceRefresher } from './federation-jobs.js';
 import type { PeerFollower } from './peer-follower.js';
 import { peerSourceId } from './peer-entries.js';
@@ -60,8 +60,8 @@ export class FederationService {
         `no remote entry has the id ${JSON.stringify(id.slice(0, 200))}; ids come from search results with scope=federated or from GET /api/federation/entries`,
       );
     }
-    const observed = await this.deps.observations.observed([row.id]);
-    return entryView(row, observed.get(row.id));
+    const probes = await this.deps.observations.probes([row.id]);
+    return entryView(row, probes.get(row.id));
   }
 
   async entries(query: RemoteEntriesQuery): Promise<RemoteEntriesPage> {
@@ -74,9 +74,9 @@ export class FederationService {
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
-    const observed = await this.deps.observations.observed(page.map((row) => row.id));
+    const probes = await this.deps.observations.probes(page.map((row) => row.id));
     return {
-      entries: page.map((row) => entryView(row, observed.get(row.id))),
+      entries: page.map((row) => entryView(row, probes.get(row.id))),
       next_after: rows.length > limit ? (page.at(-1)?.id ?? null) : (resumeAfter ?? null),
     };
   }
@@ -141,7 +141,9 @@ export class FederationService {
   }
 }
 
-export function entryView(row: RemoteEntryRow, observed?: Observed): RemoteEntry {
+export function entryView(row: RemoteEntryRow, probe?: EntryProbeRow): RemoteEntry {
+  const observed = probe === undefined ? undefined : observedView(probe);
+  const home = homeView(row, probe);
   return {
     id: row.id,
     did: row.did,
@@ -156,6 +158,6 @@ export function entryView(row: RemoteEntryRow, observed?: Observed): RemoteEntry
     home_registry: row.home_registry,
     provenance: JSON.parse(row.provenance) as Provenance,
     ...(observed === undefined ? {} : { observed }),
-    ...(row.home_report === null ? {} : { home: JSON.parse(row.home_report) as HomeReport }),
+    ...(home === undefined ? {} : { home }),
   };
 }

@@ -13,7 +13,8 @@ import {
   type ObservationsPage,
   type ObservationsQuery,
 } from './observation-schemas.js';
-import { readRemoteEntry } from './remote-entries-store.js';
+import { readRemoteEntry, type RemoteEntryRow } from './remote-entries-store.js';
+import { withLive, type HomeReport } from '../search/home-report-schema.js';
 
 export type { EntryChange } from './entry-probe-store.js';
 
@@ -47,15 +48,10 @@ export class ObservationService {
       }
   }
 
-  /** The latest observation of each of `ids` that was probed, by id. */
-  async observed(ids: readonly string[]): Promise<Map<string, Observed>> {
+  /** The latest probe of each of `ids` that was probed, by id (observedView and homeView read it). */
+  async probes(ids: readonly string[]): Promise<Map<string, EntryProbeRow>> {
     const rows = ids.length === 0 ? [] : await readObserved(this.db, ids);
-    const byId = new Map<string, Observed>();
-    for (const row of rows) {
-      const view = observedView(row);
-      if (view !== undefined) byId.set(row.entry_id, view);
-    }
-    return byId;
+    return new Map(rows.map((row) => [row.entry_id, row]));
   }
 
   /** Ids of the active entries whose latest probe found them answering. */
@@ -103,4 +99,18 @@ export function observedView(row: EntryProbeRow): Observed | undefined {
     tools_digest: row.tools_digest,
     tools_changed_at: time(row.tools_changed_at),
   };
+}
+
+/**
+ * A mirrored entry's `home`: the figures its home's verified log carried, with what the latest read of
+ * the home's API found (availability, service record); undefined without figures from the log.
+ */
+export function homeView(entry: RemoteEntryRow, probe: EntryProbeRow | undefined): HomeReport | undefined {
+  if (entry.home_report === null) return undefined;
+  const readAt = probe?.last_answered_at ?? null;
+  return withLive(
+    JSON.parse(entry.home_report) as HomeReport,
+    probe?.home_live ?? null,
+    readAt === null ? null : Number(readAt),
+  );
 }

@@ -1,4 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, StringEnum } from '../../http/common-schemas.js';
+
+/** What the home registry's API says of the agent now: not in its log, so read as served. */
+const HomeAvailability = Type.Object({
+  status: StringEnum(['online', 'offline', 'unknown'], {
+    description: "The home registry's availability.status of the agent",
+  }),
+  last_seen_at: Nullable(
+    Type.Integer({ description: 'Epoch ms of the latest sighting at home; null if never' }),
+  ),
+});
+
+const HomeServiceRecord = Type.Object({
+  invocations_30d: Type.Integer({ description: 'Brokered invocations at home in the last 30 days' }),
+  success_rate_30d: Nullable(
+    Type.Number({ description: 'Their success rate, 0-1; null without invocations' }),
+  ),
+  latency_p50_ms_30d: Nullable(Type.Number({ description: 'Their median latency in ms' })),
+  uptime_24h: Nullable(
+    Type.Number({ description: 'Uptime over the last 24 hours, 0-1; null if never observed' }),
+  ),
+});
 
 /**
  * What a mirrored agent's home registry says of it (docs/federation.md, "What the home reports"): the
@@ -17,6 +39,14 @@ export const HomeReport = Type.Object(
     read_at: Type.Integer({
       description: 'When this registry verified the log leaf that carried these figures (epoch ms)',
     }),
+    availability: Type.Optional(HomeAvailability),
+    service_record: Type.Optional(HomeServiceRecord),
+    checked_at: Type.Optional(
+      Type.Integer({
+        description:
+          "When this registry last read availability and service_record from the home's API (GET /api/agents/{did}; epoch ms). They are not in the home's log: read as served",
+      }),
+    ),
   },
   {
     $id: 'HomeReport',
@@ -25,6 +55,28 @@ export const HomeReport = Type.Object(
   },
 );
 export type HomeReport = Static<typeof HomeReport>;
+
+/** The part of a HomeReport read live from the home's API, as the probe stores it. */
+export interface HomeLive {
+  availability?: Static<typeof HomeAvailability>;
+  service_record?: Static<typeof HomeServiceRecord>;
+}
+
+/** The report of the log (when there is one) with what the latest read of the home's API found. */
+export function withLive(
+  report: HomeReport | undefined,
+  live: string | null,
+  checkedAt: number | null,
+): HomeReport | undefined {
+  if (report === undefined || live === null || checkedAt === null) return report;
+  const parsed = JSON.parse(live) as HomeLive;
+  return {
+    ...report,
+    ...(parsed.availability === undefined ? {} : { availability: parsed.availability }),
+    ...(parsed.service_record === undefined ? {} : { service_record: parsed.service_record }),
+    checked_at: checkedAt,
+  };
+}
 
 /** The HomeReport of a verified profile leaf, or null when the leaf carries no valid figures. */
 export function homeReportOf(

@@ -28,7 +28,7 @@ export const Observed = Type.Object(
   {
     $id: 'Observed',
     description:
-      'Extension: what this registry found probing an imported MCP server or A2A card endpoint on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe and for mirrored entries',
+      "Extension: what this registry found probing an imported MCP server or A2A card endpoint, or reading a mirrored agent's profile at its home, on its schedule (FEDERATION_PROBE_INTERVAL_SECONDS); absent before the first probe",
   },
 );
 export type Observed = Static<typeof Observed>;

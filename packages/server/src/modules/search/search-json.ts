@@ -67,8 +67,23 @@ function homeJson(home: HomeReport): string {
   return (
     `{"reported_by":${JSON.stringify(home.reported_by)},"reputation_score":${number(home.reputation_score)},` +
     `"average_rating":${number(home.average_rating)},"total_reviews":${integer(home.total_reviews)},` +
-    `"read_at":${integer(home.read_at)}}`
+    `"read_at":${integer(home.read_at)}` +
+    (home.availability === undefined
+      ? ''
+      : `,"availability":{"status":${JSON.stringify(home.availability.status)},"last_seen_at":${nullable(home.availability.last_seen_at, integer)}}`) +
+    (home.service_record === undefined
+      ? ''
+      : `,"service_record":{"invocations_30d":${integer(home.service_record.invocations_30d)},` +
+        `"success_rate_30d":${nullable(home.service_record.success_rate_30d, number)},` +
+        `"latency_p50_ms_30d":${nullable(home.service_record.latency_p50_ms_30d, number)},` +
+        `"uptime_24h":${nullable(home.service_record.uptime_24h, number)}}`) +
+    (home.checked_at === undefined ? '' : `,"checked_at":${integer(home.checked_at)}`) +
+    '}'
   );
+}
+
+function nullable(value: number | null, write: (value: number) => string): string {
+  return value === null ? 'null' : write(value);
 }
 
 /** As the schema serializer writes an `integer`: a fraction is truncated. */

@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { agentPath, bearer, createTestDatabase, freePort } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../../support/discovery-helpers.js';
-import { startListeningRegistry, type ListeningRegistry } from '../../support/faces-helpers.js';
+import { queueWorker, startListeningRegistry, type ListeningRegistry } from '../../support/faces-helpers.js';
+import { http as request } from '../../support/http.js';
 import { checkFollowState, followStateFromStored } from '@agent-registry/protocol';
 import type { Provenance } from '../../../src/modules/agents/provenance-schemas.js';
 import { readSources } from '../../../src/modules/federation/remote-sources-store.js';
@@ -43,11 +44,14 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
         }),
       );
     // The status shows error texts to an operator only.
-    follower = await startRegistry({
-      FEDERATION_PEERS: peer.url,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      FEDERATION_ADMIN_TOKEN: 'operator-token-0123456789',
-    });
+    follower = await startRegistry(
+      {
+        FEDERATION_PEERS: peer.url,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        FEDERATION_ADMIN_TOKEN: 'operator-token-0123456789',
+      },
+      { manualProbes: true },
+    );
     await follower.ctx.federation.refresh();
   });
   after(async () => {
@@ -175,6 +179,44 @@ describe('following a peer registry through its transparency log (FEDERATION_PEE
     const local = await follower.app.inject({ method: 'GET', url: '/api/agents/search?q=caller' });
     for (const agent of local.json<{ agents: { home?: unknown }[] }>().agents)
       assert.equal(agent.home, undefined);
+  });
+
+  test('availability and service record are read at home: available=true keeps agents online there', async () => {
+    const worker = await queueWorker(peer, { name: 'Peer Pilot', capabilities: [{ type: 'mapping' }] });
+    const polled = await request(peer, 'GET', '/api/agent/tasks?wait=0', worker.token);
+    assert.equal(polled.status, 200);
+    await follower.ctx.federation.refresh();
+    await follower.ctx.entryProbes.tick();
+    await follower.ctx.entryProbes.drain();
+
+    const home = async (did: string) =>
+      (
+        await follower.app.inject({
+          method: 'GET',
+          url: `/api/federation/entries/${encodeURIComponent(`peer:${peer.url}#${did}`)}`,
+        })
+      ).json<{
+        home: {
+          availability?: { status: string };
+          service_record?: { invocations_30d: number };
+          checked_at?: number;
+        };
+      }>().home;
+    const pilot = await home(worker.did);
+    assert.equal(pilot.availability?.status, 'online');
+    assert.equal(pilot.service_record?.invocations_30d, 0);
+    assert.equal(typeof pilot.checked_at, 'number');
+    const cartographer = await home(agents[0]!.did);
+    assert.equal(cartographer.availability?.status, 'unknown');
+
+    const available = await follower.app.inject({
+      method: 'GET',
+      url: '/api/agents/search?scope=federated&capability=mapping&available=true',
+    });
+    assert.deepEqual(
+      available.json<{ agents: { did: string }[] }>().agents.map((agent) => agent.did),
+      [worker.did],
+    );
   });
 
   test('a profile that does not match its leaf stops the follow, alerts, and marks the entries unverified', async () => {

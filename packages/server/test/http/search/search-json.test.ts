@@ -122,9 +122,34 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
         },
       },
     };
+    const homeReport = {
+      reported_by: 'https://peer.example',
+      reputation_score: 61.25,
+      average_rating: 8.5,
+      total_reviews: 4.7,
+      read_at: 1764000000000,
+      availability: { status: 'online' as const, last_seen_at: 1764000000400 },
+      service_record: {
+        invocations_30d: 12,
+        success_rate_30d: 0.75,
+        latency_p50_ms_30d: null,
+        uptime_24h: Number.POSITIVE_INFINITY,
+      },
+      checked_at: 1764000000600.5,
+    };
+    const mirrored = {
+      ...row,
+      did: 'did:web:peer.example:agent:2',
+      remote: {
+        home_registry: 'https://peer.example',
+        provenance:
+          '{"kind":"mirrored","home_registry":"https://peer.example","checkpoint":{"origin":"peer.example/log","size":3,"root_hash":"cm9vdA=="},"state":"verified","verified_at":1764000000000}',
+        home: homeReport,
+      },
+    };
     const home = 'https://registry.example';
     const page = {
-      rows: [row, remote],
+      rows: [row, remote, mirrored],
       total: 21.5,
       limit: 20,
       offset: 0,
@@ -137,6 +162,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       ]),
     };
     const { remote: origin, ...remoteRow } = remote;
+    const { remote: peerOrigin, ...mirroredRow } = mirrored;
     const expected = await reference.serialize({
       agents: [
         {
@@ -158,6 +184,16 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
           provenance: JSON.parse(origin.provenance) as { kind: 'imported'; home_registry: string },
           observed: origin.observed,
           availability: { status: 'unknown', last_seen_at: null },
+        },
+        {
+          ...mirroredRow,
+          capabilities: [{ type: 'x' }],
+          tags: [],
+          status: 'active',
+          home_registry: peerOrigin.home_registry,
+          provenance: JSON.parse(peerOrigin.provenance) as { kind: 'mirrored'; home_registry: string },
+          availability: { status: 'unknown', last_seen_at: null },
+          home: peerOrigin.home,
         },
       ],
       total: page.total,
