@@ -105,12 +105,21 @@ export async function insertDeliveries(
   db: Db,
   rows: readonly Omit<WatchDeliveriesTable, 'attempts' | 'lease_until'>[],
 ): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('watch_deliveries')
-    .values(rows.map((row) => ({ ...row, attempts: 0, lease_until: null })))
-    .execute();
+  // In batches: one statement for every watcher of a much-watched agent would pass the dialects'
+  // bounds on parameters (SQLite 32,766; PostgreSQL 65,535).
+  for (let start = 0; start < rows.length; start += DELIVERY_INSERT_BATCH)
+    await db
+      .insertInto('watch_deliveries')
+      .values(
+        rows
+          .slice(start, start + DELIVERY_INSERT_BATCH)
+          .map((row) => ({ ...row, attempts: 0, lease_until: null })),
+      )
+      .execute();
 }
+
+/** Deliveries per insert statement (seven parameters each). */
+const DELIVERY_INSERT_BATCH = 1000;
 
 /**
  * Takes up to `limit` due deliveries for this node until `leaseUntil`. The lease is re-checked by the
