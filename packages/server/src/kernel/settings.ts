@@ -353,7 +353,7 @@ export const SETTINGS = {
     15 * MINUTE,
     0,
     DAY,
-    'Probe each imported MCP server and A2A card endpoint this often (0 = off)',
+    'Probe each imported MCP server and A2A card endpoint, and read each mirrored agent at its home, this often (0 = off)',
   ),
   FEDERATION_PROBE_MAX_PER_TICK: integer(
     'federation',
