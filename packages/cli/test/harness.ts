@@ -20,6 +20,8 @@ export interface RunningRegistry {
   start(): Promise<void>;
   /** Stops it and removes the database. */
   close(): Promise<void>;
+  /** Its SQLite file, for a test that moves time forward in the database. */
+  databaseFile: string;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function startRegistry(env: Record<string, string> = {}): Promise<R
       await registry.stop();
       await database.drop();
     },
+    databaseFile: database.file ?? '',
   };
 }
 

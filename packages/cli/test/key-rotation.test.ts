@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { AgentKey, RegistryClient } from '@agent-registry/sdk';
 import { loadKey } from '@agent-registry/sdk/node';
 import {
@@ -94,5 +95,28 @@ describe('keys rotate and keys recovery against a real registry', () => {
     assert.notEqual(started.pending, null);
     const cancelled = parseJson<Json>(ok(await run('keys', 'recovery', 'cancel', '--json')));
     assert.equal(cancelled.pending, null);
+  });
+
+  it('recovery finish: refused before the timelock ends, then key.json holds the new key and the agent acts with it', async () => {
+    const recoveryFile = path.join(agent, 'recovery.json');
+    const did = String(parseJson<Json>(ok(await run('whoami', '--json'))).did);
+    const newKey = path.join(agent, 'recovered.json');
+    ok(await run('keys', 'recovery', 'start', did, '--recovery-key', recoveryFile, '--new-key', newKey));
+    const early = await run('keys', 'recovery', 'finish', did, '--new-key', newKey);
+    assert.notEqual(early.code, 0);
+    assert.match(early.stderr, /finishes at .*run this again then/);
+    // The timelock ends: the registry's clock cannot be moved, so the due time is.
+    const database = new Database(registry.databaseFile);
+    database.prepare('update key_recovery set pending_due_at = 0 where did = ?').run(did);
+    database.close();
+    const finished = parseJson<Json>(
+      ok(await run('keys', 'recovery', 'finish', did, '--new-key', newKey, '--json')),
+    );
+    const recovered = await (await loadKey(newKey)).publicKey();
+    assert.equal(finished.public_key, recovered);
+    assert.equal(await (await loadKey(keyPath)).publicKey(), recovered);
+    assert.ok(fs.existsSync(String(finished.key_backup)));
+    assert.equal(parseJson<Json>(ok(await run('whoami', '--json'))).did, did);
+    ok(await run('update'));
   });
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { AgentKey } from '@agent-registry/sdk';
+import { AgentKey, RegistryClient } from '@agent-registry/sdk';
 import { loadKey, saveKey } from '@agent-registry/sdk/node';
 import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
@@ -113,6 +113,41 @@ async function keyFile(path: string): Promise<AgentKey> {
   return key;
 }
 
+/**
+ * Installs the key a recovery named once the registry shows it as the agent's key (reading the recovery
+ * finishes a due one): key.json, the old file kept as .bak, and a session logged in with it.
+ */
+async function finishRecovery(cli: CliContext, did: string, newKeyFile: string): Promise<void> {
+  const next = await loadKey(newKeyFile);
+  const nextPublic = await next.publicKey();
+  const anonymous = anonymousClient(cli);
+  const status = await anonymous.getKeyRecovery(did);
+  if ((await anonymous.getAgent(did)).public_key !== nextPublic) {
+    throw new UsageError(
+      status.pending !== null && status.pending.new_public_key === nextPublic
+        ? `the recovery of ${did} finishes at ${new Date(status.pending.completes_at).toISOString()}: run this again then`
+        : `${newKeyFile} is not the key of ${did} and no recovery to it is pending (cancelled by the current key, or another key named)`,
+      status.pending !== null ? 'RECOVERY_NOT_DUE' : 'RECOVERY_NOT_PENDING',
+    );
+  }
+  const backup = await writeKey(cli, next, true);
+  const client = new RegistryClient({
+    registry: cli.registry().url,
+    key: next,
+    did,
+    onToken: (session) => cli.saveSession(session),
+  });
+  await client.login();
+  const result = { did, key_type: next.keyType, public_key: nextPublic, key_backup: backup ?? null };
+  cli.out.result(result, () =>
+    cli.out.fields([
+      ['did', did],
+      ['key', `${next.keyType} ${nextPublic} (now key.json)`],
+      ['old key', backup],
+    ]),
+  );
+}
+
 async function showRecovery(
   cli: CliContext,
   status: {
@@ -182,7 +217,24 @@ export function registerKeyChanges(keys: Command): void {
       const recoveryKey = await loadKey(options.recoveryKey);
       const next = await keyFile(options.newKey);
       await showRecovery(cli, await anonymousClient(cli).startRecovery(recoveryKey, next, did));
+      cli.out.note(
+        `when the timelock ends: agent-registry keys recovery finish ${did} --new-key ${options.newKey}`,
+      );
     });
+  const finishCommand = recovery
+    .command('finish')
+    .description(
+      "Once the timelock has ended, make the new key this agent's key here: key.json (the old one kept as .bak) and a session",
+    )
+    .argument('<did>', 'the agent being recovered')
+    .requiredOption('--new-key <file>', 'the new key file named by `keys recovery start`')
+    .action(async (did: string, options: { newKey: string }, self: Command) =>
+      finishRecovery(contextOf(self), did, options.newKey),
+    );
+  withExamples(
+    finishCommand,
+    'agent-registry keys recovery finish did:web:registry.example:agent:0123... --new-key new.json',
+  );
   recovery
     .command('cancel')
     .description('Cancel a pending recovery (signed by the current key)')
