@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
-import { every, type BackgroundJobs } from '../../kernel/periodic.js';
-import { ProbeRunner } from '../../kernel/probe-runner.js';
+import type { BackgroundJobs } from '../../kernel/periodic.js';
+import { ProbeSchedule } from '../../kernel/probe-schedule.js';
 import { ONLINE_WINDOW_MS, webhookOnlineWindow } from './availability-model.js';
 import { recordSightings, type Sighting } from './presence-store.js';
 import {
@@ -25,11 +25,6 @@ export type Ping = (target: ProbeTarget, signal: AbortSignal) => Promise<PingRes
 
 /** Every how often a node claims due probes and writes what it found. */
 export const PROBE_TICK_MS = 5_000;
-/**
- * Every how often a node compares every agent with the schedules (new webhook agents get one, agents no
- * longer probed lose theirs). Between these, each tick looks only at agents changed since the last.
- */
-const ENROL_EVERY_MS = 5 * 60_000;
 export { MAX_BACKOFF_INTERVALS } from '../../kernel/probe-runner.js';
 
 export interface ProbeSettings {
@@ -61,21 +56,26 @@ export interface WebhookProberDeps {
  * a sighting, a failure makes the agent's probe due (the probe decides, not the caller's input).
  */
 export class WebhookProber {
-  private readonly runner: ProbeRunner<ProbeTarget, PingResult>;
+  private readonly schedule: ProbeSchedule<ProbeTarget, PingResult>;
   private readonly outcomes: ProbeOutcome[] = [];
   private readonly sightings = new Map<string, Sighting>();
   private readonly failedDeliveries = new Set<string>();
-  private enrolledAt = -Infinity;
-  /** Change number up to which agents' changes were looked at (enrolChanged). */
-  private changesSeen = 0;
-  /** The tick in progress: ticks run one after another (the timer's and any caller's). */
-  private ticking: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: WebhookProberDeps) {
-    this.runner = new ProbeRunner({
+    const { db } = deps;
+    this.schedule = new ProbeSchedule({
       clock: deps.clock,
       settings: deps.settings,
       random: deps.random,
+      tickMs: PROBE_TICK_MS,
+      onError: deps.onError,
+      store: {
+        latestChange: () => latestChange(db),
+        enrolAll: (now) => enrolProbes(db, now),
+        enrolChanged: (afterSeq, now) => enrolChanged(db, afterSeq, now),
+        claim: (now, limit, leaseUntil) => claimProbes(db, now, limit, leaseUntil),
+      },
+      flush: () => this.flush(),
       run: (target, signal) => deps.ping(target, signal),
       failed: (error) => ({ ok: false, reason: error instanceof Error ? error.message : String(error) }),
       record: (target, result, startedAt) => this.record(target, result, startedAt),
@@ -96,39 +96,12 @@ export class WebhookProber {
 
   /** One round: write what was found, then (probing on) claim due probes and start them. */
   tick(): Promise<void> {
-    const next = this.ticking.then(() => this.round());
-    this.ticking = next.catch(() => undefined);
-    return next;
-  }
-
-  private async round(): Promise<void> {
-    await this.flush();
-    const { intervalMs, maxPerTick } = this.deps.settings;
-    if (intervalMs <= 0 || this.runner.stopped) return;
-    const now = this.deps.clock.now();
-    if (now - this.enrolledAt >= ENROL_EVERY_MS) {
-      const seq = await latestChange(this.deps.db);
-      await enrolProbes(this.deps.db, now);
-      this.enrolledAt = now;
-      this.changesSeen = Math.max(this.changesSeen, seq);
-    }
-    // Pages of changes until caught up: registrations and new settings are probed at the next tick.
-    for (;;) {
-      const seen = await enrolChanged(this.deps.db, this.changesSeen, now);
-      if (seen === this.changesSeen) break;
-      this.changesSeen = seen;
-    }
-    // Probes still waiting from the last tick count against this one: the bound is on work, not claims.
-    const room = maxPerTick - this.runner.waiting;
-    if (room <= 0) return;
-    const claimed = await claimProbes(this.deps.db, now, room, now + intervalMs);
-    this.runner.enqueue(claimed);
+    return this.schedule.tick();
   }
 
   /** Resolves when no probe is waiting or in flight, after writing every outcome (tests, shutdown). */
-  async drain(): Promise<void> {
-    await this.runner.drain();
-    await this.flush();
+  drain(): Promise<void> {
+    return this.schedule.drain();
   }
 
   /** Writes probe outcomes, sightings and the probes made due by failed deliveries. */
@@ -147,34 +120,22 @@ export class WebhookProber {
 
   /** Ticks every PROBE_TICK_MS; stop() ends probes in flight (not counted) and writes the rest. */
   start(): BackgroundJobs {
-    const job = every(PROBE_TICK_MS, () => this.tick(), this.deps.onError);
-    return {
-      stop: async () => {
-        await job.stop();
-        await this.stopper().stop();
-      },
-    };
+    return this.schedule.start();
   }
 
   /** Stops without a timer of its own (rounds run by tick() only): ends probes in flight, writes the rest. */
   stopper(): BackgroundJobs {
-    return {
-      stop: async () => {
-        this.runner.stop();
-        await this.ticking;
-        await this.drain().catch(this.deps.onError);
-      },
-    };
+    return this.schedule.stopper();
   }
 
   /** Probes waiting or in flight on this node. */
   inFlight(): number {
-    return this.runner.inFlight();
+    return this.schedule.runner.inFlight();
   }
 
   /** The delay before the next probe after `failures` failures in a row (0: a success), with jitter. */
   nextDelay(failures: number): number {
-    return this.runner.nextDelay(failures);
+    return this.schedule.runner.nextDelay(failures);
   }
 
   private noteSighting(did: string, from: number, to: number): void {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../kernel/clock.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
-import { every, type BackgroundJobs } from '../../kernel/periodic.js';
-import { ProbeRunner, type ProbeRunnerSettings } from '../../kernel/probe-runner.js';
+import type { BackgroundJobs } from '../../kernel/periodic.js';
+import { ProbeSchedule, type ProbeScheduleSettings } from '../../kernel/probe-schedule.js';
 import type { Db } from '../../db/connect.js';
 import { probeA2a } from './a2a-probe.js';
 import {
@@ -20,12 +20,8 @@ import { probeHome } from './home-probe.js';
 
 /** Every how often a node claims due probes and writes what it found (as webhook probes). */
 export const ENTRY_PROBE_TICK_MS = 5_000;
-/** Every how often every entry is compared with the schedules; between, only remote changes are read. */
-const ENROL_EVERY_MS = 5 * 60_000;
 
-export interface EntryProbeSettings extends ProbeRunnerSettings {
-  maxPerTick: number;
-}
+export type EntryProbeSettings = ProbeScheduleSettings;
 
 /** One probe of one entry: the MCP or the A2A call. */
 export type EntryProbe = (target: EntryProbeTarget, signal: AbortSignal) => Promise<ProbeFinding>;
@@ -48,20 +44,18 @@ export interface EntryProberDeps {
 }
 
 /**
- * Probes imported MCP servers and A2A card endpoints on the operator's schedule
+ * Probes imported MCP servers and A2A card endpoints, and reads mirrored agents at home, on the operator's schedule
  * (FEDERATION_PROBE_INTERVAL_SECONDS; docs/federation.md, "Observed"), exactly as webhook agents are
  * probed: each tick claims at most `maxPerTick` due probes in the database (one node per entry and
  * interval), the shared ProbeRunner runs at most `maxConcurrent` at once with its timeout, and an entry
  * that does not answer backs off, with jitter, up to twelve intervals.
  */
 export class EntryProber {
-  private readonly runner: ProbeRunner<EntryProbeTarget, ProbeFinding>;
+  private readonly schedule: ProbeSchedule<EntryProbeTarget, ProbeFinding>;
   private readonly outcomes: EntryProbeOutcome[] = [];
-  private enrolledAt = -Infinity;
-  private changesSeen = 0;
-  private ticking: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: EntryProberDeps) {
+    const { db } = deps;
     const limits = { budgetBytes: deps.budgetBytes, timeoutMs: deps.settings.timeoutMs };
     const probe: EntryProbe =
       deps.probe ??
@@ -71,10 +65,19 @@ export class EntryProber {
           : target.protocol === 'home'
             ? probeHome(deps.policy, target.url, target.did ?? '', limits, signal)
             : probeA2a(deps.policy, target.url, limits, signal));
-    this.runner = new ProbeRunner({
+    this.schedule = new ProbeSchedule({
       clock: deps.clock,
       settings: deps.settings,
       random: deps.random,
+      tickMs: ENTRY_PROBE_TICK_MS,
+      onError: deps.onError,
+      store: {
+        latestChange: () => latestRemoteChange(db),
+        enrolAll: (now) => enrolEntryProbes(db, now),
+        enrolChanged: (afterSeq, now) => enrolChangedEntries(db, afterSeq, now),
+        claim: (now, limit, leaseUntil) => claimEntryProbes(db, now, limit, leaseUntil),
+      },
+      flush: () => this.flush(),
       run: probe,
       failed: (error) => ({
         status: 'unreachable',
@@ -86,37 +89,12 @@ export class EntryProber {
 
   /** One round: write what was found, then (probing on) enrol and claim due probes and start them. */
   tick(): Promise<void> {
-    const next = this.ticking.then(() => this.round());
-    this.ticking = next.catch(() => undefined);
-    return next;
-  }
-
-  private async round(): Promise<void> {
-    await this.flush();
-    const { intervalMs, maxPerTick } = this.deps.settings;
-    if (intervalMs <= 0 || this.runner.stopped) return;
-    const { db } = this.deps;
-    const now = this.deps.clock.now();
-    if (now - this.enrolledAt >= ENROL_EVERY_MS) {
-      const seq = await latestRemoteChange(db);
-      await enrolEntryProbes(db, now);
-      this.enrolledAt = now;
-      this.changesSeen = Math.max(this.changesSeen, seq);
-    }
-    for (;;) {
-      const seen = await enrolChangedEntries(db, this.changesSeen, now);
-      if (seen === this.changesSeen) break;
-      this.changesSeen = seen;
-    }
-    const room = maxPerTick - this.runner.waiting;
-    if (room <= 0) return;
-    this.runner.enqueue(await claimEntryProbes(db, now, room, now + intervalMs));
+    return this.schedule.tick();
   }
 
   /** Resolves when no probe is waiting or in flight, after writing every outcome (tests, shutdown). */
-  async drain(): Promise<void> {
-    await this.runner.drain();
-    await this.flush();
+  drain(): Promise<void> {
+    return this.schedule.drain();
   }
 
   /** Writes the outcomes found since the last write, each in its own transaction (with its log event). */
@@ -129,28 +107,16 @@ export class EntryProber {
 
   /** Ticks every ENTRY_PROBE_TICK_MS; stop() ends probes in flight (not counted) and writes the rest. */
   start(): BackgroundJobs {
-    const job = every(ENTRY_PROBE_TICK_MS, () => this.tick(), this.deps.onError);
-    return {
-      stop: async () => {
-        await job.stop();
-        await this.stopper().stop();
-      },
-    };
+    return this.schedule.start();
   }
 
   /** Stops without a timer of its own (rounds run by tick() only). */
   stopper(): BackgroundJobs {
-    return {
-      stop: async () => {
-        this.runner.stop();
-        await this.ticking;
-        await this.drain().catch(this.deps.onError);
-      },
-    };
+    return this.schedule.stopper();
   }
 
   inFlight(): number {
-    return this.runner.inFlight();
+    return this.schedule.runner.inFlight();
   }
 
   private record(target: EntryProbeTarget, finding: ProbeFinding, startedAt: number): void {
@@ -162,7 +128,7 @@ export class EntryProber {
       probedAt: this.deps.clock.now(),
       finding,
       failures,
-      dueAt: startedAt + this.runner.nextDelay(failures),
+      dueAt: startedAt + this.schedule.runner.nextDelay(failures),
     });
     this.deps.onProbe?.(finding);
   }
