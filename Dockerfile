@@ -35,6 +35,7 @@ COPY --from=build /app/packages/search-index/package.json ./packages/search-inde
 COPY --from=build /app/packages/search-index/dist ./packages/search-index/dist
 COPY --from=build /app/packages/server/package.json ./packages/server/
 COPY --from=build /app/packages/server/dist ./packages/server/dist
+COPY --from=build /app/packages/server/assets ./packages/server/assets
 # The node image's unprivileged user (uid 1000); the code stays root's and read-only to it.
 RUN mkdir -p /data /backups && chown node:node /data /backups
 USER node

@@ -120,6 +120,13 @@ export function explainStartupFailure(error: unknown, config: Config): string | 
 
   if (config.database.kind === 'sqlite') {
     const file = config.database.path;
+    // A file-system error names its path: one elsewhere (a missing asset, say) is not the database's.
+    const failedPath = (error as { path?: unknown }).path;
+    const elsewhere =
+      typeof failedPath === 'string' &&
+      !path.resolve(failedPath).startsWith(path.dirname(path.resolve(file)) + path.sep) &&
+      path.resolve(failedPath) !== path.dirname(path.resolve(file));
+    if (elsewhere) return undefined;
     if (
       code === 'ENOSPC' ||
       code === 'SQLITE_FULL' ||
