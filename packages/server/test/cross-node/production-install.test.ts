@@ -65,25 +65,11 @@ function productionModules(into: string): void {
   for (const dir of listed.split('\n')) {
     if (!dir.startsWith(`${modules}${path.sep}`)) continue;
     const target = path.join(into, path.relative(modules, dir));
-    if (fs.lstatSync(dir).isSymbolicLink()) {
-      // A workspace package: linked to packages/<name>, as npm links it in the image.
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.symlinkSync(
-        path.relative(path.dirname(dir), fs.readlinkSync(dir)) === ''
-          ? fs.readlinkSync(dir)
-          : fs.readlinkSync(dir),
-        target,
-      );
-    } else if (!fs.existsSync(target)) {
-      fs.cpSync(dir, target, {
-        recursive: true,
-        verbatimSymlinks: true,
-        filter: (source) =>
-          !source.includes(`${path.sep}node_modules${path.sep}`) ||
-          source === dir ||
-          path.relative(dir, source).split(path.sep)[0] !== 'node_modules',
-      });
-    }
+    if (fs.existsSync(target)) continue; // nested in a package copied whole already
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    // A workspace package is a link to packages/<name>, in the image as here.
+    if (fs.lstatSync(dir).isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(dir), target);
+    else fs.cpSync(dir, target, { recursive: true, verbatimSymlinks: true });
   }
 }
 
