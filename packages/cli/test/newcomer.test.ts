@@ -216,6 +216,7 @@ describe('the CLI for a new user (SQLite registry)', () => {
     assert.match(String(json.why), /neutral score/);
     const shown = ok(await call('show', servingDid));
     assert.match(shown.stdout, /why: +50 is the neutral score/);
+    assert.match(shown.stdout, /reputation: +50 \(average 4, 1 review\)\n/);
     // No reviews: nothing to explain.
     const unreviewed = ok(await call('reputation', callingDid));
     assert.doesNotMatch(unreviewed.stdout, /why:/);

@@ -25,7 +25,7 @@ export function printProfile(cli: CliContext, profile: AgentProfile, why?: strin
     ['availability', describeAvailability(profile.availability)],
     [
       'reputation',
-      `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} reviews)`,
+      `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} ${profile.total_reviews === 1 ? 'review' : 'reviews'})`,
     ],
     ['why', why],
     ['created', new Date(profile.created_at).toISOString()],

@@ -79,8 +79,14 @@ export function uptimeWindowStart(now: number, slots: number, firstSeenAt: numbe
   return Math.max(slotOf(now) - slots + 1, slotOf(firstSeenAt));
 }
 
-function uptime(now: number, slots: number, firstSeenAt: number, seen: number): number {
-  const counted = slotOf(now) - uptimeWindowStart(now, slots, firstSeenAt) + 1;
+/**
+ * The share of the window's slots seen. The slot in progress counts only once the agent is seen in it:
+ * counted before, it would read as down every time a slot starts, however faithful the agent.
+ */
+function uptime(now: number, slots: number, presence: PresenceRecord, seen: number): number {
+  const inProgressSeen = slotOf(presence.last_seen_at) >= slotOf(now);
+  const counted =
+    slotOf(now) - uptimeWindowStart(now, slots, presence.first_seen_at) + (inProgressSeen ? 1 : 0);
   if (counted <= 0) return 0;
   return Math.min(1, seen / counted);
 }
@@ -118,7 +124,7 @@ export function deriveAvailability(
     last_seen_at: presence.last_seen_at,
     checked_at: probedAt === null ? presence.checked_at : Math.max(presence.checked_at, probedAt),
     online_since: status === 'online' ? presence.online_since : null,
-    uptime_24h: uptime(now, UPTIME_WINDOWS.day, presence.first_seen_at, presence.seen_slots_24h),
-    uptime_7d: uptime(now, UPTIME_WINDOWS.week, presence.first_seen_at, presence.seen_slots_7d),
+    uptime_24h: uptime(now, UPTIME_WINDOWS.day, presence, presence.seen_slots_24h),
+    uptime_7d: uptime(now, UPTIME_WINDOWS.week, presence, presence.seen_slots_7d),
   };
 }

@@ -38,7 +38,11 @@ function logText(view: AgentView): Html | string {
   if (log === undefined) return 'not logged yet (it enters the log at its next change)';
   const proof = `/api/agents/${encodeURIComponent(profile.did)}/log-proof`;
   return html`logged at position ${log.leafIndex},
-    ${log.verified ? 'verified' : html`<strong>does not match the logged record</strong>`} ·
+    ${
+      log.verified
+        ? 'checked against the log by this registry as it made this page; check it yourself with the'
+        : html`<strong>does not match the logged record</strong> ·`
+    }
     <a href="${proof}">proof</a>`;
 }
 

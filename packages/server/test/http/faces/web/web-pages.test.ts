@@ -188,6 +188,19 @@ describe('web pages over HTTP', () => {
     }
   });
 
+  it('titles an unsearched list by what it holds and its order, and folds the filters on a phone even in use', async () => {
+    const title = (body: string) => /<h2 id="results-title">([^<]*)<\/h2>/.exec(body)?.[1]?.trim();
+    assert.equal(title((await get('/')).body), 'Agents by reputation');
+    assert.equal(title((await get('/?available=true')).body), 'Agents online now by reputation');
+    assert.equal(title((await get('/?sort=created_at')).body), 'Agents, newest first');
+    assert.equal(title((await get('/?sort=availability')).body), 'Agents, online first');
+    for (const url of ['/', '/?available=true', '/?capability=translation&sort=created_at']) {
+      const body = (await get(url)).body;
+      assert.match(body, /<details class="filter-box" open data-collapse-narrow>/, url);
+    }
+    assert.match((await get('/?available=true&sort=created_at')).body, /Filters and sort \(2 in use\)/);
+  });
+
   it('serves the stylesheet and script it links, cacheable for a year', async () => {
     const page = (await get('/')).body;
     for (const path of [/href="(\/assets\/site\.[0-9a-f]+\.css)"/, /src="(\/assets\/app\.[0-9a-f]+\.js)"/]) {
@@ -272,7 +285,11 @@ describe('web pages over HTTP', () => {
     const agent = await registerNamed(registry, 'Logged Page');
     const proof = (await get(agentPath(agent.did, '/log-proof'))).json<{ leaf_index: number }>();
     const body = (await get(pageOf(agent.did))).body;
-    assert.match(body, new RegExp(`logged at position ${proof.leaf_index},\\s+verified`));
+    // Who verified it: the registry, as it made the page (a reader checks it with the proof).
+    assert.match(
+      body,
+      new RegExp(`logged at position ${proof.leaf_index},\\s+checked against the log by this registry as it made this page`),
+    );
     assertContains(body, `href="/api/agents/${encodeURIComponent(agent.did)}/log-proof"`);
 
     const db = registry.ctx.database.db;
