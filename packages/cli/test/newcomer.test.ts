@@ -220,5 +220,12 @@ describe('the CLI for a new user (SQLite registry)', () => {
     // No reviews: nothing to explain.
     const unreviewed = ok(await call('reputation', callingDid));
     assert.doesNotMatch(unreviewed.stdout, /why:/);
+    // Unrated until a first review, on every human face; --json keeps the API's number.
+    assert.match(unreviewed.stdout, /reputation: +unrated\n/);
+    assert.match(ok(await call('show', callingDid)).stdout, /reputation: +unrated \(no reviews yet\)\n/);
+    assert.equal(parseJson<Json>(ok(await call('reputation', callingDid, '--json'))).reputation_score, 0);
+    const table = ok(await call('search', 'Caller')).stdout;
+    const row = table.split('\n').find((line) => line.startsWith(callingDid));
+    assert.match(row ?? table, /\sunrated\s/);
   });
 });

@@ -6,6 +6,7 @@ import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { anonymousClient, targetDid } from '../registry.js';
 import { neutralScoreHint } from '../reputation-hint.js';
+import { shownScore } from '../unrated.js';
 
 /** Commander parser for a whole number in a range; a bad value is a usage error (exit 2). */
 export const integerIn =
@@ -135,7 +136,7 @@ export function registerSearch(program: Command): void {
           [
             { header: 'did', value: (agent) => agent.did, max: 90 },
             { header: 'name', value: (agent) => agent.name, max: 30 },
-            { header: 'reputation', value: (agent) => String(agent.reputation_score) },
+            { header: 'reputation', value: (agent) => shownScore(agent) },
             { header: 'reviews', value: (agent) => String(agent.total_reviews) },
             { header: 'available', value: (agent) => agent.availability.status },
             {
@@ -186,7 +187,7 @@ export function registerReputation(program: Command): void {
       cli.out.result({ ...stats, did: target, ...(why ? { why } : {}) }, () => {
         cli.out.fields([
           ['did', target],
-          ['reputation', stats.reputation_score],
+          ['reputation', shownScore(stats)],
           ['average rating', stats.average_rating],
           ['reviews', stats.total_reviews],
           ['why', why],

@@ -25,7 +25,9 @@ export function printProfile(cli: CliContext, profile: AgentProfile, why?: strin
     ['availability', describeAvailability(profile.availability)],
     [
       'reputation',
-      `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} ${profile.total_reviews === 1 ? 'review' : 'reviews'})`,
+      profile.total_reviews === 0
+        ? 'unrated (no reviews yet)'
+        : `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} ${profile.total_reviews === 1 ? 'review' : 'reviews'})`,
     ],
     ['why', why],
     ['created', new Date(profile.created_at).toISOString()],

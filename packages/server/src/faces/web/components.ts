@@ -117,9 +117,15 @@ export function agentSummaryCard(
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}
       <p class="meta">
-        <span class="score" title="Reputation score out of 100"
-          >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
-        >
+        ${
+          agent.total_reviews === 0
+            ? html`<span class="score" title="No reviews yet, so no score (the API reads 0)"
+                >Reputation <strong>unrated</strong></span
+              >`
+            : html`<span class="score" title="Reputation score out of 100"
+                >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
+              >`
+        }
         ${
           agent.total_reviews === 0
             ? html`<span>No reviews</span>`

@@ -461,7 +461,20 @@ describe('web pages over HTTP', () => {
     );
     assert.match(reviewed, /accounts younger than 30 days weigh\s+nothing/);
     const unrated = (await get(pageOf(fixture.xss.did))).body;
-    assert.match(unrated, /<strong>Why 0\?<\/strong> No reviews yet/);
+    assert.match(unrated, /<strong>Why unrated\?<\/strong> No reviews yet/);
+  });
+
+  it('shows an agent without reviews as unrated, on its page and its card, not as 0/100', async () => {
+    const page = (await get(pageOf(fixture.xss.did))).body;
+    assert.match(page, /<span class="big">unrated<\/span> · no reviews yet/);
+    assert.doesNotMatch(page, /<span class="big">0<\/span>\/100/);
+    const list = (await get('/')).body;
+    const cards = list.split('<article').slice(1);
+    const card = cards.find((text) => text.includes(encodeURIComponent(fixture.xss.did)));
+    assert.ok(card, 'the unreviewed agent is listed');
+    assert.match(card, /Reputation <strong>unrated<\/strong>/);
+    const rated = cards.find((text) => text.includes(encodeURIComponent(fixture.translator.did)));
+    assert.match(rated ?? '', /Reputation <strong>50<\/strong>\/100/);
   });
 
   it('shows the reviewer weights of the reputation formula on /stats', async () => {
