@@ -134,7 +134,8 @@ export function registerSearch(program: Command): void {
         cli.out.table(
           page.agents,
           [
-            { header: 'did', value: (agent) => agent.did, max: 90 },
+            // A remote entry without a DID of its own is listed by its entry id, which `show` takes too.
+            { header: options.federated ? 'did or entry id' : 'did', value: (agent) => agent.did, max: 90 },
             { header: 'name', value: (agent) => agent.name, max: 30 },
             { header: 'reputation', value: (agent) => shownScore(agent) },
             { header: 'reviews', value: (agent) => String(agent.total_reviews) },

@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../modules/agents/agent-labels.js';
 import type { AgentSummary } from '../../modules/search/search-schemas.js';
-import { html, type Html } from './html.js';
+import { html, safeHttpUrl, type Html } from './html.js';
 
 export function agentHref(did: string): string {
   return `/agents/${encodeURIComponent(did)}`;
@@ -101,12 +101,14 @@ export function agentSummaryCard(
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   const remote = agent.provenance.kind !== 'registered';
   // A remote entry's page is at its home: this registry holds no profile, reviews or record of it. A
-  // mirrored agent's home is a registry like this one, whose page of the agent is at the same path.
+  // mirrored agent's home is a registry like this one, whose page of the agent is at the same path; an
+  // imported one is described where it was read (its agent card, its MCP Registry entry), not by its
+  // host's root, which may serve many agents or none.
   const href =
     agent.provenance.kind === 'mirrored'
       ? `${agent.home_registry}${agentHref(agent.did)}`
       : remote
-        ? agent.home_registry
+        ? (safeHttpUrl(agent.provenance.source_url) ?? agent.home_registry)
         : agentHref(agent.did);
   return html`<li class="card">
     <article aria-labelledby="card-${agent.did}">
