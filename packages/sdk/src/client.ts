@@ -311,6 +311,15 @@ export class RegistryClient {
     return invocation.acceptTask(this, taskId);
   }
 
+  /**
+   * Tells the registry this agent's worker has stopped: it reads offline at once, and calls to it are
+   * refused as offline instead of waiting their timeout (the next poll makes it online again).
+   * `serve()`'s `close()` calls it.
+   */
+  reportWorkerStopped(): Promise<{ did: string; stopped_at: number | null }> {
+    return invocation.reportWorkerStopped(this);
+  }
+
   completeTask(taskId: string, output: JsonObject): Promise<TaskAck> {
     return invocation.completeTask(this, taskId, output);
   }

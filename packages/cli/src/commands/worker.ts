@@ -133,7 +133,7 @@ export function registerWorker(program: Command): void {
         process.on('SIGINT', () => stop('SIGINT'));
         process.on('SIGTERM', () => stop('SIGTERM'));
       });
-      report('stopped', {}, 'stopped');
+      report('stopped', {}, 'stopped: the registry shows the agent offline until a worker polls again');
     });
   withExamples(
     command,

@@ -58,6 +58,12 @@ export async function pollTasks(
   return response.tasks;
 }
 
+export function reportWorkerStopped(
+  transport: Transport,
+): Promise<{ did: string; stopped_at: number | null }> {
+  return transport.request('POST', '/api/agent/offline', { auth: true, body: {} });
+}
+
 export function acceptTask(transport: Transport, taskId: string): Promise<TaskAck> {
   return transport.request('POST', `/api/agent/tasks/${enc(taskId)}/accept`, { auth: true, body: {} });
 }

@@ -23,6 +23,7 @@ function presence(firstSlot: number, lastSeenAt: number, seenSlots: number): Pre
     checked_at: lastSeenAt,
     seen_slots_24h: seenSlots,
     seen_slots_7d: seenSlots,
+    stopped_at: null,
   };
 }
 

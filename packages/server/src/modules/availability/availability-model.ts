@@ -63,6 +63,13 @@ export interface PresenceRecord {
   /** Slots seen since the start of each uptime window (see uptimeWindowStart). */
   seen_slots_24h: number;
   seen_slots_7d: number;
+  /** When its worker last said it was stopping (null: never). */
+  stopped_at: number | null;
+}
+
+/** Whether the worker said it stopped after the last evidence of it: offline now, not in 90 s. */
+export function stoppedSinceSeen(presence: Pick<PresenceRecord, 'stopped_at' | 'last_seen_at'>): boolean {
+  return presence.stopped_at !== null && presence.stopped_at >= presence.last_seen_at;
 }
 
 export const NEVER_OBSERVED: Availability = Object.freeze({
@@ -113,7 +120,12 @@ export function deriveAvailability(
   }
   const fromTheFuture = presence.last_seen_at > now + CLOCK_SKEW_TOLERANCE_MS;
   const failedSince = failedAt !== null && failedAt >= presence.last_seen_at;
-  const fresh = window !== null && !fromTheFuture && !failedSince && now - presence.last_seen_at <= window;
+  const fresh =
+    window !== null &&
+    !fromTheFuture &&
+    !failedSince &&
+    !stoppedSinceSeen(presence) &&
+    now - presence.last_seen_at <= window;
   let status: Availability['status'];
   if (agent.status === 'deactivated') status = 'offline';
   else if (window === null || fromTheFuture) status = 'unknown';
