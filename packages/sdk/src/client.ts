@@ -1,5 +1,5 @@
 import { registryAudience } from '@agent-registry/protocol';
-import { ClientConfigError } from './errors.js';
+import { ClientConfigError, RegistryError } from './errors.js';
 import type { AgentKey } from './keys.js';
 import type {
   AgentChange,
@@ -56,6 +56,7 @@ import {
   subjectOf,
 } from './client/session.js';
 import { HttpTransport, type RequestOptions } from './client/transport.js';
+import { isLocalAddress } from './client/local-address.js';
 
 export type { InvokeOptions, Page, ReviewInput, SearchOptions };
 
@@ -69,8 +70,10 @@ export interface RegistryClientOptions {
   /** The agent's DID when already known (else learnt at register/login or from the token). */
   did?: string;
   /**
-   * The registry's name in signed messages; defaults to the origin of `registry`. Set it when you reach
-   * the registry by another address than its PUBLIC_URL (e.g. through a tunnel).
+   * The registry's name in signed messages. Unset, the client asks the registry once
+   * (`GET /.well-known/agent-registry.json`) and signs for the URL it names when `registry` is a local
+   * address (loopback, a private IP, a name without a dot); otherwise for the origin of `registry`.
+   * Set it when you reach a public registry by another public address (e.g. through a tunnel).
    */
   audience?: string;
   /** fetch to use (defaults to globalThis.fetch). */
@@ -88,8 +91,10 @@ export interface RegistryClientOptions {
 export class RegistryClient {
   /** The registry's origin, e.g. `https://registry.example`. */
   readonly registry: string;
-  /** The name signed messages bind to. */
-  readonly audience: string;
+  /** Whether the caller named the audience: then it is never asked of the registry. */
+  private readonly audienceGiven: boolean;
+  #audience: string;
+  private audience$: Promise<string> | undefined;
   /** Replaced by rotateKey once the registry has taken the new key. */
   key: AgentKey | undefined;
   did: string | undefined;
@@ -104,7 +109,8 @@ export class RegistryClient {
 
   constructor(options: RegistryClientOptions) {
     this.registry = registryAudience(options.registry);
-    this.audience = options.audience === undefined ? this.registry : registryAudience(options.audience);
+    this.audienceGiven = options.audience !== undefined;
+    this.#audience = options.audience === undefined ? this.registry : registryAudience(options.audience);
     this.key = options.key;
     this.token = options.token;
     this.did = options.did ?? (options.token === undefined ? undefined : subjectOf(options.token));
@@ -114,6 +120,35 @@ export class RegistryClient {
     this.http = new HttpTransport(this.registry, fetchImpl.bind(globalThis), options.headers ?? {});
     this.onToken = options.onToken;
     this.watches = watchesApi(this);
+  }
+
+  /** The name signed messages bind to: the `audience` option, else the registry's own URL once learnt. */
+  get audience(): string {
+    return this.#audience;
+  }
+
+  /**
+   * The audience to sign for, asked of the registry once and cached. Only a registry reached at a local
+   * address may name another origin: a public one that names another would be asking for signatures
+   * it could replay there. A registry without the route (older) is signed for as reached.
+   */
+  async signingAudience(): Promise<string> {
+    if (this.audienceGiven || !isLocalAddress(this.registry)) return this.#audience;
+    this.audience$ ??= this.http
+      .send<{ audience?: unknown }>('GET', '/.well-known/agent-registry.json', {}, undefined)
+      .then(
+        (answer) => {
+          if (typeof answer.audience === 'string') this.#audience = registryAudience(answer.audience);
+          return this.#audience;
+        },
+        (error: unknown) => {
+          if (error instanceof RegistryError && error.status === 404) return this.#audience;
+          // Not cached: the next signature asks again.
+          this.audience$ = undefined;
+          throw error;
+        },
+      );
+    return this.audience$;
   }
 
   /** The current bearer token (set by register, login and renewal; settable when you hold one). */
@@ -146,7 +181,8 @@ export class RegistryClient {
   /** Registers the agent: signs the registration message (bound to this registry) and keeps the session. */
   async register(profile: Profile, options: { referrer?: string } = {}): Promise<Session> {
     const key = this.requireKey('register');
-    const body = await signedRegistration(key, profile, this.audience, this.messageClock, options.referrer);
+    const audience = await this.signingAudience();
+    const body = await signedRegistration(key, profile, audience, this.messageClock, options.referrer);
     const session = await this.request<Session>('POST', '/api/agents/register', { body });
     this.adopt(session);
     return session;
@@ -169,7 +205,7 @@ export class RegistryClient {
         'logging in needs the agent DID: pass { did } to RegistryClient (an Ed25519 agent learns it at registration)',
       );
     }
-    const body = await signedLogin(key, did, this.audience, this.messageClock);
+    const body = await signedLogin(key, did, await this.signingAudience(), this.messageClock);
     const session = await this.request<Session>('POST', '/api/auth/token', { body });
     this.adopt(session);
     return session;
@@ -192,32 +228,32 @@ export class RegistryClient {
 
   /** The signed rotation body, to keep (e.g. on disk) before sending it with rotateKey. */
   async signRotation(next: AgentKey): Promise<Record<string, unknown>> {
-    return keys.signedRotation(this.signing(), this.requireKey('rotate the key'), next);
+    return keys.signedRotation(await this.signing(), this.requireKey('rotate the key'), next);
   }
 
-  setRecoveryKey(recovery: AgentKey): Promise<KeyRecoveryStatus> {
-    return keys.setRecoveryKey(this, this.signing(), this.requireKey('set a recovery key'), recovery);
+  async setRecoveryKey(recovery: AgentKey): Promise<KeyRecoveryStatus> {
+    return keys.setRecoveryKey(this, await this.signing(), this.requireKey('set a recovery key'), recovery);
   }
 
   /** Signed by the recovery key: needs no current key, only the agent's DID. */
-  startRecovery(
+  async startRecovery(
     recovery: AgentKey,
     next: AgentKey,
     did: string = this.requireDid(),
   ): Promise<KeyRecoveryStatus> {
-    return keys.startRecovery(this, this.signing(did), recovery, next);
+    return keys.startRecovery(this, await this.signing(did), recovery, next);
   }
 
-  cancelRecovery(): Promise<KeyRecoveryStatus> {
-    return keys.cancelRecovery(this, this.signing(), this.requireKey('cancel a recovery'));
+  async cancelRecovery(): Promise<KeyRecoveryStatus> {
+    return keys.cancelRecovery(this, await this.signing(), this.requireKey('cancel a recovery'));
   }
 
   getKeyRecovery(did: string = this.requireDid()): Promise<KeyRecoveryStatus> {
     return keys.getKeyRecovery(this, did);
   }
 
-  private signing(did: string = this.requireDid()) {
-    return { did, audience: this.audience, clock: this.messageClock };
+  private async signing(did: string = this.requireDid()) {
+    return { did, audience: await this.signingAudience(), clock: this.messageClock };
   }
 
   // ---- agents ---------------------------------------------------------------------------------
