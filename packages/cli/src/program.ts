@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerReputation, registerSearch, registerVerify } from './commands/discover.js';
 import { registerLogin, registerRegister, registerToken, registerWhoami } from './commands/identity.js';
@@ -60,6 +61,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerFederation(program);
   registerKeys(program);
   registerConfig(program);
+  registerCompletion(program);
 
   program.addHelpText(
     'after',
