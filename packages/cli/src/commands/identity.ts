@@ -7,6 +7,7 @@ import { contextOf, type CliContext } from '../context.js';
 import { withExamples } from '../help.js';
 import { describeKey, readKey } from '../keys.js';
 import { readProfileFile } from '../profile/check.js';
+import { dryRunRegistration } from '../profile/dry-run.js';
 import { agentClient } from '../registry.js';
 import { reportProfileProblems } from './validate.js';
 import { CALLER_ONLY } from './init.js';
@@ -35,12 +36,38 @@ export function registerRegister(program: Command): void {
     )
     .option('--profile <file>', 'profile file (default: profile.json in the config directory)')
     .option('--referrer <code>', 'referral code or referrer DID')
-    .action(async (options: { profile?: string; referrer?: string }, self: Command) => {
+    .option(
+      '--dry-run',
+      "check the profile and key against this registry's published limits and print what registering would send; registers nothing",
+    )
+    .action(async (options: { profile?: string; referrer?: string; dryRun?: boolean }, self: Command) => {
       const cli = contextOf(self);
       const profile = loadCheckedProfile(cli, options.profile, 'register');
       const key = await readKey(cli);
       const { url: registry, source } = cli.registry();
       const client = new RegistryClient({ registry, key });
+      if (options.dryRun) {
+        const report = await dryRunRegistration(client, key, profile as Record<string, unknown>);
+        if (report.problems.length > 0)
+          throw new CliError(
+            `registering at ${registry} would be refused:\n${report.problems.map((problem) => `  ${problem}`).join('\n')}`,
+            EXIT.failed,
+            'DRY_RUN_REFUSED',
+            { ...report },
+          );
+        cli.out.result({ ...report, valid: true }, () => {
+          cli.out.fields([
+            ['registry', registry],
+            ['audience', report.audience],
+            ['key', report.key_type],
+            ['profile', `${report.profile_bytes} of ${report.profile_max_bytes} bytes as stored`],
+            ['proof of work', report.proof_of_work_bits === 0 ? 'none asked' : `${report.proof_of_work_bits} bits`],
+          ]);
+          cli.out.line();
+          cli.out.line(`the profile and key pass this registry's limits; nothing was registered (run without --dry-run to register)`);
+        });
+        return;
+      }
       const progress = cli.out.progress(`registering at ${registry}`);
       let session;
       try {
