@@ -55,10 +55,10 @@ import {
   signedRegistration,
   subjectOf,
 } from './client/session.js';
-import { HttpTransport, type RequestOptions } from './client/transport.js';
+import { HttpTransport, type RequestOptions, type RetryPolicy } from './client/transport.js';
 import { isLocalAddress } from './client/local-address.js';
 
-export type { InvokeOptions, Page, ReviewInput, SearchOptions };
+export type { InvokeOptions, Page, ReviewInput, RetryPolicy, SearchOptions };
 
 export interface RegistryClientOptions {
   /** Base URL of the registry, e.g. `https://registry.example`. */
@@ -82,6 +82,12 @@ export interface RegistryClientOptions {
   onToken?: (session: Session) => void;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * Retries of idempotent requests (reads, PUT, DELETE, and invocations, which carry an Idempotency-Key)
+   * after a network error, 429 or 503: `{ max: 2, baseDelayMs: 500 }` by default; `{ max: 0 }` turns
+   * them off.
+   */
+  retry?: RetryPolicy;
 }
 
 // The class holds the session (key, DID, token) and renews the token; each area's requests are built
@@ -117,7 +123,12 @@ export class RegistryClient {
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function')
       throw new ClientConfigError('no fetch available: pass options.fetch');
-    this.http = new HttpTransport(this.registry, fetchImpl.bind(globalThis), options.headers ?? {});
+    this.http = new HttpTransport(
+      this.registry,
+      fetchImpl.bind(globalThis),
+      options.headers ?? {},
+      options.retry,
+    );
     this.onToken = options.onToken;
     this.watches = watchesApi(this);
   }
