@@ -150,7 +150,10 @@ describe('the CLI for a new user (SQLite registry)', () => {
   });
 
   it('a timed-out invoke names the task and the command that reads it later', async () => {
-    // The serving agent is in queue mode (the worker set it) and nobody serves it now.
+    // The serving agent is in queue mode (the worker set it) and nobody serves it now. Its worker
+    // stopped cleanly, which reads offline at once; one poll since makes it online, so the call is sent.
+    const poll = await runCli(['api', 'GET', '/api/agent/tasks?wait=0&limit=1'], { home: serving });
+    assert.equal(poll.code, 0, poll.stderr);
     const timedOut = await call(
       'invoke',
       servingDid,

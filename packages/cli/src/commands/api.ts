@@ -34,7 +34,7 @@ export function registerApi(program: Command): void {
             'INVALID_PATH',
           );
         const body = options.data === undefined ? undefined : readJsonObjectArgument(options.data, '--data');
-        const client = options.anonymous ? anonymousClient(cli) : (await agentClient(cli)).client;
+        const client = options.anonymous ? (await anonymousClient(cli)) : (await agentClient(cli)).client;
         const answer = await client.request<string>(verb, path, {
           auth: !options.anonymous,
           text: true,

@@ -1,4 +1,4 @@
-import { SEARCH_LIMITS, parseVerifierKey, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
+import { SEARCH_LIMITS, type SearchOrder, type SearchSort } from '@agent-registry/protocol/limits';
 import type { SearchHit } from '@agent-registry/sdk';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
@@ -117,7 +117,7 @@ export function registerSearch(program: Command): void {
         ?.split(',')
         .map((tag) => tag.trim())
         .filter(Boolean);
-      const page = await anonymousClient(cli).search({
+      const page = await (await anonymousClient(cli)).search({
         ...(q ? { q } : {}),
         ...(options.capability ? { capability: options.capability } : {}),
         ...(tags && tags.length > 0 ? { tags } : {}),
@@ -182,7 +182,7 @@ export function registerReputation(program: Command): void {
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
-      const client = anonymousClient(cli);
+      const client = (await anonymousClient(cli));
       const stats = await client.getReputation(target);
       const why = await neutralScoreHint(client, stats);
       cli.out.result({ ...stats, did: target, ...(why ? { why } : {}) }, () => {
@@ -230,7 +230,7 @@ export function registerVerify(program: Command): void {
       if (options.verifierKey !== undefined) {
         // A malformed key is the command line's fault (exit 2), not a log that fails to verify (exit 5).
         try {
-          parseVerifierKey(options.verifierKey);
+          (await import('@agent-registry/protocol')).parseVerifierKey(options.verifierKey);
         } catch (error) {
           throw new UsageError(
             `--verifier-key: ${(error as Error).message}; expected <name>+<8 hex key ID>+<base64 of 0x01 and the 32-byte Ed25519 key>, as the registry serves at /log/verifier-key, e.g. registry.example/log+1a2b3c4d+AX...`,
@@ -245,7 +245,7 @@ export function registerVerify(program: Command): void {
           'checked against the verifier key the registry itself serves: a registry that rewrote its log would serve a key for it too; pass --verifier-key with the key its operator publishes (docs/transparency-log.md) to check against a key you trust',
         );
       }
-      const verified = await anonymousClient(cli).verifyAgent(
+      const verified = await (await anonymousClient(cli)).verifyAgent(
         target,
         options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey },
       );

@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { RegistryClient, RegistryError } from '@agent-registry/sdk';
+import type { RegistryClient } from '@agent-registry/sdk';
 import { CliError, EXIT } from '../exit-codes.js';
 import type { Command } from 'commander';
 import { describeAvailability } from '../availability.js';
 import { contextOf, type CliContext } from '../context.js';
 import { withExamples } from '../help.js';
 import { describeKey, readKey } from '../keys.js';
-import { readProfileFile } from '../profile/check.js';
 import { dryRunRegistration } from '../profile/dry-run.js';
 import { agentClient } from '../registry.js';
+import { isRegistryError } from '../registry-error.js';
 import { reportProfileProblems } from './validate.js';
 import { CALLER_ONLY } from './init.js';
 
@@ -16,12 +16,13 @@ const when = (epochMs: number | undefined | null): string =>
   epochMs === undefined || epochMs === null ? 'unknown' : new Date(epochMs).toISOString();
 
 /** The profile file, checked; exits 1 listing every problem before anything is signed or sent. */
-export function loadCheckedProfile(
+export async function loadCheckedProfile(
   cli: CliContext,
   file: string | undefined,
   mode: 'register' | 'update',
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const target = path.resolve(file ?? cli.home.profilePath);
+  const { readProfileFile } = await import('../profile/check.js');
   const read = readProfileFile(target, mode);
   reportProfileProblems(cli, target, read.check.problems, read.check.warnings);
   if (!read.ok) throw new Error('unreachable: problems were reported');
@@ -42,9 +43,10 @@ export function registerRegister(program: Command): void {
     )
     .action(async (options: { profile?: string; referrer?: string; dryRun?: boolean }, self: Command) => {
       const cli = contextOf(self);
-      const profile = loadCheckedProfile(cli, options.profile, 'register');
+      const profile = await loadCheckedProfile(cli, options.profile, 'register');
       const key = await readKey(cli);
       const { url: registry, source } = cli.registry();
+      const { RegistryClient } = await import('@agent-registry/sdk');
       const client = new RegistryClient({ registry, key });
       if (options.dryRun) {
         const report = await dryRunRegistration(client, key, profile as Record<string, unknown>);
@@ -76,7 +78,7 @@ export function registerRegister(program: Command): void {
           options.referrer ? { referrer: options.referrer } : {},
         );
       } catch (error) {
-        if (error instanceof RegistryError && error.code === 'PUBLIC_KEY_EXISTS') {
+        if (isRegistryError(error) && error.code === 'PUBLIC_KEY_EXISTS') {
           const flag = source === 'flag' ? ` --registry ${registry}` : '';
           throw new CliError(
             `this key is already registered at ${registry}: get a token for it with \`agent-registry login${flag}\` (\`agent-registry init --force\` starts a new agent, keeping the old key as .bak)`,

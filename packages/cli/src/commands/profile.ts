@@ -57,7 +57,7 @@ export function registerShow(program: Command): void {
     )
     .action(async (did: string, _options: unknown, self: Command) => {
       const cli = contextOf(self);
-      const client = anonymousClient(cli);
+      const client = (await anonymousClient(cli));
       if (isRemoteEntryId(did)) {
         const entry = await client.getRemoteEntry(did);
         cli.out.result(entry, () => printRemoteEntry(cli, entry));
@@ -121,7 +121,7 @@ export function registerUpdate(program: Command): void {
         throw new UsageError('use either --disable or --delivery, not both', 'CONFLICTING_OPTIONS');
       }
       const profileChange = !invocationChange || options.profile !== undefined;
-      const patch = profileChange ? loadCheckedProfile(cli, options.profile, 'update') : undefined;
+      const patch = profileChange ? await loadCheckedProfile(cli, options.profile, 'update') : undefined;
       const { client, did } = await agentClient(cli);
 
       const result: { profile?: AgentProfile; invocation?: Record<string, unknown> } = {};
