@@ -259,7 +259,9 @@ describe(`agent-registry search --federated against a registry holding a remote 
     assert.match(shown, /name: +Remote Planner\n/);
     assert.ok(shown.includes(`lives at:    ${card.origin} (imported, unsigned)`), shown);
     assert.match(shown, /route_planning/);
-    const json = parseJson<{ id: string; provenance: { kind: string } }>(ok(await cli(['show', entryId, '--json'])));
+    const json = parseJson<{ id: string; provenance: { kind: string } }>(
+      ok(await cli(['show', entryId, '--json'])),
+    );
     assert.deepEqual([json.id, json.provenance.kind], [entryId, 'imported']);
 
     const invoked = await cli(['invoke', entryId, 'route_planning', '--input', '{}']);

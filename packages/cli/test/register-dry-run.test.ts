@@ -46,7 +46,10 @@ describe("register --dry-run: the registry's own limits, nothing registered", ()
     fs.writeFileSync(file, JSON.stringify(big));
     const dry = await cli('register', '--dry-run', '--profile', file);
     assert.equal(dry.code, 1);
-    assert.match(dry.stderr, /would be refused:\n {2}the profile takes \d+ bytes as stored; this registry stores at most 16384/);
+    assert.match(
+      dry.stderr,
+      /would be refused:\n {2}the profile takes \d+ bytes as stored; this registry stores at most 16384/,
+    );
     const real = await cli('register', '--profile', file, '--json');
     assert.equal(real.code, 1);
     assert.equal(parseJson<{ error: { code: string } }>(real).error.code, 'PROFILE_TOO_LARGE');

@@ -47,11 +47,14 @@ describe('the audience: the registry names its own URL, the client signs for it'
       key: AgentKey.generateEd25519(),
       audience: 'https://other.example',
     });
-    await assert.rejects(elsewhere.register({ name: 'Elsewhere', capabilities: [{ type: 'echo' }] }), (error: unknown) => {
-      assert.ok(error instanceof RegistryError);
-      assert.equal(error.code, 'AUDIENCE_MISMATCH');
-      return true;
-    });
+    await assert.rejects(
+      elsewhere.register({ name: 'Elsewhere', capabilities: [{ type: 'echo' }] }),
+      (error: unknown) => {
+        assert.ok(error instanceof RegistryError);
+        assert.equal(error.code, 'AUDIENCE_MISMATCH');
+        return true;
+      },
+    );
   });
 });
 

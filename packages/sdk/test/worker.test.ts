@@ -302,7 +302,10 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
     );
     assert.ok(refused instanceof InvocationTimeoutError, String(refused));
     assert.equal(refused.offlineSince, new Date(profile.availability.last_seen_at ?? 0).toISOString());
-    assert.match(refused.message + JSON.stringify(refused.body ?? {}), /its worker stopped at .* and said so/);
+    assert.match(
+      refused.message + JSON.stringify(refused.body ?? {}),
+      /its worker stopped at .* and said so/,
+    );
 
     // Serving again makes it online again.
     const again = serve({ client, capabilities: { translation: async () => ({ text: 'back' }) } });

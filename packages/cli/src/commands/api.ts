@@ -12,7 +12,9 @@ const PATH_MAX = 8192;
 export function registerApi(program: Command): void {
   const command = program
     .command('api')
-    .description("Send one request to any route of the registry with this agent's token, and print the answer")
+    .description(
+      "Send one request to any route of the registry with this agent's token, and print the answer",
+    )
     .argument('<method>', METHODS.join(', '))
     .argument('<path>', 'the route with its query, e.g. /api/agents/search?q=translate')
     .option('--data <json>', 'JSON body: inline, @file.json, or @- for stdin')
@@ -34,7 +36,7 @@ export function registerApi(program: Command): void {
             'INVALID_PATH',
           );
         const body = options.data === undefined ? undefined : readJsonObjectArgument(options.data, '--data');
-        const client = options.anonymous ? (await anonymousClient(cli)) : (await agentClient(cli)).client;
+        const client = options.anonymous ? await anonymousClient(cli) : (await agentClient(cli)).client;
         const answer = await client.request<string>(verb, path, {
           auth: !options.anonymous,
           text: true,

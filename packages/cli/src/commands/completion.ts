@@ -15,7 +15,11 @@ function nodeOf(command: Command, inherited: string[]): CompletionNode {
   const options = [...new Set([...inherited, ...own, '--help'])];
   return {
     name: command.name(),
-    description: command.description().split('\n')[0]?.replace(/[`'"$\\]/g, '') ?? '',
+    description:
+      command
+        .description()
+        .split('\n')[0]
+        ?.replace(/[`'"$\\]/g, '') ?? '',
     options,
     subcommands: command.commands.map((sub) => nodeOf(sub, inherited)),
   };
@@ -26,7 +30,10 @@ const isWord = (value: string | undefined): value is string => value !== undefin
 /** The cases of a shell `case` statement: `command` or `command subcommand` to its candidates. */
 function candidates(root: CompletionNode): Map<string, string[]> {
   const cases = new Map<string, string[]>();
-  cases.set('', root.subcommands.map((sub) => sub.name));
+  cases.set(
+    '',
+    root.subcommands.map((sub) => sub.name),
+  );
   for (const command of root.subcommands) {
     cases.set(command.name, [...command.subcommands.map((sub) => sub.name), ...command.options]);
     for (const sub of command.subcommands) cases.set(`${command.name} ${sub.name}`, sub.options);

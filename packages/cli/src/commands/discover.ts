@@ -117,7 +117,9 @@ export function registerSearch(program: Command): void {
         ?.split(',')
         .map((tag) => tag.trim())
         .filter(Boolean);
-      const page = await (await anonymousClient(cli)).search({
+      const page = await (
+        await anonymousClient(cli)
+      ).search({
         ...(q ? { q } : {}),
         ...(options.capability ? { capability: options.capability } : {}),
         ...(tags && tags.length > 0 ? { tags } : {}),
@@ -182,7 +184,7 @@ export function registerReputation(program: Command): void {
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
-      const client = (await anonymousClient(cli));
+      const client = await anonymousClient(cli);
       const stats = await client.getReputation(target);
       const why = await neutralScoreHint(client, stats);
       cli.out.result({ ...stats, did: target, ...(why ? { why } : {}) }, () => {
@@ -245,10 +247,9 @@ export function registerVerify(program: Command): void {
           'checked against the verifier key the registry itself serves: a registry that rewrote its log would serve a key for it too; pass --verifier-key with the key its operator publishes (docs/transparency-log.md) to check against a key you trust',
         );
       }
-      const verified = await (await anonymousClient(cli)).verifyAgent(
-        target,
-        options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey },
-      );
+      const verified = await (
+        await anonymousClient(cli)
+      ).verifyAgent(target, options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey });
       const result = {
         did: target,
         verified: true,

@@ -94,7 +94,7 @@ export function registerFederation(program: Command): void {
     .action(async (options: { metricsToken?: string }, self: Command) => {
       const cli = contextOf(self);
       const answer = await operatorRequest<FederationStatus>(
-        (await anonymousClient(cli)),
+        await anonymousClient(cli),
         'GET',
         '/api/federation/status',
         {
@@ -157,7 +157,7 @@ export function registerFederation(program: Command): void {
         );
       }
       const source = await operatorRequest<SourceStatus>(
-        (await anonymousClient(cli)),
+        await anonymousClient(cli),
         'POST',
         '/api/federation/peers/resume',
         { value: token, name: 'FEDERATION_ADMIN_TOKEN', flag: '--admin-token' },

@@ -63,10 +63,15 @@ export function registerRegister(program: Command): void {
             ['audience', report.audience],
             ['key', report.key_type],
             ['profile', `${report.profile_bytes} of ${report.profile_max_bytes} bytes as stored`],
-            ['proof of work', report.proof_of_work_bits === 0 ? 'none asked' : `${report.proof_of_work_bits} bits`],
+            [
+              'proof of work',
+              report.proof_of_work_bits === 0 ? 'none asked' : `${report.proof_of_work_bits} bits`,
+            ],
           ]);
           cli.out.line();
-          cli.out.line(`the profile and key pass this registry's limits; nothing was registered (run without --dry-run to register)`);
+          cli.out.line(
+            `the profile and key pass this registry's limits; nothing was registered (run without --dry-run to register)`,
+          );
         });
         return;
       }

@@ -33,7 +33,7 @@ export async function runMirror(dir: string, options: MirrorOptions, self: Comma
       throw new UsageError(`--verifier-key: ${(error as Error).message}`, 'INVALID_OPTION');
     }
   }
-  const client = (await anonymousClient(cli));
+  const client = await anonymousClient(cli);
   const store = MirrorStore.open(dir);
   try {
     let head = store.head();
@@ -120,10 +120,7 @@ export async function runMirror(dir: string, options: MirrorOptions, self: Comma
         ['log', origin],
         ['tree size', `${state.size} (${entries.length} new, verified)`],
         ['root', state.root],
-        [
-          'agents',
-          `${counts.agents} (${result.profiles_checked} profiles checked against their leaves now)`,
-        ],
+        ['agents', `${counts.agents} (${result.profiles_checked} profiles checked against their leaves now)`],
         [
           'pending',
           counts.pending > 0

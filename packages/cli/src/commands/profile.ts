@@ -57,7 +57,7 @@ export function registerShow(program: Command): void {
     )
     .action(async (did: string, _options: unknown, self: Command) => {
       const cli = contextOf(self);
-      const client = (await anonymousClient(cli));
+      const client = await anonymousClient(cli);
       if (isRemoteEntryId(did)) {
         const entry = await client.getRemoteEntry(did);
         cli.out.result(entry, () => printRemoteEntry(cli, entry));

@@ -15,7 +15,9 @@ function warnings(node: RegistryProcess): { setting?: string; msg: string }[] {
     .flatMap((line) => {
       try {
         const parsed = JSON.parse(line) as { level?: number; msg?: string; setting?: string };
-        return parsed.level === 40 && parsed.msg !== undefined ? [{ setting: parsed.setting, msg: parsed.msg }] : [];
+        return parsed.level === 40 && parsed.msg !== undefined
+          ? [{ setting: parsed.setting, msg: parsed.msg }]
+          : [];
       } catch {
         return [];
       }
@@ -45,11 +47,15 @@ describe('development-only settings at start', () => {
       'FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS',
       'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
     ]);
-    for (const { setting, msg } of told) assert.match(msg, new RegExp(`^${setting}=true is for local development only`));
+    for (const { setting, msg } of told)
+      assert.match(msg, new RegExp(`^${setting}=true is for local development only`));
     await lax.stop();
     nodes.pop();
 
-    const strict = await startRegistryProcess({ DATABASE_URL: database.url, ALLOW_PRIVATE_NETWORKS: 'false' });
+    const strict = await startRegistryProcess({
+      DATABASE_URL: database.url,
+      ALLOW_PRIVATE_NETWORKS: 'false',
+    });
     nodes.push(strict);
     assert.deepEqual(
       warnings(strict).filter(({ setting }) => setting !== undefined),

@@ -104,8 +104,7 @@ function checkoutLike(): string {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-docs-'));
   const dir = path.join(parent, 'agent-registry');
   fs.mkdirSync(dir);
-  for (const entry of LINKED)
-    fs.symlinkSync(path.join(root, entry), path.join(dir, entry));
+  for (const entry of LINKED) fs.symlinkSync(path.join(root, entry), path.join(dir, entry));
   return dir;
 }
 

@@ -15,7 +15,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 function fakeCheckout(failing?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'build-if-stale-'));
   fs.mkdirSync(path.join(dir, 'scripts'));
-  fs.copyFileSync(path.join(root, 'scripts/build-if-stale.mjs'), path.join(dir, 'scripts/build-if-stale.mjs'));
+  fs.copyFileSync(
+    path.join(root, 'scripts/build-if-stale.mjs'),
+    path.join(dir, 'scripts/build-if-stale.mjs'),
+  );
   for (const name of ['protocol', 'search-index', 'sdk', 'cli', 'server'])
     fs.mkdirSync(path.join(dir, 'packages', name, 'src'), { recursive: true });
   fs.mkdirSync(path.join(dir, 'packages/server/scripts'), { recursive: true });

@@ -87,7 +87,8 @@ function availabilityOf(view: HomeView, did: string): string | undefined {
 /** What an unsearched list shows, in its own order: the title says which agents and how sorted. */
 function listTitle(form: SearchForm): string {
   const agents = form.available === 'true' ? 'Agents online now' : 'Agents';
-  if (form.sort === 'created_at') return form.order === 'asc' ? `${agents}, oldest first` : `${agents}, newest first`;
+  if (form.sort === 'created_at')
+    return form.order === 'asc' ? `${agents}, oldest first` : `${agents}, newest first`;
   if (form.sort === 'availability') return `${agents}, online first`;
   return `${agents} by reputation`;
 }

@@ -477,17 +477,21 @@ describe('ARD: publisher files and registry API', () => {
 
   test('a malformed body of search or explore is refused with the body the route expects', async () => {
     const searchMessage = refused(await search({ query: {} }), 400, 'INVALID_ARGUMENT');
-    assert.ok(
-      searchMessage.endsWith(`; the body is JSON like ${ARD_BODY_EXAMPLES.search}`),
-      searchMessage,
-    );
+    assert.ok(searchMessage.endsWith(`; the body is JSON like ${ARD_BODY_EXAMPLES.search}`), searchMessage);
     const unparsed = refused(await search('{"query": '), 400, 'INVALID_ARGUMENT');
     assert.ok(unparsed.includes(ARD_BODY_EXAMPLES.search), unparsed);
-    const exploreMessage = refused(await call('POST', '/ard/explore', { query: { text: 'x' } }), 400, 'INVALID_ARGUMENT');
+    const exploreMessage = refused(
+      await call('POST', '/ard/explore', { query: { text: 'x' } }),
+      400,
+      'INVALID_ARGUMENT',
+    );
     assert.ok(exploreMessage.includes(ARD_BODY_EXAMPLES.explore), exploreMessage);
     // The examples themselves are accepted.
     assert.equal((await search(JSON.parse(ARD_BODY_EXAMPLES.search) as unknown)).status, 200);
-    assert.equal((await call('POST', '/ard/explore', JSON.parse(ARD_BODY_EXAMPLES.explore) as unknown)).status, 200);
+    assert.equal(
+      (await call('POST', '/ard/explore', JSON.parse(ARD_BODY_EXAMPLES.explore) as unknown)).status,
+      200,
+    );
   });
 
   test('bad input gets the ARD envelope with a 4xx, never a 5xx', async () => {

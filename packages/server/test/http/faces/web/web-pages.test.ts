@@ -288,7 +288,9 @@ describe('web pages over HTTP', () => {
     // Who verified it: the registry, as it made the page (a reader checks it with the proof).
     assert.match(
       body,
-      new RegExp(`logged at position ${proof.leaf_index},\\s+checked against the log by this registry as it made this page`),
+      new RegExp(
+        `logged at position ${proof.leaf_index},\\s+checked against the log by this registry as it made this page`,
+      ),
     );
     assertContains(body, `href="/api/agents/${encodeURIComponent(agent.did)}/log-proof"`);
 
