@@ -43,9 +43,35 @@ if (builtAt > 0 && sourcesChangedAt() <= builtAt) process.exit(0);
 
 process.stderr.write(
   builtAt === 0
-    ? 'No build yet: building (once)...\n'
+    ? 'No build yet: building (once, a minute or so on a small machine)...\n'
     : 'Sources changed since the last build: rebuilding...\n',
 );
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const result = spawnSync(npm, ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+// One step per package, in dependency order, each announced and timed: a first build is not one
+// silent minute. The same commands `npm run build` runs.
+const STEPS = [
+  ['protocol', ['tsc', '-b', 'packages/protocol/tsconfig.build.json']],
+  ['search-index', ['tsc', '-b', 'packages/search-index/tsconfig.build.json']],
+  ['sdk', ['tsc', '-b', 'packages/sdk/tsconfig.build.json']],
+  ['cli', ['tsc', '-b', 'packages/cli/tsconfig.build.json']],
+  ['server', ['tsc', '-p', 'packages/server/tsconfig.build.json']],
+  // From the server's directory: it records whether the server's files differ from the commit.
+  ['build info', ['node', 'scripts/write-build-info.mjs'], 'packages/server'],
+];
+const tsc = path.join(root, 'node_modules/typescript/bin/tsc');
+const started = Date.now();
+for (const [index, [name, [tool, ...args], dir]] of STEPS.entries()) {
+  const stepStarted = Date.now();
+  process.stderr.write(`  [${index + 1}/${STEPS.length}] ${name}... `);
+  const command = tool === 'tsc' ? [process.execPath, [tsc, ...args]] : [process.execPath, args];
+  const result = spawnSync(command[0], command[1], {
+    cwd: path.join(root, dir ?? '.'),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) {
+    process.stderr.write(`failed (${name})\n`);
+    process.exit(result.status ?? 1);
+  }
+  process.stderr.write(`done in ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
+}
+process.stderr.write(`Built in ${((Date.now() - started) / 1000).toFixed(1)} s.\n`);

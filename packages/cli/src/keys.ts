@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { AgentKey } from '@agent-registry/sdk';
-import { backUpKeyFile, loadKey, saveKey } from '@agent-registry/sdk/node';
+import type { AgentKey } from '@agent-registry/sdk';
 import type { CliContext } from './context.js';
 import { AuthRequiredError, UsageError } from './exit-codes.js';
 
@@ -17,7 +16,8 @@ export interface KeyChoice {
 }
 
 /** A new or imported key; a malformed private key is a usage error naming the option. */
-export function makeKey(choice: KeyChoice): AgentKey {
+export async function makeKey(choice: KeyChoice): Promise<AgentKey> {
+  const { AgentKey } = await import('@agent-registry/sdk');
   const chain = choice.chain ?? DEFAULT_CHAIN;
   if (!/^eip155:[1-9][0-9]*$/.test(chain)) {
     throw new UsageError(
@@ -53,10 +53,12 @@ export async function writeKey(cli: CliContext, key: AgentKey, force: boolean): 
         'KEY_EXISTS',
       );
     }
+    const { backUpKeyFile } = await import('@agent-registry/sdk/node');
     backup = await backUpKeyFile(cli.home.keyPath);
     fs.rmSync(cli.home.keyPath);
   }
   cli.home.ensureDir();
+  const { saveKey } = await import('@agent-registry/sdk/node');
   await saveKey(cli.home.keyPath, key);
   return backup;
 }
@@ -70,6 +72,7 @@ export async function readKey(cli: CliContext): Promise<AgentKey> {
     );
   }
   try {
+    const { loadKey } = await import('@agent-registry/sdk/node');
     return await loadKey(cli.home.keyPath);
   } catch (error) {
     throw new UsageError(`cannot use ${cli.home.keyPath}: ${(error as Error).message}`, 'INVALID_KEY_FILE');

@@ -1,6 +1,5 @@
 import { CommanderError } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { describeFailure } from './failure.js';
 import { buildProgram } from './program.js';
 
 const json = process.argv.includes('--json');
@@ -19,6 +18,7 @@ try {
     }
     process.exit(EXIT.usage);
   }
+  const { describeFailure } = await import('./failure.js');
   const failure = describeFailure(error);
   if (json) process.stdout.write(`${JSON.stringify({ error: failure.body }, null, 2)}\n`);
   else process.stderr.write(`error: ${failure.message}\n`);

@@ -1,4 +1,4 @@
-import { RegistryClient, type AgentKey } from '@agent-registry/sdk';
+import type { AgentKey, RegistryClient } from '@agent-registry/sdk';
 import type { CliContext } from './context.js';
 import { AuthRequiredError } from './exit-codes.js';
 import { readKey } from './keys.js';
@@ -11,7 +11,8 @@ export interface Connection {
 }
 
 /** A client for reads: no key, no token. */
-export function anonymousClient(cli: CliContext): RegistryClient {
+export async function anonymousClient(cli: CliContext): Promise<RegistryClient> {
+  const { RegistryClient } = await import('@agent-registry/sdk');
   return new RegistryClient({ registry: cli.registry().url });
 }
 
@@ -25,6 +26,7 @@ export async function agentClient(cli: CliContext): Promise<Connection> {
   const session = cli.session();
   const did = session?.did ?? (await key.did());
   if (!did) throw notRegisteredHere(cli);
+  const { RegistryClient } = await import('@agent-registry/sdk');
   const client = new RegistryClient({
     registry,
     key,

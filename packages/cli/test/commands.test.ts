@@ -277,6 +277,9 @@ describe('every command against a real registry (SQLite)', () => {
       assert.ok(events.includes('completed'), events.join(','));
       assert.equal(events.at(-1), 'stopped');
     }
+    // Stopped by SIGTERM, it told the registry: offline at once, not 90 s later.
+    const shown = ok(await run(caller, 'show', agentDid));
+    assert.match(shown.stdout, /availability: +offline/);
   });
 
   it('tasks get shows a task the caller created', async () => {

@@ -243,6 +243,32 @@ describe(`agent-registry search --federated against a registry holding a remote 
     assert.equal(page.total, 2);
     assert.equal('lives at' in (hit ?? {}), false, '--json adds nothing to the answer');
   });
+
+  test('the federated table heads its first column for entry ids too, and show and invoke take an entry id', async () => {
+    const text = ok(await cli(['search', '--capability', 'route_planning', '--federated'])).stdout;
+    assert.match(text.split('\n')[0] ?? '', /^DID OR ENTRY ID /);
+    const page = parseJson<SearchResponse>(
+      ok(await cli(['search', '--capability', 'route_planning', '--federated', '--json'])),
+    );
+    const entryId = page.agents.find((agent) => agent.name === 'Remote Planner')?.did ?? '';
+    assert.match(entryId, /^a2a:http/);
+    assert.ok(text.includes(entryId), text);
+
+    const shown = ok(await cli(['show', entryId])).stdout;
+    assert.match(shown, new RegExp(`entry id: +${entryId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n`));
+    assert.match(shown, /name: +Remote Planner\n/);
+    assert.ok(shown.includes(`lives at:    ${card.origin} (imported, unsigned)`), shown);
+    assert.match(shown, /route_planning/);
+    const json = parseJson<{ id: string; provenance: { kind: string } }>(
+      ok(await cli(['show', entryId, '--json'])),
+    );
+    assert.deepEqual([json.id, json.provenance.kind], [entryId, 'imported']);
+
+    const invoked = await cli(['invoke', entryId, 'route_planning', '--input', '{}']);
+    assert.equal(invoked.code, 2, invoked.stderr);
+    assert.match(invoked.stderr, /is a remote entry: it lives at another registry or host/);
+    assert.doesNotMatch(invoked.stderr, /INVALID_DID/);
+  });
 });
 
 test('a mirrored hit lives at its peer, with its state; an imported one with its verification', () => {

@@ -150,7 +150,10 @@ describe('the CLI for a new user (SQLite registry)', () => {
   });
 
   it('a timed-out invoke names the task and the command that reads it later', async () => {
-    // The serving agent is in queue mode (the worker set it) and nobody serves it now.
+    // The serving agent is in queue mode (the worker set it) and nobody serves it now. Its worker
+    // stopped cleanly, which reads offline at once; one poll since makes it online, so the call is sent.
+    const poll = await runCli(['api', 'GET', '/api/agent/tasks?wait=0&limit=1'], { home: serving });
+    assert.equal(poll.code, 0, poll.stderr);
     const timedOut = await call(
       'invoke',
       servingDid,
@@ -216,8 +219,16 @@ describe('the CLI for a new user (SQLite registry)', () => {
     assert.match(String(json.why), /neutral score/);
     const shown = ok(await call('show', servingDid));
     assert.match(shown.stdout, /why: +50 is the neutral score/);
+    assert.match(shown.stdout, /reputation: +50 \(average 4, 1 review\)\n/);
     // No reviews: nothing to explain.
     const unreviewed = ok(await call('reputation', callingDid));
     assert.doesNotMatch(unreviewed.stdout, /why:/);
+    // Unrated until a first review, on every human face; --json keeps the API's number.
+    assert.match(unreviewed.stdout, /reputation: +unrated\n/);
+    assert.match(ok(await call('show', callingDid)).stdout, /reputation: +unrated \(no reviews yet\)\n/);
+    assert.equal(parseJson<Json>(ok(await call('reputation', callingDid, '--json'))).reputation_score, 0);
+    const table = ok(await call('search', 'Caller')).stdout;
+    const row = table.split('\n').find((line) => line.startsWith(callingDid));
+    assert.match(row ?? table, /\sunrated\s/);
   });
 });

@@ -42,6 +42,12 @@ describe('join the registry in two minutes', () => {
       await eventually(() => worker.output().stderr.includes('serving uppercase'), 'the worker to start');
       assert.match(worker.output().stderr, /invocation set to queue mode \(was disabled\)/);
 
+      // The README's second terminal names the registry itself: a new config directory knows none.
+      const readme = fs.readFileSync(path.join(import.meta.dirname, '../../../README.md'), 'utf8');
+      const callerBlock = readme
+        .split('```sh\n')
+        .find((block) => block.startsWith('export AGENT_REGISTRY_HOME=~/.config/agent-registry-caller'));
+      assert.match(callerBlock ?? '', /^export AGENT_REGISTRY_URL=http:\/\/localhost:8080 /m);
       const callerEnv = { AGENT_REGISTRY_URL: registry.url };
       for (const args of [['init', '--name', 'Caller'], ['register']]) {
         const result = await runCli(args, { home: calling, cwd: work, env: callerEnv });

@@ -1,5 +1,5 @@
 import { registryAudience } from '@agent-registry/protocol';
-import { ClientConfigError } from './errors.js';
+import { ClientConfigError, RegistryError } from './errors.js';
 import type { AgentKey } from './keys.js';
 import type {
   AgentChange,
@@ -55,9 +55,10 @@ import {
   signedRegistration,
   subjectOf,
 } from './client/session.js';
-import { HttpTransport, type RequestOptions } from './client/transport.js';
+import { HttpTransport, type RequestOptions, type RetryPolicy } from './client/transport.js';
+import { isLocalAddress } from './client/local-address.js';
 
-export type { InvokeOptions, Page, ReviewInput, SearchOptions };
+export type { InvokeOptions, Page, ReviewInput, RetryPolicy, SearchOptions };
 
 export interface RegistryClientOptions {
   /** Base URL of the registry, e.g. `https://registry.example`. */
@@ -69,8 +70,10 @@ export interface RegistryClientOptions {
   /** The agent's DID when already known (else learnt at register/login or from the token). */
   did?: string;
   /**
-   * The registry's name in signed messages; defaults to the origin of `registry`. Set it when you reach
-   * the registry by another address than its PUBLIC_URL (e.g. through a tunnel).
+   * The registry's name in signed messages. Unset, the client asks the registry once
+   * (`GET /.well-known/agent-registry.json`) and signs for the URL it names when `registry` is a local
+   * address (loopback, a private IP, a name without a dot); otherwise for the origin of `registry`.
+   * Set it when you reach a public registry by another public address (e.g. through a tunnel).
    */
   audience?: string;
   /** fetch to use (defaults to globalThis.fetch). */
@@ -79,6 +82,12 @@ export interface RegistryClientOptions {
   onToken?: (session: Session) => void;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * Retries of idempotent requests (reads, PUT, DELETE, and invocations, which carry an Idempotency-Key)
+   * after a network error, 429 or 503: `{ max: 2, baseDelayMs: 500 }` by default; `{ max: 0 }` turns
+   * them off.
+   */
+  retry?: RetryPolicy;
 }
 
 // The class holds the session (key, DID, token) and renews the token; each area's requests are built
@@ -88,8 +97,10 @@ export interface RegistryClientOptions {
 export class RegistryClient {
   /** The registry's origin, e.g. `https://registry.example`. */
   readonly registry: string;
-  /** The name signed messages bind to. */
-  readonly audience: string;
+  /** Whether the caller named the audience: then it is never asked of the registry. */
+  private readonly audienceGiven: boolean;
+  #audience: string;
+  private audience$: Promise<string> | undefined;
   /** Replaced by rotateKey once the registry has taken the new key. */
   key: AgentKey | undefined;
   did: string | undefined;
@@ -104,16 +115,51 @@ export class RegistryClient {
 
   constructor(options: RegistryClientOptions) {
     this.registry = registryAudience(options.registry);
-    this.audience = options.audience === undefined ? this.registry : registryAudience(options.audience);
+    this.audienceGiven = options.audience !== undefined;
+    this.#audience = options.audience === undefined ? this.registry : registryAudience(options.audience);
     this.key = options.key;
     this.token = options.token;
     this.did = options.did ?? (options.token === undefined ? undefined : subjectOf(options.token));
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function')
       throw new ClientConfigError('no fetch available: pass options.fetch');
-    this.http = new HttpTransport(this.registry, fetchImpl.bind(globalThis), options.headers ?? {});
+    this.http = new HttpTransport(
+      this.registry,
+      fetchImpl.bind(globalThis),
+      options.headers ?? {},
+      options.retry,
+    );
     this.onToken = options.onToken;
     this.watches = watchesApi(this);
+  }
+
+  /** The name signed messages bind to: the `audience` option, else the registry's own URL once learnt. */
+  get audience(): string {
+    return this.#audience;
+  }
+
+  /**
+   * The audience to sign for, asked of the registry once and cached. Only a registry reached at a local
+   * address may name another origin: a public one that names another would be asking for signatures
+   * it could replay there. A registry without the route (older) is signed for as reached.
+   */
+  async signingAudience(): Promise<string> {
+    if (this.audienceGiven || !isLocalAddress(this.registry)) return this.#audience;
+    this.audience$ ??= this.http
+      .send<{ audience?: unknown }>('GET', '/.well-known/agent-registry.json', {}, undefined)
+      .then(
+        (answer) => {
+          if (typeof answer.audience === 'string') this.#audience = registryAudience(answer.audience);
+          return this.#audience;
+        },
+        (error: unknown) => {
+          if (error instanceof RegistryError && error.status === 404) return this.#audience;
+          // Not cached: the next signature asks again.
+          this.audience$ = undefined;
+          throw error;
+        },
+      );
+    return this.audience$;
   }
 
   /** The current bearer token (set by register, login and renewal; settable when you hold one). */
@@ -146,7 +192,8 @@ export class RegistryClient {
   /** Registers the agent: signs the registration message (bound to this registry) and keeps the session. */
   async register(profile: Profile, options: { referrer?: string } = {}): Promise<Session> {
     const key = this.requireKey('register');
-    const body = await signedRegistration(key, profile, this.audience, this.messageClock, options.referrer);
+    const audience = await this.signingAudience();
+    const body = await signedRegistration(key, profile, audience, this.messageClock, options.referrer);
     const session = await this.request<Session>('POST', '/api/agents/register', { body });
     this.adopt(session);
     return session;
@@ -169,7 +216,7 @@ export class RegistryClient {
         'logging in needs the agent DID: pass { did } to RegistryClient (an Ed25519 agent learns it at registration)',
       );
     }
-    const body = await signedLogin(key, did, this.audience, this.messageClock);
+    const body = await signedLogin(key, did, await this.signingAudience(), this.messageClock);
     const session = await this.request<Session>('POST', '/api/auth/token', { body });
     this.adopt(session);
     return session;
@@ -192,32 +239,32 @@ export class RegistryClient {
 
   /** The signed rotation body, to keep (e.g. on disk) before sending it with rotateKey. */
   async signRotation(next: AgentKey): Promise<Record<string, unknown>> {
-    return keys.signedRotation(this.signing(), this.requireKey('rotate the key'), next);
+    return keys.signedRotation(await this.signing(), this.requireKey('rotate the key'), next);
   }
 
-  setRecoveryKey(recovery: AgentKey): Promise<KeyRecoveryStatus> {
-    return keys.setRecoveryKey(this, this.signing(), this.requireKey('set a recovery key'), recovery);
+  async setRecoveryKey(recovery: AgentKey): Promise<KeyRecoveryStatus> {
+    return keys.setRecoveryKey(this, await this.signing(), this.requireKey('set a recovery key'), recovery);
   }
 
   /** Signed by the recovery key: needs no current key, only the agent's DID. */
-  startRecovery(
+  async startRecovery(
     recovery: AgentKey,
     next: AgentKey,
     did: string = this.requireDid(),
   ): Promise<KeyRecoveryStatus> {
-    return keys.startRecovery(this, this.signing(did), recovery, next);
+    return keys.startRecovery(this, await this.signing(did), recovery, next);
   }
 
-  cancelRecovery(): Promise<KeyRecoveryStatus> {
-    return keys.cancelRecovery(this, this.signing(), this.requireKey('cancel a recovery'));
+  async cancelRecovery(): Promise<KeyRecoveryStatus> {
+    return keys.cancelRecovery(this, await this.signing(), this.requireKey('cancel a recovery'));
   }
 
   getKeyRecovery(did: string = this.requireDid()): Promise<KeyRecoveryStatus> {
     return keys.getKeyRecovery(this, did);
   }
 
-  private signing(did: string = this.requireDid()) {
-    return { did, audience: this.audience, clock: this.messageClock };
+  private async signing(did: string = this.requireDid()) {
+    return { did, audience: await this.signingAudience(), clock: this.messageClock };
   }
 
   // ---- agents ---------------------------------------------------------------------------------
@@ -309,6 +356,15 @@ export class RegistryClient {
 
   acceptTask(taskId: string): Promise<TaskAck> {
     return invocation.acceptTask(this, taskId);
+  }
+
+  /**
+   * Tells the registry this agent's worker has stopped: it reads offline at once, and calls to it are
+   * refused as offline instead of waiting their timeout (the next poll makes it online again).
+   * `serve()`'s `close()` calls it.
+   */
+  reportWorkerStopped(): Promise<{ did: string; stopped_at: number | null }> {
+    return invocation.reportWorkerStopped(this);
   }
 
   completeTask(taskId: string, output: JsonObject): Promise<TaskAck> {

@@ -15,6 +15,8 @@ export interface RegistryErrorInit {
   requestId?: string | undefined;
   body?: RegistryErrorBody | undefined;
   cause?: unknown;
+  /** The answer's `Retry-After`, in seconds, when it had one. */
+  retryAfterSeconds?: number | undefined;
 }
 
 /** An error answer of the registry: `code` is the stable machine code, `details` says what to fix. */
@@ -31,6 +33,8 @@ export class RegistryError extends Error {
   readonly requestId: string | undefined;
   /** The whole error body as received. */
   readonly body: RegistryErrorBody | undefined;
+  /** The answer's `Retry-After` in seconds (429, 503), when it had one. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(init: RegistryErrorInit) {
     super(`${init.status === 0 ? 'network' : init.status} ${init.code}: ${init.details}`, {
@@ -43,6 +47,7 @@ export class RegistryError extends Error {
     this.details = init.details;
     this.requestId = init.requestId;
     this.body = init.body;
+    this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }
 

@@ -6,6 +6,7 @@ export {
   type RegistryClientOptions,
   type ReviewInput,
   type SearchOptions,
+  type RetryPolicy,
 } from './client.js';
 export {
   ClientConfigError,

@@ -44,8 +44,12 @@ export interface Worker {
   off<E extends keyof WorkerEvents>(event: E, listener: Listener<WorkerEvents[E]>): Worker;
   /** Tasks being handled now. */
   readonly active: number;
-  /** Stops polling; in-flight tasks finish (or fail at their deadline). `abort: true` also aborts their signals. */
-  close(options?: { abort?: boolean }): Promise<void>;
+  /**
+   * Stops polling; in-flight tasks finish (or fail at their deadline). `abort: true` also aborts their
+   * signals. Then tells the registry the worker stopped, so the agent reads offline at once (unless
+   * `reportOffline: false`, e.g. when other workers of the same agent go on serving).
+   */
+  close(options?: { abort?: boolean; reportOffline?: boolean }): Promise<void>;
 }
 
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
@@ -90,6 +94,7 @@ class QueueWorker implements Worker {
   private readonly validator: OutputValidator | undefined;
   private slotFreed: (() => void) | undefined;
   private connected = false;
+  private everConnected = false;
   private readonly loop: Promise<void>;
 
   constructor(private readonly options: ServeOptions) {
@@ -118,12 +123,18 @@ class QueueWorker implements Worker {
     return this;
   }
 
-  async close(options: { abort?: boolean } = {}): Promise<void> {
+  async close(options: { abort?: boolean; reportOffline?: boolean } = {}): Promise<void> {
+    const first = !this.stopping.signal.aborted;
     this.stopping.abort();
     if (options.abort) this.aborting.abort();
     this.slotFreed?.();
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
+    // After the last poll and task update: any of them would make the agent online again. A registry
+    // out of reach is not told; the online window ends it there.
+    if (first && this.everConnected && options.reportOffline !== false) {
+      await this.options.client.reportWorkerStopped().catch((error: unknown) => this.emit('error', error));
+    }
   }
 
   private emit<E extends keyof WorkerEvents>(event: E, payload: WorkerEvents[E]): void {
@@ -156,6 +167,7 @@ class QueueWorker implements Worker {
         });
         if (!this.connected) {
           this.connected = true;
+          this.everConnected = true;
           this.emit('connected', undefined);
         }
         delay = initial;

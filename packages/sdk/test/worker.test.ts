@@ -280,6 +280,41 @@ describe('serve(): the queue worker against a real registry (SQLite)', () => {
     await assert.rejects(invoker.invoke(did, 'translation', {}, { timeoutMs: 500 }), InvocationTimeoutError);
   });
 
+  test('after close() the agent reads offline on the next request, and a call is refused at once as offline', async () => {
+    const { client, did } = await queueAgent(registry.url, 'Stops cleanly');
+    const worker = serve({ client, capabilities: { translation: async () => ({ text: 'x' }) } });
+    const connected = new Promise<void>((resolve) => worker.on('connected', () => resolve()));
+    await connected;
+    const invoker = await caller(registry.url);
+    assert.equal((await invoker.getAgent(did)).availability.status, 'online');
+    await worker.close();
+
+    const profile = await invoker.getAgent(did);
+    assert.equal(profile.availability.status, 'offline');
+    assert.notEqual(profile.availability.last_seen_at, null);
+    const online = await invoker.search({ capability: 'translation', available: true, limit: 100 });
+    assert.ok(!online.agents.some((agent) => agent.did === did), 'left out of available=true');
+
+    // Refused before it is sent, not after this call's 60 s: offlineSince is only set on that refusal.
+    const refused = await invoker.invoke(did, 'translation', {}, { timeoutMs: 60_000 }).then(
+      () => assert.fail('the call was answered'),
+      (error: unknown) => error,
+    );
+    assert.ok(refused instanceof InvocationTimeoutError, String(refused));
+    assert.equal(refused.offlineSince, new Date(profile.availability.last_seen_at ?? 0).toISOString());
+    assert.match(
+      refused.message + JSON.stringify(refused.body ?? {}),
+      /its worker stopped at .* and said so/,
+    );
+
+    // Serving again makes it online again.
+    const again = serve({ client, capabilities: { translation: async () => ({ text: 'back' }) } });
+    await new Promise<void>((resolve) => again.on('connected', () => resolve()));
+    assert.equal((await invoker.getAgent(did)).availability.status, 'online');
+    assert.deepEqual(await invoker.invoke(did, 'translation', {}, { timeoutMs: 30_000 }), { text: 'back' });
+    await again.close();
+  });
+
   test('reconnects with backoff across a registry restart', async () => {
     const { client, did } = await queueAgent(registry.url, 'Resilient');
     const events: string[] = [];

@@ -3,6 +3,8 @@ import type { FastifyServerFactory } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './kernel/config.js';
 import { suspiciousSettings } from './kernel/config-typos.js';
+import { readSettings } from './kernel/read-settings.js';
+import { developmentSettingsOn } from './kernel/settings.js';
 import { createContext } from './context.js';
 import { listenWhileStarting } from './faces/rest/starting-listener.js';
 import { explainStartupFailure } from './startup.js';
@@ -49,6 +51,9 @@ async function main(): Promise<void> {
         { variable: name, meant },
         `Environment variable ${name} is not a setting of the registry and is ignored; did you mean ${meant}?`,
       );
+    // loadConfig has refused any value out of range, so this second reading has no problems to tell.
+    for (const { name, warning } of developmentSettingsOn(readSettings(process.env, [])))
+      log.warn({ setting: name }, warning);
     // Live (not ready) from here on, through a migration that may take minutes.
     const starting = started.add(
       'listener',

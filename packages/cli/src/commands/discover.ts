@@ -1,4 +1,4 @@
-import { SEARCH_LIMITS, parseVerifierKey, type SearchOrder, type SearchSort } from '@agent-registry/protocol';
+import { SEARCH_LIMITS, type SearchOrder, type SearchSort } from '@agent-registry/protocol/limits';
 import type { SearchHit } from '@agent-registry/sdk';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { contextOf } from '../context.js';
@@ -6,6 +6,7 @@ import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { anonymousClient, targetDid } from '../registry.js';
 import { neutralScoreHint } from '../reputation-hint.js';
+import { shownScore } from '../unrated.js';
 
 /** Commander parser for a whole number in a range; a bad value is a usage error (exit 2). */
 export const integerIn =
@@ -116,7 +117,9 @@ export function registerSearch(program: Command): void {
         ?.split(',')
         .map((tag) => tag.trim())
         .filter(Boolean);
-      const page = await anonymousClient(cli).search({
+      const page = await (
+        await anonymousClient(cli)
+      ).search({
         ...(q ? { q } : {}),
         ...(options.capability ? { capability: options.capability } : {}),
         ...(tags && tags.length > 0 ? { tags } : {}),
@@ -133,9 +136,10 @@ export function registerSearch(program: Command): void {
         cli.out.table(
           page.agents,
           [
-            { header: 'did', value: (agent) => agent.did, max: 90 },
+            // A remote entry without a DID of its own is listed by its entry id, which `show` takes too.
+            { header: options.federated ? 'did or entry id' : 'did', value: (agent) => agent.did, max: 90 },
             { header: 'name', value: (agent) => agent.name, max: 30 },
-            { header: 'reputation', value: (agent) => String(agent.reputation_score) },
+            { header: 'reputation', value: (agent) => shownScore(agent) },
             { header: 'reviews', value: (agent) => String(agent.total_reviews) },
             { header: 'available', value: (agent) => agent.availability.status },
             {
@@ -180,13 +184,13 @@ export function registerReputation(program: Command): void {
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
       const target = await targetDid(cli, did);
-      const client = anonymousClient(cli);
+      const client = await anonymousClient(cli);
       const stats = await client.getReputation(target);
       const why = await neutralScoreHint(client, stats);
       cli.out.result({ ...stats, did: target, ...(why ? { why } : {}) }, () => {
         cli.out.fields([
           ['did', target],
-          ['reputation', stats.reputation_score],
+          ['reputation', shownScore(stats)],
           ['average rating', stats.average_rating],
           ['reviews', stats.total_reviews],
           ['why', why],
@@ -228,7 +232,7 @@ export function registerVerify(program: Command): void {
       if (options.verifierKey !== undefined) {
         // A malformed key is the command line's fault (exit 2), not a log that fails to verify (exit 5).
         try {
-          parseVerifierKey(options.verifierKey);
+          (await import('@agent-registry/protocol')).parseVerifierKey(options.verifierKey);
         } catch (error) {
           throw new UsageError(
             `--verifier-key: ${(error as Error).message}; expected <name>+<8 hex key ID>+<base64 of 0x01 and the 32-byte Ed25519 key>, as the registry serves at /log/verifier-key, e.g. registry.example/log+1a2b3c4d+AX...`,
@@ -243,10 +247,9 @@ export function registerVerify(program: Command): void {
           'checked against the verifier key the registry itself serves: a registry that rewrote its log would serve a key for it too; pass --verifier-key with the key its operator publishes (docs/transparency-log.md) to check against a key you trust',
         );
       }
-      const verified = await anonymousClient(cli).verifyAgent(
-        target,
-        options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey },
-      );
+      const verified = await (
+        await anonymousClient(cli)
+      ).verifyAgent(target, options.verifierKey === undefined ? {} : { verifierKey: options.verifierKey });
       const result = {
         did: target,
         verified: true,

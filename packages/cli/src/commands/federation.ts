@@ -1,10 +1,10 @@
 import os from 'node:os';
-import {
-  RegistryError,
-  type FederationSourceStatus as SourceStatus,
-  type FederationStatus,
-  type RegistryClient,
+import type {
+  FederationSourceStatus as SourceStatus,
+  FederationStatus,
+  RegistryClient,
 } from '@agent-registry/sdk';
+import { isRegistryError } from '../registry-error.js';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { CliError, EXIT, UsageError } from '../exit-codes.js';
@@ -39,7 +39,7 @@ async function operatorRequest<T>(
       ...(token.value === undefined ? {} : { headers: { authorization: `Bearer ${token.value}` } }),
     });
   } catch (error) {
-    if (error instanceof RegistryError && error.status === 401) {
+    if (isRegistryError(error) && error.status === 401) {
       const given =
         token.value === undefined
           ? `no token was given: pass ${token.flag} or set ${token.name}`
@@ -94,7 +94,7 @@ export function registerFederation(program: Command): void {
     .action(async (options: { metricsToken?: string }, self: Command) => {
       const cli = contextOf(self);
       const answer = await operatorRequest<FederationStatus>(
-        anonymousClient(cli),
+        await anonymousClient(cli),
         'GET',
         '/api/federation/status',
         {
@@ -157,7 +157,7 @@ export function registerFederation(program: Command): void {
         );
       }
       const source = await operatorRequest<SourceStatus>(
-        anonymousClient(cli),
+        await anonymousClient(cli),
         'POST',
         '/api/federation/peers/resume',
         { value: token, name: 'FEDERATION_ADMIN_TOKEN', flag: '--admin-token' },

@@ -1,13 +1,14 @@
 import path from 'node:path';
-import { RegistryClient, RegistryError } from '@agent-registry/sdk';
+import type { RegistryClient } from '@agent-registry/sdk';
 import { CliError, EXIT } from '../exit-codes.js';
 import type { Command } from 'commander';
 import { describeAvailability } from '../availability.js';
 import { contextOf, type CliContext } from '../context.js';
 import { withExamples } from '../help.js';
 import { describeKey, readKey } from '../keys.js';
-import { readProfileFile } from '../profile/check.js';
+import { dryRunRegistration } from '../profile/dry-run.js';
 import { agentClient } from '../registry.js';
+import { isRegistryError } from '../registry-error.js';
 import { reportProfileProblems } from './validate.js';
 import { CALLER_ONLY } from './init.js';
 
@@ -15,12 +16,13 @@ const when = (epochMs: number | undefined | null): string =>
   epochMs === undefined || epochMs === null ? 'unknown' : new Date(epochMs).toISOString();
 
 /** The profile file, checked; exits 1 listing every problem before anything is signed or sent. */
-export function loadCheckedProfile(
+export async function loadCheckedProfile(
   cli: CliContext,
   file: string | undefined,
   mode: 'register' | 'update',
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const target = path.resolve(file ?? cli.home.profilePath);
+  const { readProfileFile } = await import('../profile/check.js');
   const read = readProfileFile(target, mode);
   reportProfileProblems(cli, target, read.check.problems, read.check.warnings);
   if (!read.ok) throw new Error('unreachable: problems were reported');
@@ -35,12 +37,44 @@ export function registerRegister(program: Command): void {
     )
     .option('--profile <file>', 'profile file (default: profile.json in the config directory)')
     .option('--referrer <code>', 'referral code or referrer DID')
-    .action(async (options: { profile?: string; referrer?: string }, self: Command) => {
+    .option(
+      '--dry-run',
+      "check the profile and key against this registry's published limits and print what registering would send; registers nothing",
+    )
+    .action(async (options: { profile?: string; referrer?: string; dryRun?: boolean }, self: Command) => {
       const cli = contextOf(self);
-      const profile = loadCheckedProfile(cli, options.profile, 'register');
+      const profile = await loadCheckedProfile(cli, options.profile, 'register');
       const key = await readKey(cli);
       const { url: registry, source } = cli.registry();
+      const { RegistryClient } = await import('@agent-registry/sdk');
       const client = new RegistryClient({ registry, key });
+      if (options.dryRun) {
+        const report = await dryRunRegistration(client, key, profile as Record<string, unknown>);
+        if (report.problems.length > 0)
+          throw new CliError(
+            `registering at ${registry} would be refused:\n${report.problems.map((problem) => `  ${problem}`).join('\n')}`,
+            EXIT.failed,
+            'DRY_RUN_REFUSED',
+            { ...report },
+          );
+        cli.out.result({ ...report, valid: true }, () => {
+          cli.out.fields([
+            ['registry', registry],
+            ['audience', report.audience],
+            ['key', report.key_type],
+            ['profile', `${report.profile_bytes} of ${report.profile_max_bytes} bytes as stored`],
+            [
+              'proof of work',
+              report.proof_of_work_bits === 0 ? 'none asked' : `${report.proof_of_work_bits} bits`,
+            ],
+          ]);
+          cli.out.line();
+          cli.out.line(
+            `the profile and key pass this registry's limits; nothing was registered (run without --dry-run to register)`,
+          );
+        });
+        return;
+      }
       const progress = cli.out.progress(`registering at ${registry}`);
       let session;
       try {
@@ -49,7 +83,7 @@ export function registerRegister(program: Command): void {
           options.referrer ? { referrer: options.referrer } : {},
         );
       } catch (error) {
-        if (error instanceof RegistryError && error.code === 'PUBLIC_KEY_EXISTS') {
+        if (isRegistryError(error) && error.code === 'PUBLIC_KEY_EXISTS') {
           const flag = source === 'flag' ? ` --registry ${registry}` : '';
           throw new CliError(
             `this key is already registered at ${registry}: get a token for it with \`agent-registry login${flag}\` (\`agent-registry init --force\` starts a new agent, keeping the old key as .bak)`,

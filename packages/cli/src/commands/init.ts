@@ -4,7 +4,6 @@ import { contextOf } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { describeKey, KEY_TYPES, makeKey, readKey, writeKey, type KeyType } from '../keys.js';
-import { checkProfileFully } from '../profile/check.js';
 import { reportProfileProblems } from './validate.js';
 
 interface InitOptions {
@@ -86,6 +85,7 @@ export function registerInit(program: Command): void {
           ...(tags && tags.length > 0 ? { tags } : {}),
           ...(options.website ? { website: options.website } : {}),
         };
+        const { checkProfileFully } = await import('../profile/check.js');
         const check = checkProfileFully(profile);
         reportProfileProblems(cli, 'the profile from these options', check.problems, check.warnings);
         cli.home.ensureDir();
@@ -96,7 +96,7 @@ export function registerInit(program: Command): void {
       let backup: string | undefined;
       let wroteKey = false;
       if (!keyExists || options.force) {
-        const key = makeKey({
+        const key = await makeKey({
           keyType: options.keyType,
           ...(options.chain ? { chain: options.chain } : {}),
           ...(options.privateKey ? { privateKey: options.privateKey } : {}),

@@ -1,9 +1,11 @@
-import { INVOCATION_LIMITS } from '@agent-registry/protocol';
+import { INVOCATION_LIMITS } from '@agent-registry/protocol/limits';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
 import { readJsonObjectArgument } from '../input.js';
 import { agentClient } from '../registry.js';
+import { UsageError } from '../exit-codes.js';
+import { isRemoteEntryId } from '../remote-entry.js';
 import { integerIn } from './discover.js';
 
 export function registerInvoke(program: Command): void {
@@ -27,6 +29,11 @@ export function registerInvoke(program: Command): void {
         self: Command,
       ) => {
         const cli = contextOf(self);
+        if (isRemoteEntryId(did))
+          throw new UsageError(
+            `${did} is a remote entry: it lives at another registry or host, and this registry does not call it. ` +
+              `\`agent-registry show '${did}'\` prints where it lives and its endpoints; call it there.`,
+          );
         const input = readJsonObjectArgument(options.input, '--input');
         const { client } = await agentClient(cli);
         const progress = cli.out.progress(`waiting for ${capability} from ${did}`);

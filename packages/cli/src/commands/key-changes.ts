@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { Option, type Command } from 'commander';
-import { AgentKey, RegistryClient } from '@agent-registry/sdk';
-import { loadKey, saveKey } from '@agent-registry/sdk/node';
+import type { AgentKey } from '@agent-registry/sdk';
 import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
@@ -42,10 +41,12 @@ function writePending(file: string, pending: PendingRotation, replace: boolean):
   });
 }
 
-const keyOf = (pending: PendingRotation): AgentKey =>
-  pending.key_type === 'ed25519'
+async function keyOf(pending: PendingRotation): Promise<AgentKey> {
+  const { AgentKey } = await import('@agent-registry/sdk');
+  return pending.key_type === 'ed25519'
     ? AgentKey.fromEd25519(pending.private_key)
     : AgentKey.fromSecp256k1(pending.private_key, pending.chain_id ?? 'eip155:1');
+}
 
 async function rotate(cli: CliContext, options: { keyType: KeyType }): Promise<void> {
   const { client, did } = await agentClient(cli);
@@ -59,7 +60,7 @@ async function rotate(cli: CliContext, options: { keyType: KeyType }): Promise<v
     );
   }
   if (pending === undefined) {
-    const next = makeKey({ keyType: options.keyType });
+    const next = await makeKey({ keyType: options.keyType });
     pending = {
       version: 1,
       registry: client.registry,
@@ -71,7 +72,7 @@ async function rotate(cli: CliContext, options: { keyType: KeyType }): Promise<v
     };
     writePending(file, pending, false);
   }
-  const next = keyOf(pending);
+  const next = await keyOf(pending);
   const nextPublic = await next.publicKey();
   let generation: number | null = null;
   if ((await client.getAgent(did)).public_key !== nextPublic) {
@@ -107,6 +108,10 @@ async function rotate(cli: CliContext, options: { keyType: KeyType }): Promise<v
 
 /** A key file to use, or a new Ed25519 key written there when it does not exist. */
 async function keyFile(path: string): Promise<AgentKey> {
+  const [{ AgentKey }, { loadKey, saveKey }] = await Promise.all([
+    import('@agent-registry/sdk'),
+    import('@agent-registry/sdk/node'),
+  ]);
   if (fs.existsSync(path)) return loadKey(path);
   const key = AgentKey.generateEd25519();
   await saveKey(path, key);
@@ -118,9 +123,11 @@ async function keyFile(path: string): Promise<AgentKey> {
  * finishes a due one): key.json, the old file kept as .bak, and a session logged in with it.
  */
 async function finishRecovery(cli: CliContext, did: string, newKeyFile: string): Promise<void> {
+  const { loadKey } = await import('@agent-registry/sdk/node');
+  const { RegistryClient } = await import('@agent-registry/sdk');
   const next = await loadKey(newKeyFile);
   const nextPublic = await next.publicKey();
-  const anonymous = anonymousClient(cli);
+  const anonymous = await anonymousClient(cli);
   const status = await anonymous.getKeyRecovery(did);
   if ((await anonymous.getAgent(did)).public_key !== nextPublic) {
     throw new UsageError(
@@ -195,7 +202,7 @@ export function registerKeyChanges(keys: Command): void {
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
       const target = did ?? (await agentClient(cli)).did;
-      await showRecovery(cli, await anonymousClient(cli).getKeyRecovery(target));
+      await showRecovery(cli, await (await anonymousClient(cli)).getKeyRecovery(target));
     });
   recovery
     .command('set')
@@ -214,9 +221,10 @@ export function registerKeyChanges(keys: Command): void {
     .requiredOption('--new-key <file>', 'the new key file (created if absent); use it as key.json once done')
     .action(async (did: string, options: { recoveryKey: string; newKey: string }, self: Command) => {
       const cli = contextOf(self);
+      const { loadKey } = await import('@agent-registry/sdk/node');
       const recoveryKey = await loadKey(options.recoveryKey);
       const next = await keyFile(options.newKey);
-      await showRecovery(cli, await anonymousClient(cli).startRecovery(recoveryKey, next, did));
+      await showRecovery(cli, await (await anonymousClient(cli)).startRecovery(recoveryKey, next, did));
       cli.out.note(
         `when the timelock ends: agent-registry keys recovery finish ${did} --new-key ${options.newKey}`,
       );

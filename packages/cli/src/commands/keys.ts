@@ -56,7 +56,10 @@ export function registerKeys(program: Command): void {
     .option('--force', 'replace an existing key')
     .action(async (options: NewKeyOptions, self: Command) => {
       const cli = contextOf(self);
-      const key = makeKey({ keyType: options.keyType, ...(options.chain ? { chain: options.chain } : {}) });
+      const key = await makeKey({
+        keyType: options.keyType,
+        ...(options.chain ? { chain: options.chain } : {}),
+      });
       const backup = await writeKey(cli, key, options.force === true);
       await showKey(cli, { key_backup: backup ?? null });
     });
@@ -86,7 +89,7 @@ export function registerKeys(program: Command): void {
           );
         }
       }
-      const key = makeKey({
+      const key = await makeKey({
         keyType: options.keyType,
         privateKey: hex,
         ...(options.chain ? { chain: options.chain } : {}),

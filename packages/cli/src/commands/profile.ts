@@ -6,6 +6,7 @@ import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { agentClient, anonymousClient } from '../registry.js';
+import { isRemoteEntryId, printRemoteEntry } from '../remote-entry.js';
 import { neutralScoreHint } from '../reputation-hint.js';
 import { loadCheckedProfile } from './identity.js';
 
@@ -25,7 +26,9 @@ export function printProfile(cli: CliContext, profile: AgentProfile, why?: strin
     ['availability', describeAvailability(profile.availability)],
     [
       'reputation',
-      `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} reviews)`,
+      profile.total_reviews === 0
+        ? 'unrated (no reviews yet)'
+        : `${profile.reputation_score} (average ${profile.average_rating}, ${profile.total_reviews} ${profile.total_reviews === 1 ? 'review' : 'reviews'})`,
     ],
     ['why', why],
     ['created', new Date(profile.created_at).toISOString()],
@@ -47,11 +50,19 @@ export function printProfile(cli: CliContext, profile: AgentProfile, why?: strin
 export function registerShow(program: Command): void {
   const command = program
     .command('show')
-    .description("Show an agent's public profile")
-    .argument('<did>', 'the agent, e.g. did:web:registry.example:agent:0123...')
+    .description("Show an agent's public profile, or a remote entry that `search --federated` listed")
+    .argument(
+      '<did>',
+      'the agent, e.g. did:web:registry.example:agent:0123..., or a remote entry id (a2a:..., mcp:..., peer:...)',
+    )
     .action(async (did: string, _options: unknown, self: Command) => {
       const cli = contextOf(self);
-      const client = anonymousClient(cli);
+      const client = await anonymousClient(cli);
+      if (isRemoteEntryId(did)) {
+        const entry = await client.getRemoteEntry(did);
+        cli.out.result(entry, () => printRemoteEntry(cli, entry));
+        return;
+      }
       const profile = await client.getAgent(did);
       const why = cli.out.json ? undefined : await neutralScoreHint(client, profile);
       cli.out.result(profile, () => printProfile(cli, profile, why));
@@ -60,6 +71,7 @@ export function registerShow(program: Command): void {
     command,
     'agent-registry show did:web:localhost%3A8080:agent:4f6c0e0c9a3b4d5e8f7a6b5c4d3e2f1a',
     'agent-registry show did:pkh:eip155:1:0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B --json',
+    "agent-registry show 'a2a:https://cards.example/.well-known/agent-card.json'",
   );
 }
 
@@ -109,7 +121,7 @@ export function registerUpdate(program: Command): void {
         throw new UsageError('use either --disable or --delivery, not both', 'CONFLICTING_OPTIONS');
       }
       const profileChange = !invocationChange || options.profile !== undefined;
-      const patch = profileChange ? loadCheckedProfile(cli, options.profile, 'update') : undefined;
+      const patch = profileChange ? await loadCheckedProfile(cli, options.profile, 'update') : undefined;
       const { client, did } = await agentClient(cli);
 
       const result: { profile?: AgentProfile; invocation?: Record<string, unknown> } = {};

@@ -1,11 +1,11 @@
-import { REVIEW_LIMITS } from '@agent-registry/protocol';
-import { RegistryError } from '@agent-registry/sdk';
+import { REVIEW_LIMITS } from '@agent-registry/protocol/limits';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { agentClient, anonymousClient, targetDid, type Connection } from '../registry.js';
 import { integerIn, numberIn } from './discover.js';
+import { isRegistryError } from '../registry-error.js';
 
 interface ReviewRow {
   review_id: string;
@@ -107,7 +107,7 @@ export function registerReview(program: Command): void {
             ...(options.task !== undefined ? { callRecordId: options.task } : {}),
           });
         } catch (error) {
-          if (error instanceof RegistryError && error.code === 'REVIEW_EXISTS') {
+          if (isRegistryError(error) && error.code === 'REVIEW_EXISTS') {
             throw new CliError(
               `you have already reviewed ${did}: change that review with \`agent-registry review ${did} --rating ${options.rating} --edit\` (within ${editWindowMinutes} minutes of writing it)`,
               EXIT.failed,
@@ -163,7 +163,7 @@ export function registerReviews(program: Command): void {
         };
         const page = options.mine
           ? await (await agentClient(cli)).client.myReviews(paging)
-          : await anonymousClient(cli).getReviews(await targetDid(cli, did), paging);
+          : await (await anonymousClient(cli)).getReviews(await targetDid(cli, did), paging);
         cli.out.result(page, () => {
           printReviews(cli, page.reviews as ReviewRow[], options.mine ? 'target' : 'reviewer');
           if (page.reviews.length > 0) {

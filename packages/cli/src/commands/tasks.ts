@@ -1,4 +1,4 @@
-import { INVOCATION_LIMITS } from '@agent-registry/protocol';
+import { INVOCATION_LIMITS } from '@agent-registry/protocol/limits';
 import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';

@@ -4,7 +4,6 @@ import type { ProfileProblem } from '@agent-registry/protocol';
 import { contextOf, type CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
-import { readProfileFile } from '../profile/check.js';
 
 /** Prints problems as `path: message` lines (stderr) and fails with exit 1 when there are any. */
 export function reportProfileProblems(
@@ -31,10 +30,11 @@ export function registerValidate(program: Command): void {
     .description('Check a profile file locally, reporting every problem with its JSON path; sends nothing')
     .argument('[file]', 'profile file (default: profile.json in the config directory)')
     .option('--update', 'check it as a partial profile for `update` (every member optional)')
-    .action((file: string | undefined, options: { update?: boolean }, self: Command) => {
+    .action(async (file: string | undefined, options: { update?: boolean }, self: Command) => {
       const cli = contextOf(self);
       const target = path.resolve(file ?? cli.home.profilePath);
       const mode = options.update ? 'update' : 'register';
+      const { readProfileFile } = await import('../profile/check.js');
       const read = readProfileFile(target, mode);
       const { problems, warnings } = read.check;
       if (cli.out.json) {

@@ -1,5 +1,5 @@
-import { INVOCATION_LIMITS } from '@agent-registry/protocol';
-import { serve, type ServeOptions } from '@agent-registry/sdk';
+import { INVOCATION_LIMITS } from '@agent-registry/protocol/limits';
+import type { ServeOptions } from '@agent-registry/sdk';
 import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { EXIT, UsageError } from '../exit-codes.js';
@@ -70,6 +70,7 @@ export function registerWorker(program: Command): void {
         );
       }
 
+      const { serve } = await import('@agent-registry/sdk');
       const worker = serve({
         client,
         capabilities: capabilities as ServeOptions['capabilities'],
@@ -133,7 +134,7 @@ export function registerWorker(program: Command): void {
         process.on('SIGINT', () => stop('SIGINT'));
         process.on('SIGTERM', () => stop('SIGTERM'));
       });
-      report('stopped', {}, 'stopped');
+      report('stopped', {}, 'stopped: the registry shows the agent offline until a worker polls again');
     });
   withExamples(
     command,

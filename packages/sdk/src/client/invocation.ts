@@ -12,7 +12,10 @@ import { enc, type Transport } from './transport.js';
 export interface InvokeOptions {
   /** How long the registry waits for the agent (default 30000, at most 300000). */
   timeoutMs?: number;
-  /** Retrying with the same key attaches to the same task instead of creating a second one. */
+  /**
+   * Retrying with the same key attaches to the same task instead of creating a second one. Unset, one
+   * is generated per call, so the client's own retries (network errors, 429, 503) never run the work twice.
+   */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
@@ -30,12 +33,13 @@ export async function invokeRaw(
     input,
     ...(options.timeoutMs === undefined ? {} : { timeout_ms: options.timeoutMs }),
   };
+  const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
   try {
     return await transport.request<InvokeResponse>('POST', '/api/invoke', {
       body,
       auth: true,
       signal: options.signal,
-      headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+      headers: { 'idempotency-key': idempotencyKey },
     });
   } catch (error) {
     throw invocationError(error);
@@ -54,8 +58,16 @@ export async function pollTasks(
     query: { limit: options.limit, wait: options.wait },
     auth: true,
     signal: options.signal,
+    // The worker backs off and reconnects itself, and says so to its listeners.
+    retries: 0,
   });
   return response.tasks;
+}
+
+export function reportWorkerStopped(
+  transport: Transport,
+): Promise<{ did: string; stopped_at: number | null }> {
+  return transport.request('POST', '/api/agent/offline', { auth: true, body: {} });
 }
 
 export function acceptTask(transport: Transport, taskId: string): Promise<TaskAck> {

@@ -13,6 +13,35 @@ export interface RequestOptions {
   text?: boolean;
   /** Answers the body as bytes (a tile) instead of parsing JSON. */
   bytes?: boolean;
+  /**
+   * Retries after a network error, 429 or 503 (see RetryPolicy); only idempotent requests (GET, HEAD,
+   * PUT, DELETE, or one with an Idempotency-Key) are retried. 0: never (a caller with its own backoff).
+   */
+  retries?: number;
+}
+
+/** How failed idempotent requests are retried: up to `max` more times, backing off from `baseDelayMs`. */
+export interface RetryPolicy {
+  /** More attempts after the first; 0 turns retries off. Default 2. */
+  max?: number;
+  /** First backoff; each next one doubles, with full jitter. Default 500 ms. */
+  baseDelayMs?: number;
+}
+
+/** A Retry-After longer than this is not waited for: the error goes to the caller, who can decide. */
+const RETRY_AFTER_MAX_SECONDS = 20;
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** What the per-area API functions need of the client: one request, its token renewed when refused. */
@@ -25,17 +54,59 @@ export const enc = encodeURIComponent;
 
 /** HTTP to one registry: builds the request, parses the JSON answer and maps an error answer to RegistryError. */
 export class HttpTransport {
+  private readonly retryMax: number;
+  private readonly retryBaseMs: number;
+
   constructor(
     private readonly registry: string,
     private readonly fetchImpl: typeof fetch,
     private readonly headers: Record<string, string>,
-  ) {}
+    retry: RetryPolicy = {},
+  ) {
+    this.retryMax = Math.max(0, Math.floor(retry.max ?? 2));
+    this.retryBaseMs = Math.max(0, retry.baseDelayMs ?? 500);
+  }
 
   /**
-   * Sends one request (with `token` as the bearer when `options.auth`) and returns the parsed JSON body,
-   * or throws RegistryError / NetworkError. Renewing a refused token is the caller's.
+   * Sends a request (with `token` as the bearer when `options.auth`) and returns the parsed JSON body,
+   * or throws RegistryError / NetworkError. An idempotent request that meets a network error, 429 or
+   * 503 is sent again after a backoff (Retry-After when the registry gives one). Renewing a refused
+   * token is the caller's.
    */
   async send<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    token: string | undefined,
+  ): Promise<T> {
+    const keyed = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'idempotency-key');
+    const retriable = IDEMPOTENT_METHODS.has(method.toUpperCase()) || keyed;
+    const max = retriable ? (options.retries ?? this.retryMax) : 0;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.sendOnce<T>(method, path, options, token);
+      } catch (error) {
+        const wait = attempt < max ? this.retryDelay(error, attempt) : undefined;
+        if (wait === undefined || options.signal?.aborted) throw error;
+        await sleep(wait, options.signal);
+        if (options.signal?.aborted) throw error;
+      }
+    }
+  }
+
+  /** How long to wait before sending again after `error`; undefined when it is not worth another try. */
+  private retryDelay(error: unknown, attempt: number): number | undefined {
+    if (!(error instanceof RegistryError)) return undefined;
+    const transient = error.status === 0 || error.status === 429 || error.status === 503;
+    if (!transient) return undefined;
+    if (error.retryAfterSeconds !== undefined) {
+      return error.retryAfterSeconds <= RETRY_AFTER_MAX_SECONDS ? error.retryAfterSeconds * 1000 : undefined;
+    }
+    const ceiling = this.retryBaseMs * 2 ** attempt;
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  private async sendOnce<T>(
     method: string,
     path: string,
     options: RequestOptions,
@@ -94,7 +165,9 @@ function registryError(
 ): RegistryError {
   const body = (parsed !== null && typeof parsed === 'object' ? parsed : undefined) as
     RegistryErrorBody | undefined;
+  const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
   return new RegistryError({
+    retryAfterSeconds: Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined,
     status: response.status,
     code: typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`,
     error: typeof body?.error === 'string' ? body.error : response.statusText,

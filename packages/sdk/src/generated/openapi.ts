@@ -80,6 +80,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/.well-known/agent-registry.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The registry's own URL, which signed messages name as their audience
+     * @description Extension (docs/signing.md, section "Audience"). The registry's PUBLIC_URL as its origin: what registration, login and key messages must carry as `audience`, whatever address the client reached it by (127.0.0.1 for localhost, an internal name behind a proxy). The SDK and CLI read it once and sign for it. Cacheable for an hour.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     */
+    get: operations['getRegistryAudience'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/version': {
     parameters: {
       query?: never;
@@ -270,7 +295,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.
+     *     - `400`: A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.
      *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
      *     - `403`: The DID is another agent's (`NOT_OWNER`).
      *     - `404`: No active agent has this DID (`AGENT_NOT_FOUND`).
@@ -666,6 +691,33 @@ export interface paths {
     get: operations['listPendingTasks'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agent/offline': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Say that the calling agent's worker is stopping: the agent reads offline at once
+     * @description Extension (docs/availability.md). A queue worker that shuts down cleanly calls this after its last poll ends: availability reads `offline` on the next request, search leaves the agent out of `available=true`, and invocations are refused at once as offline (not sent) instead of waiting their timeout out through the 90-second online window. The next poll of any worker of the agent makes it online again. The SDK worker and `agent-registry worker` call it when they stop.
+     *
+     *     Responses:
+     *     - `200`: Recorded; `stopped_at` null when no worker of the agent was ever seen (nothing to end).
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['reportWorkerStopped'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2349,6 +2401,51 @@ export interface operations {
       };
     };
   };
+  getRegistryAudience: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description This registry's PUBLIC_URL origin: the `audience` every signed message must name */
+            audience: string;
+            version: string;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   getVersion: {
     parameters: {
       query?: never;
@@ -3042,7 +3139,7 @@ export interface operations {
           };
         };
       };
-      /** @description A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret. */
+      /** @description A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4393,6 +4490,73 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  reportWorkerStopped: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recorded; `stopped_at` null when no worker of the agent was ever seen (nothing to end). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            /** @description Epoch ms the stop was recorded: the agent reads offline from then until a worker polls again; null if no worker of the agent was ever seen (nothing to end) */
+            stopped_at: number | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
           [name: string]: unknown;
         };
         content: {

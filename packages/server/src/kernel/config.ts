@@ -94,7 +94,8 @@ export interface Config {
     sweepSeconds: SettingValues['TASK_SWEEP_SECONDS'];
     /** Webhook deliveries in flight per target agent; more wait in that agent's queue (within their deadline). */
     webhookMaxConcurrencyPerAgent: SettingValues['WEBHOOK_MAX_CONCURRENCY_PER_AGENT'];
-    webhookAllowPrivateNetworks: SettingValues['WEBHOOK_ALLOW_PRIVATE_NETWORKS'];
+    /** ALLOW_PRIVATE_NETWORKS, or its earlier name WEBHOOK_ALLOW_PRIVATE_NETWORKS. */
+    webhookAllowPrivateNetworks: boolean;
   };
   reviews: {
     /** Most reviews one reviewer may submit per window (counted in the database, so across nodes). */
@@ -240,7 +241,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       rowRetentionMs: v.TASK_RETENTION_DAYS * 24 * 60 * 60 * 1000,
       sweepSeconds: v.TASK_SWEEP_SECONDS,
       webhookMaxConcurrencyPerAgent: v.WEBHOOK_MAX_CONCURRENCY_PER_AGENT,
-      webhookAllowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      webhookAllowPrivateNetworks: v.ALLOW_PRIVATE_NETWORKS || v.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     },
     reviews: {
       rateLimit: v.REVIEW_RATE_LIMIT,

@@ -88,7 +88,7 @@ export class WebhookNetworkPolicy {
       throw new ForbiddenWebhookTargetError(
         `${host} resolves to ${blocked}, a loopback, private, link-local or otherwise non-public address; ` +
           'the registry must reach webhooks over the public Internet. For local development, the registry operator ' +
-          'can set WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
+          'can set ALLOW_PRIVATE_NETWORKS=true',
       );
     }
   }

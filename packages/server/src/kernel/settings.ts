@@ -44,6 +44,8 @@ interface Common {
   meaning: string;
   /** One of the dozen a deployer sets: in README's short table. */
   deployer?: true;
+  /** Lowers a defence for local development: each one that is on gets a warning line at start. */
+  developmentOnly?: true;
 }
 
 export type SettingDeclaration = Common &
@@ -253,7 +255,14 @@ export const SETTINGS = {
   TASK_RETENTION_DAYS: integer('tasks', 35, 1, 3650, "Then delete the ended task's row"),
   TASK_SWEEP_SECONDS: integer('tasks', 30, 1, 3600, 'How often open tasks past deadline time out'),
   WEBHOOK_MAX_CONCURRENCY_PER_AGENT: integer('tasks', 32, 1, 1000, 'Webhook deliveries in flight per agent'),
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean('tasks', 'Webhooks (and imports) to private addresses (dev only)'),
+  ALLOW_PRIVATE_NETWORKS: {
+    ...boolean('tasks', 'Webhooks, probes, watches and federation to private addresses (dev only)'),
+    developmentOnly: true,
+  },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: {
+    ...boolean('tasks', 'The earlier name of `ALLOW_PRIVATE_NETWORKS`, still read (dev only)'),
+    developmentOnly: true,
+  },
 
   REVIEW_RATE_LIMIT: integer('reviews', 10, 1, 100_000, 'Reviews per reviewer per window'),
   REVIEW_RATE_WINDOW_SECONDS: integer('reviews', HOUR, 1, 30 * DAY, 'That window'),
@@ -323,10 +332,10 @@ export const SETTINGS = {
     64 * 1024,
     'Entry bundle MiB read of one peer a round',
   ),
-  FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: boolean(
-    'federation',
-    'Development only: verify http cards against their did.json read over http',
-  ),
+  FEDERATION_A2A_ALLOW_HTTP_TRUST_ROOTS: {
+    ...boolean('federation', 'Development only: verify http cards against their did.json read over http'),
+    developmentOnly: true,
+  },
   FEDERATION_MAX_ENTRIES_PER_PEER: integer(
     'federation',
     100_000,
@@ -464,3 +473,16 @@ export type SettingValue<N extends SettingName> = (typeof SETTINGS)[N] extends {
             : string | undefined;
 
 export type SettingValues = { [N in SettingName]: SettingValue<N> };
+
+/**
+ * The development-only settings `env` turns on, each with the warning line a start logs for it: a
+ * registry reachable by others should have none.
+ */
+export function developmentSettingsOn(values: SettingValues): { name: SettingName; warning: string }[] {
+  return (Object.entries(SETTINGS) as [SettingName, SettingDeclaration][])
+    .filter(([name, declared]) => declared.developmentOnly === true && values[name] === true)
+    .map(([name, declared]) => ({
+      name,
+      warning: `${name}=true is for local development only (${declared.meaning}); unset it on a registry others use`,
+    }));
+}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -86,22 +86,36 @@ function labelledBlock(markdown: string, section: string, label: string): string
   return blocks[0]?.code ?? '';
 }
 
+const LINKED = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.base.json',
+  'node_modules',
+  'packages',
+  'scripts',
+];
+
 /**
  * A directory that looks like a checkout to npm (its package.json and code are the repository's, by
- * symbolic link) with data and backups of its own, so the docs' relative paths land in it.
+ * symbolic link) with data of its own, inside a parent of its own, so the docs' relative paths (data in
+ * the checkout, backups beside it) land in the test's directories.
  */
 function checkoutLike(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-docs-'));
-  for (const entry of [
-    'package.json',
-    'package-lock.json',
-    'tsconfig.base.json',
-    'node_modules',
-    'packages',
-    'scripts',
-  ])
-    fs.symlinkSync(path.join(root, entry), path.join(dir, entry));
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'registry-docs-'));
+  const dir = path.join(parent, 'agent-registry');
+  fs.mkdirSync(dir);
+  for (const entry of LINKED) fs.symlinkSync(path.join(root, entry), path.join(dir, entry));
   return dir;
+}
+
+/** Where the docs' backups go: a directory beside the checkout, never inside it. */
+function backupsBeside(checkout: string): string {
+  return path.join(path.dirname(checkout), 'registry-backups');
+}
+
+/** What the test put in a checkout-like directory itself: the repository's files, linked. */
+function notLinked(name: string): boolean {
+  return !LINKED.includes(name);
 }
 
 /**
@@ -173,7 +187,7 @@ describe(`docs/operations.md, Backups and Restore (${dialect}), word for word`, 
   after(async () => {
     await node?.stop();
     await testDb?.drop();
-    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
   test(
@@ -190,8 +204,14 @@ describe(`docs/operations.md, Backups and Restore (${dialect}), word for word`, 
 
       for (const block of shellBlocks(operations, 'Backups', dialect))
         await runBlock(block, dir, databaseUrl);
-      const backups = fs.readdirSync(path.join(dir, 'backup'));
+      // The copy holds the signing keys: it lands outside the checkout, one `git add .` away from nothing.
+      const backups = fs.readdirSync(backupsBeside(dir));
       assert.equal(backups.length, 1, backups.join(', '));
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((name) => notLinked(name) && name !== 'data'),
+        [],
+        'nothing but the database in the checkout',
+      );
 
       for (let index = 0; index < 2; index += 1) await register(node, `Lost ${index}`);
       assert.equal(await found(node, 'lost'), 2);
@@ -326,7 +346,7 @@ describe(`docs/operations.md, Upgrades and migrations (${dialect}), step by step
   after(async () => {
     await started?.stop();
     await testDb?.drop();
-    if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
+    if (dir !== undefined) fs.rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
   test(
@@ -345,9 +365,10 @@ describe(`docs/operations.md, Upgrades and migrations (${dialect}), step by step
 
       // 1. Back up.
       await runBlock(labelledBlock(operations, section, `On ${dialect}:`), dir, databaseUrl);
-      assert.deepEqual(fs.readdirSync(path.join(dir, 'backup')), [
+      assert.deepEqual(fs.readdirSync(backupsBeside(dir)), [
         `registry-pre-upgrade.${file === undefined ? 'dump' : 'db'}`,
       ]);
+      assert.ok(!fs.existsSync(path.join(dir, 'backup')), 'no backup inside the checkout');
 
       // 2. Deploy the new version. While it migrates it is live, not ready.
       const letGo = await holdMigrations(nodeUrl, file);
@@ -434,12 +455,12 @@ const SHELL_BLOCKS: Record<string, string> = {
     'npm start never exits, npm ci reinstalls the checkout',
   'docs/operations.md: export DATABASE_URL=postgres://registry:secret@db.internal:5432/registry':
     'another machine (db.internal) with a password, and the node never exits',
-  'docs/operations.md: npm run backup -- backup/registry-$(date +%F).db': 'run here',
-  'docs/operations.md: npm run backup -- backup/registry-$(date +%F).dump': 'run here',
-  'docs/operations.md: latest=$(ls -t backup/registry-*.db | head -n 1)': 'run here',
-  'docs/operations.md: latest=$(ls -t backup/registry-*.dump | head -n 1)': 'run here',
-  'docs/operations.md: npm run backup -- backup/registry-pre-upgrade.db': 'run here',
-  'docs/operations.md: npm run backup -- backup/registry-pre-upgrade.dump': 'run here',
+  'docs/operations.md: npm run backup -- ../registry-backups/registry-$(date +%F).db': 'run here',
+  'docs/operations.md: npm run backup -- ../registry-backups/registry-$(date +%F).dump': 'run here',
+  'docs/operations.md: latest=$(ls -t ../registry-backups/registry-*.db | head -n 1)': 'run here',
+  'docs/operations.md: latest=$(ls -t ../registry-backups/registry-*.dump | head -n 1)': 'run here',
+  'docs/operations.md: npm run backup -- ../registry-backups/registry-pre-upgrade.db': 'run here',
+  'docs/operations.md: npm run backup -- ../registry-backups/registry-pre-upgrade.dump': 'run here',
   "docs/operations.md: psql \"$DATABASE_URL\" -c 'DROP SCHEMA public CASCADE' -c 'CREATE SCHEMA public'":
     'run here',
   "docs/search.md: curl -s 'http://localhost:8080/api/agents/search?q=translate&limit=20'":
@@ -514,4 +535,13 @@ describe('the shell blocks of README.md and docs/', () => {
       assert.match(output, /^# fail 0$/m, output);
     },
   );
+});
+
+describe('a backup made inside the clone all the same', () => {
+  test('is ignored by git: the copy holds the signing keys', () => {
+    for (const file of ['backup/registry.db', 'backup/registry-pre-upgrade.dump', 'backups/registry.db']) {
+      const check = spawnSync('git', ['check-ignore', '--no-index', '--quiet', file], { cwd: root });
+      assert.equal(check.status, 0, `${file} is not in .gitignore`);
+    }
+  });
 });

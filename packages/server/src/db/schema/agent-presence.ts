@@ -12,6 +12,8 @@ export interface AgentPresenceTable {
   online_since: number;
   /** Epoch ms at which a node last recorded evidence for this agent. */
   checked_at: number;
+  /** Epoch ms at which its worker last said it was stopping; offline while no evidence is newer. */
+  stopped_at: number | null;
 }
 
 /** The fixed slots (of availabilitySlotMs) in which an agent was seen: what uptime counts. */

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { classifyError, logClassified } from '../errors.js';
 import { ARD_BASE } from '../../modules/ard/entries.js';
+import { ARD_BODY_EXAMPLES } from '../../modules/ard/schemas.js';
 
 /** ARD's error codes (ard-spec Appendix B) by HTTP status; the registry's own code says the rest. */
 function ardErrorCode(status: number): string {
@@ -31,9 +32,22 @@ export function handleArdError(error: FastifyError, request: FastifyRequest, rep
   reply.header('x-content-type-options', 'nosniff');
   void reply.status(classified.status).send({
     errorCode: ardErrorCode(classified.status),
-    message: classified.details,
+    message: withExpectedBody(classified.details, classified.status, request),
     code: classified.code,
   });
+}
+
+/** A refused body of a POST route ends with the body that route expects: ARD clients write it by hand. */
+function withExpectedBody(message: string, status: number, request: FastifyRequest): string {
+  if (request.method !== 'POST' || (status !== 400 && status !== 415)) return message;
+  const route = request.url.split('?')[0];
+  const example =
+    route === `${ARD_BASE}/search`
+      ? ARD_BODY_EXAMPLES.search
+      : route === `${ARD_BASE}/explore`
+        ? ARD_BODY_EXAMPLES.explore
+        : undefined;
+  return example === undefined ? message : `${message}; the body is JSON like ${example}`;
 }
 
 export function handleArdNotFound(request: FastifyRequest, reply: FastifyReply): void {

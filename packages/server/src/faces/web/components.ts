@@ -1,6 +1,6 @@
 import type { AgentLabel } from '../../modules/agents/agent-labels.js';
 import type { AgentSummary } from '../../modules/search/search-schemas.js';
-import { html, type Html } from './html.js';
+import { html, safeHttpUrl, type Html } from './html.js';
 
 export function agentHref(did: string): string {
   return `/agents/${encodeURIComponent(did)}`;
@@ -117,12 +117,14 @@ export function agentSummaryCard(
   const types = [...new Set(agent.capabilities.map((capability) => capability.type))];
   const remote = agent.provenance.kind !== 'registered';
   // A remote entry's page is at its home: this registry holds no profile, reviews or record of it. A
-  // mirrored agent's home is a registry like this one, whose page of the agent is at the same path.
+  // mirrored agent's home is a registry like this one, whose page of the agent is at the same path; an
+  // imported one is described where it was read (its agent card, its MCP Registry entry), not by its
+  // host's root, which may serve many agents or none.
   const href =
     agent.provenance.kind === 'mirrored'
       ? `${agent.home_registry}${agentHref(agent.did)}`
       : remote
-        ? agent.home_registry
+        ? (safeHttpUrl(agent.provenance.source_url) ?? agent.home_registry)
         : agentHref(agent.did);
   return html`<li class="card">
     <article aria-labelledby="card-${agent.did}">
@@ -134,9 +136,15 @@ export function agentSummaryCard(
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}
       <p class="meta">
-        <span class="score" title="Reputation score out of 100"
-          >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
-        >
+        ${
+          agent.total_reviews === 0
+            ? html`<span class="score" title="No reviews yet, so no score (the API reads 0)"
+                >Reputation <strong>unrated</strong></span
+              >`
+            : html`<span class="score" title="Reputation score out of 100"
+                >Reputation <strong>${formatScore(agent.reputation_score)}</strong>/100</span
+              >`
+        }
         ${
           agent.total_reviews === 0
             ? html`<span>No reviews</span>`

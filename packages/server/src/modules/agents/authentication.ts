@@ -72,7 +72,11 @@ export class AuthenticationService {
     options: { allowDeactivatedFor?: string } = {},
   ): Promise<AuthenticatedAgent> {
     if (authorization === undefined || authorization === '') {
-      throw new UnauthorizedError('TOKEN_MISSING', 'Send the header Authorization: Bearer <token>');
+      throw new UnauthorizedError(
+        'TOKEN_MISSING',
+        'Send the header Authorization: Bearer <token>; `agent-registry token` prints a fresh one for the agent ' +
+          'the CLI registered, or sign for one at POST /api/auth/token',
+      );
     }
     const match = BEARER.exec(authorization);
     if (match === null) {

@@ -165,7 +165,7 @@ export function agentRoutes(app: App, ctx: AgentRouteDeps): void {
           'Standard Webhooks; docs/webhooks.md) or queue (the agent polls GET /api/agent/tasks). A generated ' +
           'webhook_secret is returned once.',
         'x-status-reasons': {
-          400: 'A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting WEBHOOK_ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.',
+          400: 'A field is invalid: webhook_url missing for webhook mode (`WEBHOOK_URL_REQUIRED`), on loopback or a private network (`WEBHOOK_URL_FORBIDDEN`; the operator setting ALLOW_PRIVATE_NETWORKS allows it for local development), or a weak webhook_secret.',
           403: "The DID is another agent's (`NOT_OWNER`).",
           404: 'No active agent has this DID (`AGENT_NOT_FOUND`).',
         },

@@ -108,3 +108,9 @@ export const ArdIdentifierParams = Type.Object({
     description: 'The entry URN, urn:air:<host>:agents:<name>; percent-encoding optional',
   }),
 });
+
+/** The smallest useful body of each ARD POST route, as a refusal of a malformed body shows it. */
+export const ARD_BODY_EXAMPLES = {
+  search: '{"query": {"text": "weather", "filter": {"tags": ["maps"]}}, "pageSize": 10}',
+  explore: '{"query": {"text": "weather"}, "resultType": {"facets": [{"field": "tags", "limit": 20}]}}',
+} as const;

@@ -63,6 +63,13 @@ export interface PresenceRecord {
   /** Slots seen since the start of each uptime window (see uptimeWindowStart). */
   seen_slots_24h: number;
   seen_slots_7d: number;
+  /** When its worker last said it was stopping (null: never). */
+  stopped_at: number | null;
+}
+
+/** Whether the worker said it stopped after the last evidence of it: offline now, not in 90 s. */
+export function stoppedSinceSeen(presence: Pick<PresenceRecord, 'stopped_at' | 'last_seen_at'>): boolean {
+  return presence.stopped_at !== null && presence.stopped_at >= presence.last_seen_at;
 }
 
 export const NEVER_OBSERVED: Availability = Object.freeze({
@@ -79,8 +86,14 @@ export function uptimeWindowStart(now: number, slots: number, firstSeenAt: numbe
   return Math.max(slotOf(now) - slots + 1, slotOf(firstSeenAt));
 }
 
-function uptime(now: number, slots: number, firstSeenAt: number, seen: number): number {
-  const counted = slotOf(now) - uptimeWindowStart(now, slots, firstSeenAt) + 1;
+/**
+ * The share of the window's slots seen. The slot in progress counts only once the agent is seen in it:
+ * counted before, it would read as down every time a slot starts, however faithful the agent.
+ */
+function uptime(now: number, slots: number, presence: PresenceRecord, seen: number): number {
+  const inProgressSeen = slotOf(presence.last_seen_at) >= slotOf(now);
+  const counted =
+    slotOf(now) - uptimeWindowStart(now, slots, presence.first_seen_at) + (inProgressSeen ? 1 : 0);
   if (counted <= 0) return 0;
   return Math.min(1, seen / counted);
 }
@@ -107,7 +120,12 @@ export function deriveAvailability(
   }
   const fromTheFuture = presence.last_seen_at > now + CLOCK_SKEW_TOLERANCE_MS;
   const failedSince = failedAt !== null && failedAt >= presence.last_seen_at;
-  const fresh = window !== null && !fromTheFuture && !failedSince && now - presence.last_seen_at <= window;
+  const fresh =
+    window !== null &&
+    !fromTheFuture &&
+    !failedSince &&
+    !stoppedSinceSeen(presence) &&
+    now - presence.last_seen_at <= window;
   let status: Availability['status'];
   if (agent.status === 'deactivated') status = 'offline';
   else if (window === null || fromTheFuture) status = 'unknown';
@@ -118,7 +136,7 @@ export function deriveAvailability(
     last_seen_at: presence.last_seen_at,
     checked_at: probedAt === null ? presence.checked_at : Math.max(presence.checked_at, probedAt),
     online_since: status === 'online' ? presence.online_since : null,
-    uptime_24h: uptime(now, UPTIME_WINDOWS.day, presence.first_seen_at, presence.seen_slots_24h),
-    uptime_7d: uptime(now, UPTIME_WINDOWS.week, presence.first_seen_at, presence.seen_slots_7d),
+    uptime_24h: uptime(now, UPTIME_WINDOWS.day, presence, presence.seen_slots_24h),
+    uptime_7d: uptime(now, UPTIME_WINDOWS.week, presence, presence.seen_slots_7d),
   };
 }

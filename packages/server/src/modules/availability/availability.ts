@@ -8,6 +8,7 @@ import {
   UPTIME_WINDOWS,
   deriveAvailability,
   slotOf,
+  stoppedSinceSeen,
   uptimeWindowStart,
   type ObservedAgent,
 } from './availability-model.js';
@@ -16,8 +17,9 @@ import {
   countByStatus,
   findPresence,
   findProbe,
-  lastSeenOf,
   observedAgents,
+  presenceEndsOf,
+  recordStop,
   pruneSlots,
   recordSightings,
   type OnlineBounds,
@@ -136,6 +138,7 @@ export class AvailabilityService {
               last_seen_at: seenAt,
               online_since: seenAt,
               checked_at: seenAt,
+              stopped_at: row.stopped_at,
               seen_slots_24h: 0,
               seen_slots_7d: 0,
             },
@@ -149,16 +152,40 @@ export class AvailabilityService {
   }
 
   async everSeen(did: string): Promise<boolean> {
-    return (await lastSeenOf(this.deps.db, [did])).has(did);
+    return (await presenceEndsOf(this.deps.db, [did])).has(did);
   }
 
-  /** When the agent's worker was last seen, if it is offline now (evidence not from a fast clock). */
-  async offlineSince(did: string): Promise<number | undefined> {
-    const lastSeen = await lastSeenOf(this.deps.db, [did]);
-    const at = lastSeen.get(did);
-    if (at === undefined) return undefined;
+  /**
+   * When the agent's worker was last seen, if it is offline now: no evidence within the online window,
+   * or (`stoppedAt`) its worker said it stopped after its last evidence.
+   */
+  async offlineSince(did: string): Promise<{ lastSeenAt: number; stoppedAt?: number } | undefined> {
+    const ends = (await presenceEndsOf(this.deps.db, [did])).get(did);
+    if (ends === undefined) return undefined;
+    if (stoppedSinceSeen(ends) && ends.stopped_at !== null)
+      return { lastSeenAt: ends.last_seen_at, stoppedAt: ends.stopped_at };
     const now = this.deps.clock.now();
-    return now - at > ONLINE_WINDOW_MS ? at : undefined;
+    return now - ends.last_seen_at > ONLINE_WINDOW_MS ? { lastSeenAt: ends.last_seen_at } : undefined;
+  }
+
+  /**
+   * The agent's worker says it is stopping: the agent is offline from now until the next evidence (a
+   * poll of another worker, or of this one started again). What this node noted for it is written
+   * first, so the stop is the newer fact. The time recorded; null when the agent was never seen.
+   */
+  async stopped(did: string): Promise<number | null> {
+    await this.flushOne(did);
+    this.written.delete(did);
+    const now = this.deps.clock.now();
+    return (await recordStop(this.deps.db, did, now)) ? now : null;
+  }
+
+  /** Writes what this node noted for one agent, so a stop recorded after it is the newer fact. */
+  private async flushOne(did: string): Promise<void> {
+    const noted = this.pending.get(did);
+    if (noted === undefined) return;
+    this.pending.delete(did);
+    await recordSightings(this.deps.db, [noted], this.deps.clock.now());
   }
 
   /** The DIDs of the agents that are online now (search's available=true and availability sort). */

@@ -39,7 +39,8 @@ export async function recordSightings(
       .onConflict((conflict) =>
         conflict.column('did').doUpdateSet({
           first_seen_at: sql`case when excluded.first_seen_at < agent_presence.first_seen_at then excluded.first_seen_at else agent_presence.first_seen_at end`,
-          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(Math.floor(gapMs))} then excluded.first_seen_at else agent_presence.online_since end`,
+          // After a clean stop, the next evidence starts a new online period however soon it comes.
+          online_since: sql`case when excluded.first_seen_at - agent_presence.last_seen_at > ${sql.lit(Math.floor(gapMs))} or (agent_presence.stopped_at is not null and agent_presence.stopped_at >= agent_presence.last_seen_at and excluded.first_seen_at > agent_presence.stopped_at) then excluded.first_seen_at else agent_presence.online_since end`,
           last_seen_at: sql`case when excluded.last_seen_at > agent_presence.last_seen_at then excluded.last_seen_at else agent_presence.last_seen_at end`,
           checked_at: sql`case when excluded.checked_at > agent_presence.checked_at then excluded.checked_at else agent_presence.checked_at end`,
         }),
@@ -99,6 +100,7 @@ export async function findPresence(
     last_seen_at: Number(row.last_seen_at),
     online_since: Number(row.online_since),
     checked_at: Number(row.checked_at),
+    stopped_at: row.stopped_at === null ? null : Number(row.stopped_at),
     seen_slots_24h: Number(counts.day),
     seen_slots_7d: Number(counts.week),
   };
@@ -112,6 +114,7 @@ export async function observedAgents(
   {
     did: string;
     last_seen_at: number | null;
+    stopped_at: number | null;
     last_probed_at: number | null;
     last_failed_at: number | null;
     status: 'active' | 'deactivated';
@@ -128,6 +131,7 @@ export async function observedAgents(
     .select([
       'agents.did',
       'agent_presence.last_seen_at',
+      'agent_presence.stopped_at',
       'webhook_probes.last_probed_at',
       'webhook_probes.last_failed_at',
       'agents.status',
@@ -144,23 +148,41 @@ export async function observedAgents(
   return rows.map((row) => ({
     ...row,
     last_seen_at: orNull(row.last_seen_at),
+    stopped_at: orNull(row.stopped_at),
     last_probed_at: orNull(row.last_probed_at),
     last_failed_at: orNull(row.last_failed_at),
   }));
 }
 
-/** Last evidence of each of `dids` that has any. */
-export async function lastSeenOf(db: Db, dids: readonly string[]): Promise<Map<string, number>> {
-  const seen = new Map<string, number>();
+/** Last evidence and last clean stop of each of `dids` that has any. */
+export async function presenceEndsOf(
+  db: Db,
+  dids: readonly string[],
+): Promise<Map<string, { last_seen_at: number; stopped_at: number | null }>> {
+  const ends = new Map<string, { last_seen_at: number; stopped_at: number | null }>();
   for (let start = 0; start < dids.length; start += BATCH_ROWS) {
     const rows = await db
       .selectFrom('agent_presence')
-      .select(['did', 'last_seen_at'])
+      .select(['did', 'last_seen_at', 'stopped_at'])
       .where('did', 'in', dids.slice(start, start + BATCH_ROWS))
       .execute();
-    for (const row of rows) seen.set(row.did, Number(row.last_seen_at));
+    for (const row of rows)
+      ends.set(row.did, {
+        last_seen_at: Number(row.last_seen_at),
+        stopped_at: row.stopped_at === null ? null : Number(row.stopped_at),
+      });
   }
-  return seen;
+  return ends;
+}
+
+/** Records that the agent's worker is stopping; false when the agent was never seen (nothing to end). */
+export async function recordStop(db: Db, did: string, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('agent_presence')
+    .set({ stopped_at: at })
+    .where('did', '=', did)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** The reading's bounds: queue evidence from `queueFrom`, webhook answers from `webhookFrom`, none after `to`. */
@@ -178,7 +200,8 @@ function onlineCondition(bounds: OnlineBounds) {
     bounds.webhookFrom === null
       ? sql<boolean>`1 = 0`
       : sql<boolean>`(agents.delivery_mode = 'webhook' and agents.webhook_probes = 1 and agent_presence.last_seen_at >= ${bounds.webhookFrom} and (webhook_probes.last_failed_at is null or webhook_probes.last_failed_at < agent_presence.last_seen_at))`;
-  return sql<boolean>`(agents.invocation_enabled = 1 and agent_presence.last_seen_at <= ${bounds.to} and (${queue} or ${webhook}))`;
+  const notStopped = sql<boolean>`(agent_presence.stopped_at is null or agent_presence.stopped_at < agent_presence.last_seen_at)`;
+  return sql<boolean>`(agents.invocation_enabled = 1 and agent_presence.last_seen_at <= ${bounds.to} and ${notStopped} and (${queue} or ${webhook}))`;
 }
 
 /** Whether the agent can be observed at all (onlineWindowOf), in SQL. */

@@ -10,9 +10,22 @@ import type { App } from '../../http/types.js';
 const tags = ['Operations'];
 
 /** What the operations routes use of the context. */
+const RegistryAudience = Type.Object(
+  {
+    audience: Type.String({
+      description: "This registry's PUBLIC_URL origin: the `audience` every signed message must name",
+    }),
+    version: Type.String(),
+  },
+  { $id: 'RegistryAudience' },
+);
+
 export interface OperationsRouteDeps {
   build: RunningBuild;
-  config: { operations: Pick<Config['operations'], 'metricsToken'> };
+  config: {
+    operations: Pick<Config['operations'], 'metricsToken'>;
+    identity: Pick<Config['identity'], 'publicUrl'>;
+  };
   metrics: RegistryMetrics;
 }
 
@@ -46,6 +59,30 @@ export function operationsRoutes(app: App, ctx: OperationsRouteDeps): void {
     async (_request, reply) => {
       void reply.header('content-type', ctx.metrics.registry.contentType);
       return ctx.metrics.render();
+    },
+  );
+
+  app.get(
+    '/.well-known/agent-registry.json',
+    {
+      logLevel: 'warn',
+      schema: {
+        tags,
+        operationId: 'getRegistryAudience',
+        summary: "The registry's own URL, which signed messages name as their audience",
+        description:
+          'Extension (docs/signing.md, section "Audience"). The registry\'s PUBLIC_URL as its origin: what ' +
+          'registration, login and key messages must carry as `audience`, whatever address the client reached ' +
+          'it by (127.0.0.1 for localhost, an internal name behind a proxy). The SDK and CLI read it once and ' +
+          'sign for it. Cacheable for an hour.',
+        security: [],
+        'x-no-database': true,
+        response: { 200: RegistryAudience },
+      },
+    },
+    async (_request, reply) => {
+      void reply.header('cache-control', 'public, max-age=3600');
+      return { audience: ctx.config.identity.publicUrl, version: ctx.build.version };
     },
   );
 

@@ -39,6 +39,8 @@ export interface WorkerPresence {
   seen(did: string): Promise<void>;
   pollStarted(did: string): void;
   pollEnded(did: string): void;
+  /** The agent's worker says it is stopping: offline at once. When recorded; null if never seen. */
+  stopped(did: string): Promise<number | null>;
 }
 
 /**
@@ -86,6 +88,14 @@ export class AgentTaskService {
    * The tasks a poll returns are leased to it: no long poll of the agent gets them for
    * pendingTaskLeaseMs, unless they are accepted or end first; a plain listing still shows them.
    */
+  /**
+   * The caller's worker is stopping (after its last poll ended): its agent reads offline at once, and
+   * invocations are refused as offline instead of waiting out their timeout.
+   */
+  async workerStopped(caller: AuthenticatedAgent): Promise<{ did: string; stopped_at: number | null }> {
+    return { did: caller.did, stopped_at: await this.deps.presence.stopped(caller.did) };
+  }
+
   async listPending(
     caller: AuthenticatedAgent,
     limit: number,

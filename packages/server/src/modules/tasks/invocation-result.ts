@@ -40,20 +40,24 @@ export function invocationResult(task: TaskRow, workerNote = ''): InvokeResult {
  */
 export function workerOffline(
   taskId: string,
-  lastSeenAt: number,
+  offline: { lastSeenAt: number; stoppedAt?: number },
   now: number,
   timeoutMs: number,
   capability: string,
 ): ApiError {
+  const { lastSeenAt, stoppedAt } = offline;
   const ago = Math.round((now - lastSeenAt) / 1000);
   const seen = new Date(lastSeenAt).toISOString();
   const query = `capability=${encodeURIComponent(capability)}&available=true`;
+  const why =
+    stoppedAt === undefined
+      ? `no worker of it has polled for tasks since ${seen} (${ago} s ago, longer than this call's timeout of ${timeoutMs} ms)`
+      : `its worker stopped at ${new Date(stoppedAt).toISOString()} and said so, and none has polled since`;
   return new ApiError(
     504,
     'INVOCATION_TIMEOUT',
     'Invocation timed out',
-    `The agent is offline: no worker of it has polled for tasks since ${seen} (${ago} s ago, longer than ` +
-      `this call's timeout of ${timeoutMs} ms), so the task was not sent and will not be answered (it is ` +
+    `The agent is offline: ${why}, so the task was not sent and will not be answered (it is ` +
       `recorded as a timeout). An agent online now with the same capability: GET /api/agents/search?${query} ` +
       `(MCP: search_agents with capability "${capability}" and available true)`,
     {},

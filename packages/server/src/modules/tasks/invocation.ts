@@ -56,8 +56,11 @@ export interface InvocationDeps {
 
 /** What an invocation asks of availability (modules/availability/) about its target's worker. */
 export interface TargetPresence {
-  /** When the agent's worker was last seen, if the agent is offline now; undefined if online or never seen. */
-  offlineSince(did: string): Promise<number | undefined>;
+  /**
+   * When the agent's worker was last seen, if the agent is offline now, and when it said it stopped if
+   * it did so since; undefined if online or never seen.
+   */
+  offlineSince(did: string): Promise<{ lastSeenAt: number; stoppedAt?: number } | undefined>;
   /** Whether a worker of the agent was ever seen. */
   everSeen(did: string): Promise<boolean>;
 }
@@ -161,9 +164,13 @@ export class InvocationService {
 
     const delivery = target.delivery_mode as TaskDelivery;
     const timeoutMs = request.timeout_ms ?? TASK_LIMITS.invokeTimeoutDefaultMs;
-    const lastSeen = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
+    const offline = delivery === 'queue' ? await this.deps.presence.offlineSince(target.did) : undefined;
     const now = clock.now();
-    const offlineSince = lastSeen !== undefined && now - lastSeen > timeoutMs ? lastSeen : undefined;
+    // A worker that said it stopped is not coming back within this call; one merely unseen might.
+    const offlineSince =
+      offline !== undefined && (offline.stoppedAt !== undefined || now - offline.lastSeenAt > timeoutMs)
+        ? offline
+        : undefined;
     await this.bounds.assertRegistryHasRoom(inputBytes, now);
     const task: NewTaskRow = {
       id: uuidv7(),
@@ -364,9 +371,9 @@ export class InvocationService {
    */
   private async workerNote(task: TaskRow): Promise<string> {
     if (task.status !== 'timeout' || task.delivery_mode !== 'queue') return '';
-    const offlineSince = await this.deps.presence.offlineSince(task.target_did);
-    if (offlineSince !== undefined) {
-      return `; no worker of this agent has polled for tasks since ${new Date(offlineSince).toISOString()} (it is offline)`;
+    const offline = await this.deps.presence.offlineSince(task.target_did);
+    if (offline !== undefined) {
+      return `; no worker of this agent has polled for tasks since ${new Date(offline.lastSeenAt).toISOString()} (it is offline)`;
     }
     if (!(await this.deps.presence.everSeen(task.target_did))) {
       return '; no worker of this agent has ever polled for tasks';

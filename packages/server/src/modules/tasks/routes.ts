@@ -14,6 +14,7 @@ import {
   TaskParams,
   TaskResponse,
   TaskResultRequest,
+  WorkerStopped,
 } from './schemas.js';
 import type { App } from '../../http/types.js';
 import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
@@ -127,6 +128,30 @@ export function invocationRoutes(app: App, ctx: InvocationRouteDeps): void {
       // Already JSON, with each stored input as stored: sent as is, not serialised again.
       return reply.type('application/json; charset=utf-8').send(body as never);
     },
+  );
+
+  app.post(
+    '/api/agent/offline',
+    {
+      onRequest: authenticated(ctx),
+      schema: {
+        tags: workerTags,
+        operationId: 'reportWorkerStopped',
+        summary: "Say that the calling agent's worker is stopping: the agent reads offline at once",
+        description:
+          'Extension (docs/availability.md). A queue worker that shuts down cleanly calls this after its last ' +
+          'poll ends: availability reads `offline` on the next request, search leaves the agent out of ' +
+          '`available=true`, and invocations are refused at once as offline (not sent) instead of waiting ' +
+          'their timeout out through the 90-second online window. The next poll of any worker of the agent ' +
+          'makes it online again. The SDK worker and `agent-registry worker` call it when they stop.',
+        security: bearerAuth,
+        'x-status-reasons': {
+          200: 'Recorded; `stopped_at` null when no worker of the agent was ever seen (nothing to end).',
+        },
+        response: { 200: WorkerStopped, ...errors(401) },
+      },
+    },
+    async (request) => ctx.agentTasks.workerStopped(callerOf(request)),
   );
 
   app.post(

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { TaskStatus as TaskStatusName } from '../../db/schema/index.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { TASK_LIMITS } from './task-limits.js';
-import { JsonObject, ref, StringEnum } from '../../http/common-schemas.js';
+import { JsonObject, Nullable, ref, StringEnum } from '../../http/common-schemas.js';
 
 const INVOKE_EXAMPLE = {
   target_did: 'did:web:registry.example:agent:4f2a9c0e1b7d4e8f9a6b3c2d1e0f9a8b',
@@ -122,3 +122,17 @@ export const TaskFailRequest = Type.Object({
 });
 export const TaskAck = Type.Object({ task_id: Type.String(), status: TaskStatus });
 export type TaskAck = Static<typeof TaskAck>;
+
+export const WorkerStopped = Type.Object(
+  {
+    did: Type.String(),
+    stopped_at: Nullable(
+      Type.Integer({
+        description:
+          'Epoch ms the stop was recorded: the agent reads offline from then until a worker polls again; null if no worker of the agent was ever seen (nothing to end)',
+      }),
+    ),
+  },
+  { $id: 'WorkerStopped' },
+);
+export type WorkerStopped = Static<typeof WorkerStopped>;

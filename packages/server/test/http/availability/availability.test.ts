@@ -45,6 +45,7 @@ describe('availability model (pure)', () => {
       checked_at: now,
       seen_slots_24h: 2,
       seen_slots_7d: 2,
+      stopped_at: null,
     };
     const availability = deriveAvailability(queueAgent, presence, now);
     assert.equal(availability.status, 'online');
@@ -62,6 +63,7 @@ describe('availability model (pure)', () => {
       checked_at: ahead,
       seen_slots_24h: 1,
       seen_slots_7d: 1,
+      stopped_at: null,
     };
     assert.equal(deriveAvailability(queueAgent, presence, now).status, 'unknown');
     assert.equal(

@@ -143,7 +143,9 @@ describe('remote entries: provenance, federated search, referrals', () => {
       /Imported from https:\/\/cards\.example\/\.well-known\/agent-card\.json \(A2A agent card; signature verified, did:web:cards\.example\)/,
     );
     assert.match(page.body, /Imported from [^<]*\(A2A agent card; unsigned\)/);
-    assert.match(page.body, /href="https:\/\/cards\.example"/);
+    // An imported card links to the card that describes the agent, not to its host's root.
+    assert.match(page.body, /href="https:\/\/cards\.example\/\.well-known\/agent-card\.json"/);
+    assert.doesNotMatch(page.body, /href="https:\/\/cards\.example\/?"/);
     const peers = await registry.app.inject({
       method: 'GET',
       url: '/?capability=invoice_matching&scope=federated',

@@ -392,7 +392,7 @@ describe('errors that name the fix', () => {
     assert.match(response.json().details, /drop the 0x prefix/);
   });
 
-  test('a webhook_url on loopback names WEBHOOK_ALLOW_PRIVATE_NETWORKS', async () => {
+  test('a webhook_url on loopback names ALLOW_PRIVATE_NETWORKS', async () => {
     const agent = await register(registry);
     const response = await registry.app.inject({
       method: 'PUT',
@@ -402,7 +402,7 @@ describe('errors that name the fix', () => {
     });
     assert.equal(response.statusCode, 400);
     assert.equal(response.json().code, 'WEBHOOK_URL_FORBIDDEN');
-    assert.match(response.json().details, /WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+    assert.match(response.json().details, / ALLOW_PRIVATE_NETWORKS=true/);
   });
 
   test('an unknown search parameter: 400 listing the accepted ones (q kept)', async () => {

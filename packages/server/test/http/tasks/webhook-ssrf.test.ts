@@ -26,6 +26,21 @@ import {
 // ---------------------------------------------------------------------------------------------------------
 
 describe('webhook SSRF protection', () => {
+  test('ALLOW_PRIVATE_NETWORKS, and its earlier name WEBHOOK_ALLOW_PRIVATE_NETWORKS, let a loopback webhook_url in', async (t) => {
+    for (const name of ['ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) {
+      const registry = await startRegistry({ [name]: 'true' });
+      t.after(() => registry.close());
+      const agent = await register(registry);
+      const response = await configure(registry, agent, {
+        enabled: true,
+        delivery_mode: 'webhook',
+        webhook_url: 'http://127.0.0.1:9/hook',
+        webhook_secret: whsecSecret(),
+      });
+      assert.equal(response.statusCode, 200, `${name}: ${response.body}`);
+    }
+  });
+
   test('configuring a loopback, private, link-local or metadata webhook_url: 400 WEBHOOK_URL_FORBIDDEN, no connection', async (t) => {
     const registry = await startRegistry();
     t.after(() => registry.close());

@@ -38,7 +38,11 @@ function logText(view: AgentView): Html | string {
   if (log === undefined) return 'not logged yet (it enters the log at its next change)';
   const proof = `/api/agents/${encodeURIComponent(profile.did)}/log-proof`;
   return html`logged at position ${log.leafIndex},
-    ${log.verified ? 'verified' : html`<strong>does not match the logged record</strong>`} ·
+    ${
+      log.verified
+        ? 'checked against the log by this registry as it made this page; check it yourself with the'
+        : html`<strong>does not match the logged record</strong> ·`
+    }
     <a href="${proof}">proof</a>`;
 }
 
@@ -117,7 +121,8 @@ function reputationHint(reputation: ReputationStats): Html {
   const { priorMean, priorWeight, maturityDays, breadthPartners } = REPUTATION_MODEL;
   if (reputation.total_reviews === 0) {
     return html`<p class="hint-why" id="why-score">
-      <strong>Why 0?</strong> No reviews yet; unrated agents sort below every rated one.
+      <strong>Why unrated?</strong> No reviews yet. The API reads its score as 0 until the first review,
+      so unrated agents sort below every rated one and a minimum reputation leaves them out.
     </p>`;
   }
   const fromRatings = ((reputation.average_rating - 1) / 9) * 100;
@@ -352,9 +357,13 @@ export function renderAgent(view: AgentView): Html {
     <section aria-labelledby="reputation-title" class="panel">
       <h2 id="reputation-title">Reputation</h2>
       <p class="reputation">
-        <span class="big">${formatScore(reputation.reputation_score)}</span>/100 · average rating
-        ${reputation.average_rating.toFixed(2)}/10 · ${reputation.total_reviews}
-        ${reputation.total_reviews === 1 ? 'review' : 'reviews'}, ${reputation.verified_reviews} verified
+        ${
+          reputation.total_reviews === 0
+            ? html`<span class="big">unrated</span> · no reviews yet`
+            : html`<span class="big">${formatScore(reputation.reputation_score)}</span>/100 · average rating
+                ${reputation.average_rating.toFixed(2)}/10 · ${reputation.total_reviews}
+                ${reputation.total_reviews === 1 ? 'review' : 'reviews'}, ${reputation.verified_reviews} verified`
+        }
       </p>
       ${reputationHint(reputation)}
       <figure>

@@ -84,15 +84,24 @@ function availabilityOf(view: HomeView, did: string): string | undefined {
   return known === undefined ? undefined : availabilityText(known, view.availability.now);
 }
 
+/** What an unsearched list shows, in its own order: the title says which agents and how sorted. */
+function listTitle(form: SearchForm): string {
+  const agents = form.available === 'true' ? 'Agents online now' : 'Agents';
+  if (form.sort === 'created_at')
+    return form.order === 'asc' ? `${agents}, oldest first` : `${agents}, newest first`;
+  if (form.sort === 'availability') return `${agents}, online first`;
+  return `${agents} by reputation`;
+}
+
 function option(value: string, label: string, selected: string): Html {
   return html`<option value="${value}" ${value === selected ? html` selected` : ''}>${label}</option>`;
 }
 
 export function renderHome(view: HomeView): Html {
   const { form, result, error, stats, labels } = view;
-  const filtered = ['capability', 'tags', 'min_reputation', 'available', 'scope', 'sort', 'order'].some(
+  const inUse = ['capability', 'tags', 'min_reputation', 'available', 'scope', 'sort', 'order'].filter(
     (key) => form[key as keyof SearchForm] !== '',
-  );
+  ).length;
   const searching = ['q', 'capability', 'tags', 'min_reputation'].some(
     (key) => form[key as keyof SearchForm] !== '',
   );
@@ -122,8 +131,8 @@ export function renderHome(view: HomeView): Html {
           autocomplete="off"
         />
       </div>
-      <details class="filter-box" open ${filtered ? '' : html`data-collapse-narrow`}>
-        <summary>Filters and sort</summary>
+      <details class="filter-box" open data-collapse-narrow>
+        <summary>Filters and sort${inUse === 0 ? '' : ` (${inUse} in use)`}</summary>
         <div class="filters">
         <div class="field">
           <label for="capability">Capability type</label>
@@ -211,7 +220,7 @@ function renderResults(
   if (result === undefined) return html``;
   const title = searching
     ? html`${result.total} ${result.total === 1 ? 'agent matches' : 'agents match'}`
-    : html`Agents by reputation`;
+    : html`${listTitle(form)}`;
   return html`<h2 id="results-title">${title}</h2>
     ${
       result.agents.length === 0

@@ -419,6 +419,14 @@ describe('A2A face: agent cards and invocation through the official A2A client',
       /401.*TOKEN_INVALID/s,
     );
     await assert.rejects(client.sendMessage(message({ text: 'x', to: 'fr' })), /401.*TOKEN_MISSING/s);
+    // The refusal says where a token comes from.
+    const bare = await fetch(base, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: {} }),
+    });
+    assert.equal(bare.status, 401);
+    assert.match(((await bare.json()) as { details: string }).details, /`agent-registry token`/);
   });
 
   test('unknown and deactivated agents: no card, and a clear error at the base', async () => {

@@ -14,6 +14,8 @@ import {
   putRemoteWeatherAgents,
 } from '../../../support/ard-answers.js';
 
+import { ARD_BODY_EXAMPLES } from '../../../../src/modules/ard/schemas.js';
+
 const A2A = 'application/a2a-agent-card+json';
 /** ard-spec's conformance-test script (conformance/bin/ of an ard-spec checkout), when the environment names it. */
 const CONFORMANCE_TOOL = process.env.ARD_CONFORMANCE_TOOL;
@@ -470,6 +472,25 @@ describe('ARD: publisher files and registry API', () => {
       await call('POST', '/ard/explore', { resultType: { facets: [{ field: 'nope' }] } }),
       400,
       'INVALID_ARGUMENT',
+    );
+  });
+
+  test('a malformed body of search or explore is refused with the body the route expects', async () => {
+    const searchMessage = refused(await search({ query: {} }), 400, 'INVALID_ARGUMENT');
+    assert.ok(searchMessage.endsWith(`; the body is JSON like ${ARD_BODY_EXAMPLES.search}`), searchMessage);
+    const unparsed = refused(await search('{"query": '), 400, 'INVALID_ARGUMENT');
+    assert.ok(unparsed.includes(ARD_BODY_EXAMPLES.search), unparsed);
+    const exploreMessage = refused(
+      await call('POST', '/ard/explore', { query: { text: 'x' } }),
+      400,
+      'INVALID_ARGUMENT',
+    );
+    assert.ok(exploreMessage.includes(ARD_BODY_EXAMPLES.explore), exploreMessage);
+    // The examples themselves are accepted.
+    assert.equal((await search(JSON.parse(ARD_BODY_EXAMPLES.search) as unknown)).status, 200);
+    assert.equal(
+      (await call('POST', '/ard/explore', JSON.parse(ARD_BODY_EXAMPLES.explore) as unknown)).status,
+      200,
     );
   });
 

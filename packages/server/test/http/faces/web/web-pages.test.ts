@@ -188,6 +188,19 @@ describe('web pages over HTTP', () => {
     }
   });
 
+  it('titles an unsearched list by what it holds and its order, and folds the filters on a phone even in use', async () => {
+    const title = (body: string) => /<h2 id="results-title">([^<]*)<\/h2>/.exec(body)?.[1]?.trim();
+    assert.equal(title((await get('/')).body), 'Agents by reputation');
+    assert.equal(title((await get('/?available=true')).body), 'Agents online now by reputation');
+    assert.equal(title((await get('/?sort=created_at')).body), 'Agents, newest first');
+    assert.equal(title((await get('/?sort=availability')).body), 'Agents, online first');
+    for (const url of ['/', '/?available=true', '/?capability=translation&sort=created_at']) {
+      const body = (await get(url)).body;
+      assert.match(body, /<details class="filter-box" open data-collapse-narrow>/, url);
+    }
+    assert.match((await get('/?available=true&sort=created_at')).body, /Filters and sort \(2 in use\)/);
+  });
+
   it('serves the stylesheet and script it links, cacheable for a year', async () => {
     const page = (await get('/')).body;
     for (const path of [/href="(\/assets\/site\.[0-9a-f]+\.css)"/, /src="(\/assets\/app\.[0-9a-f]+\.js)"/]) {
@@ -272,7 +285,13 @@ describe('web pages over HTTP', () => {
     const agent = await registerNamed(registry, 'Logged Page');
     const proof = (await get(agentPath(agent.did, '/log-proof'))).json<{ leaf_index: number }>();
     const body = (await get(pageOf(agent.did))).body;
-    assert.match(body, new RegExp(`logged at position ${proof.leaf_index},\\s+verified`));
+    // Who verified it: the registry, as it made the page (a reader checks it with the proof).
+    assert.match(
+      body,
+      new RegExp(
+        `logged at position ${proof.leaf_index},\\s+checked against the log by this registry as it made this page`,
+      ),
+    );
     assertContains(body, `href="/api/agents/${encodeURIComponent(agent.did)}/log-proof"`);
 
     const db = registry.ctx.database.db;
@@ -444,7 +463,20 @@ describe('web pages over HTTP', () => {
     );
     assert.match(reviewed, /accounts younger than 30 days weigh\s+nothing/);
     const unrated = (await get(pageOf(fixture.xss.did))).body;
-    assert.match(unrated, /<strong>Why 0\?<\/strong> No reviews yet/);
+    assert.match(unrated, /<strong>Why unrated\?<\/strong> No reviews yet/);
+  });
+
+  it('shows an agent without reviews as unrated, on its page and its card, not as 0/100', async () => {
+    const page = (await get(pageOf(fixture.xss.did))).body;
+    assert.match(page, /<span class="big">unrated<\/span> · no reviews yet/);
+    assert.doesNotMatch(page, /<span class="big">0<\/span>\/100/);
+    const list = (await get('/')).body;
+    const cards = list.split('<article').slice(1);
+    const card = cards.find((text) => text.includes(encodeURIComponent(fixture.xss.did)));
+    assert.ok(card, 'the unreviewed agent is listed');
+    assert.match(card, /Reputation <strong>unrated<\/strong>/);
+    const rated = cards.find((text) => text.includes(encodeURIComponent(fixture.translator.did)));
+    assert.match(rated ?? '', /Reputation <strong>50<\/strong>\/100/);
   });
 
   it('shows the reviewer weights of the reputation formula on /stats', async () => {
