@@ -19,6 +19,8 @@ export interface SearchModuleDeps {
   searches: SearchCounter;
   /** The registry's agents and remote entries together, for scope=federated (federation). */
   federated: SearchSource;
+  /** The agents holding a verified domain, for domain= (modules/domains/). */
+  domainHolders?: (domain: string) => Promise<string[]>;
   metrics?: { operations: OperationsMetrics };
 }
 
@@ -50,6 +52,7 @@ export async function createSearchModule(deps: SearchModuleDeps): Promise<{ sear
       availability: deps.availability,
       publicUrl: deps.publicUrl,
       federated: deps.federated,
+      ...(deps.domainHolders === undefined ? {} : { domainHolders: deps.domainHolders }),
     }),
   };
 }

@@ -64,6 +64,15 @@ export const SearchQuery = Type.Object(
         examples: ['true'],
       }),
     ),
+    domain: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 260,
+        description:
+          'Extension: only agents holding this verified domain (docs/identity.md, "Domains and handles"); not combinable with available, sort=availability or the service-record filters and sorts',
+        examples: ['example.com'],
+      }),
+    ),
     scope: Type.Optional(
       StringEnum(['local', 'federated'], {
         default: 'local',

@@ -84,6 +84,8 @@ export interface SearchServiceDeps {
    * absent, scope=federated searches the registry's own agents (there is nothing else).
    */
   federated?: SearchSource;
+  /** The agents holding a verified domain (modules/domains/), for domain=; absent, domain= matches none. */
+  domainHolders?: (domain: string) => Promise<string[]>;
 }
 
 export class SearchService {
@@ -140,6 +142,7 @@ export class SearchService {
     const terms = request.q === undefined ? undefined : parseQuery(request.q);
     const capability = request.capability === undefined ? undefined : parseCapability(request.capability);
     const tags = request.tags === undefined ? undefined : parseTags(request.tags);
+    const domain = request.domain?.trim().toLowerCase().replace(/\.$/, '');
     const limit = request.limit ?? SEARCH_RULES.limitDefault;
     // Relevance orders full-text results unless the caller asks for another sort.
     const sort: SearchSort =
@@ -168,6 +171,7 @@ export class SearchService {
       min_success_rate: request.min_success_rate,
       active_within_days: request.active_within_days,
       ...(filter.available ? { available: true } : {}),
+      ...(domain === undefined ? {} : { domain }),
       // Only a federated search says its scope: cursors of local searches stay what they were.
       ...(request.scope === 'federated' ? { scope: 'federated' } : {}),
       sort,
@@ -191,12 +195,27 @@ export class SearchService {
         'available=true and sort=availability cannot be combined with min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
       );
     }
+    if (domain !== undefined && (byAvailability || onServiceRecord(filter))) {
+      throw new BadRequestError(
+        'VALIDATION_FAILED',
+        'domain cannot be combined with available=true, sort=availability, min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
+      );
+    }
     const source = this.source(request);
-    const result = byAvailability
-      ? await this.searchByPosition(source, filter, position, digest, this.availabilityPage(filter, source))
-      : servedByIndex(filter)
-        ? await this.searchIndex(source, filter, position, digest)
-        : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
+    const result =
+      domain !== undefined
+        ? await this.searchByPosition(source, filter, position, digest, this.domainPage(filter, domain))
+        : byAvailability
+          ? await this.searchByPosition(
+              source,
+              filter,
+              position,
+              digest,
+              this.availabilityPage(filter, source),
+            )
+          : servedByIndex(filter)
+            ? await this.searchIndex(source, filter, position, digest)
+            : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
     this.deps.searches.recordSearch();
     const local = result.rows.filter((row) => row.remote === undefined).map((row) => row.did);
     return {
@@ -303,6 +322,18 @@ export class SearchService {
         }
       }
       return { dids, total };
+    };
+  }
+
+  /** domain=: the index's other filters and order over the agents holding the domain. */
+  private domainPage(filter: SearchFilter, domain: string): PositionPage {
+    return async (follower, offset) => {
+      const [holders] = await Promise.all([this.deps.domainHolders?.(domain) ?? [], follower.catchUp()]);
+      const matching = follower.index.keepMatching(indexFilters(filter), holders, {
+        sort: filter.sort as 'relevance' | 'reputation' | 'created_at',
+        order: filter.order,
+      });
+      return { dids: matching.slice(offset, offset + filter.limit), total: matching.length };
     };
   }
 
