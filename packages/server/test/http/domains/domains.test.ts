@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../../support/discovery-helpers.js';
 import { followedEvents } from '../../support/key-rotation.js';
-import { startTxtServer, startWellKnownServer } from '../../support/domain-proofs.js';
+import { agentPath, bearer, startTxtServer, startWellKnownServer } from '@agent-registry/testkit';
 
 const RECHECK_SECONDS = 3600;
 
