@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { registerNamed } from '../../support/discovery-helpers.js';
-import { followedEvents } from '../../support/key-rotation.js';
-import { agentPath, bearer, startTxtServer, startWellKnownServer } from '@agent-registry/testkit';
+import { followedEvents, postKeys, recoverySetBody, recoveryStartBody } from '../../support/key-rotation.js';
+import {
+  agentPath,
+  bearer,
+  ed25519Agent,
+  startTxtServer,
+  startWellKnownServer,
+} from '@agent-registry/testkit';
 
 const RECHECK_SECONDS = 3600;
 
@@ -199,6 +205,23 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
     assert.equal(profile.handle, 'test.delta/translator');
     assert.deepEqual(profile.domains, [domain]);
 
+    // The web page lives at a readable URL and shows the handle and the domain.
+    const page = await registry.app.inject({
+      method: 'GET',
+      url: '/agents/test.delta/translator',
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<dt>Handle<\/dt>\s*<dd><code class="handle">test\.delta\/translator<\/code>/);
+    assert.ok(page.body.includes(`<li><code>${domain}</code></li>`));
+    assert.ok(page.body.includes(agent.did));
+    const unknownPage = await registry.app.inject({
+      method: 'GET',
+      url: '/agents/test.delta/nobody',
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(unknownPage.statusCode, 404);
+
     const clash = await setHandle(rival.did, rival.token, 'test.delta/translator');
     assert.equal(clash.statusCode, 409);
     assert.equal(clash.json<{ code: string }>().code, 'HANDLE_TAKEN');
@@ -228,5 +251,39 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
         ['domain.dropped', 'dropped'],
       ],
     );
+  });
+
+  test('the web page shows a pending key recovery', async () => {
+    const agent = await registerNamed(registry, 'Epsilon Recovering');
+    const recovery = ed25519Agent();
+    const next = ed25519Agent();
+    const set = await postKeys(
+      registry,
+      agent.did,
+      'recovery',
+      await recoverySetBody(agent.did, agent.agent, recovery, registry.clock.now()),
+    );
+    assert.equal(set.statusCode, 200, set.body);
+    const plain = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${agent.did}`,
+      headers: { accept: 'text/html' },
+    });
+    assert.ok(!plain.body.includes('Key recovery'));
+    const started = await postKeys(
+      registry,
+      agent.did,
+      'recovery/start',
+      await recoveryStartBody(agent.did, recovery, next, registry.clock.now()),
+    );
+    assert.equal(started.statusCode, 200, started.body);
+    const page = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${agent.did}`,
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<dt>Key recovery<\/dt>/);
+    assert.ok(page.body.includes(next.publicKey));
   });
 });
