@@ -57,7 +57,7 @@ import type { KeyRotationService } from './modules/key-rotation/key-rotation.js'
 import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
 import { createDomainsModule } from './modules/domains/domains-module.js';
 import type { DomainService } from './modules/domains/domains.js';
-import { holdersOf } from './modules/domains/domain-store.js';
+import { domainsOfAgents, holdersOf } from './modules/domains/domain-store.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
 export interface AppContext {
@@ -218,6 +218,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       searches: stats.stats,
       federated: federation.federatedIndex,
       domainHolders: (domain) => holdersOf(db, domain),
+      domainsOf: (dids) => domainsOfAgents(db, dids),
     });
     const { transparencyLog } = await createTransparencyLogModule(db, clock, config, metrics.operations);
     const { publicUrl, didWebDomain } = config.identity;

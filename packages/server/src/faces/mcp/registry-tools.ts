@@ -156,6 +156,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
           'Pass available "true" to get only agents whose worker is online now, or sort "availability" to ' +
           'get those first (docs/availability.md). Pass scope "federated" to include agents that live at ' +
           'other registries (each result names its home_registry and provenance; invoke those there). ' +
+          'Pass domain (e.g. "example.com") to get only agents that proved they hold that domain. ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: argumentsSchema(SearchArguments),
         // The search page validates its form with the same function.

@@ -30,6 +30,25 @@ export async function didOfHandle(db: Db, handle: string): Promise<string | unde
   return row?.did;
 }
 
+/** The verified domains of those of `dids` that hold any (one read for a page of search results). */
+export async function domainsOfAgents(db: Db, dids: readonly string[]): Promise<Map<string, string[]>> {
+  const held = new Map<string, string[]>();
+  if (dids.length === 0) return held;
+  const rows = await db
+    .selectFrom('agent_domains')
+    .select(['did', 'domain'])
+    .where('did', 'in', [...dids])
+    .orderBy('did')
+    .orderBy('domain')
+    .execute();
+  for (const row of rows) {
+    const list = held.get(row.did);
+    if (list === undefined) held.set(row.did, [row.domain]);
+    else list.push(row.domain);
+  }
+  return held;
+}
+
 /** The agents holding a verified domain, for the domain= search filter. */
 export async function holdersOf(db: Db, domain: string): Promise<string[]> {
   const rows = await db.selectFrom('agent_domains').select('did').where('domain', '=', domain).execute();

@@ -21,6 +21,7 @@ export interface SearchModuleDeps {
   federated: SearchSource;
   /** The agents holding a verified domain, for domain= (modules/domains/). */
   domainHolders?: (domain: string) => Promise<string[]>;
+  domainsOf?: (dids: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
   metrics?: { operations: OperationsMetrics };
 }
 
@@ -53,6 +54,7 @@ export async function createSearchModule(deps: SearchModuleDeps): Promise<{ sear
       publicUrl: deps.publicUrl,
       federated: deps.federated,
       ...(deps.domainHolders === undefined ? {} : { domainHolders: deps.domainHolders }),
+      ...(deps.domainsOf === undefined ? {} : { domainsOf: deps.domainsOf }),
     }),
   };
 }

@@ -144,6 +144,12 @@ export const AgentSummary = Type.Object(
       }),
     ),
     observed: Type.Optional(ref(Observed)),
+    domains: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Extension, agents registered here that hold one: their verified domains, as on the profile (docs/identity.md, "Domains and handles")',
+      }),
+    ),
   },
   {
     $id: 'SearchHit',

@@ -37,6 +37,8 @@ export interface SearchPage extends Omit<SearchResponse, 'agents'> {
   availability: ReadonlyMap<string, HitAvailability>;
   /** This registry's public URL: the home of every row without `remote`. */
   home_registry: string;
+  /** The verified domains of the page's agents that hold any. */
+  domains: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -67,6 +69,8 @@ export interface OnlineAgents {
   statuses(dids: readonly string[]): Promise<ReadonlyMap<string, HitAvailability>>;
 }
 
+const NO_DOMAINS: ReadonlyMap<string, readonly string[]> = new Map();
+
 /** The availability of a hit never observed here (a remote entry, or an agent no worker has been seen for). */
 const UNOBSERVED: HitAvailability = Object.freeze({ status: 'unknown', last_seen_at: null });
 
@@ -86,6 +90,8 @@ export interface SearchServiceDeps {
   federated?: SearchSource;
   /** The agents holding a verified domain (modules/domains/), for domain=; absent, domain= matches none. */
   domainHolders?: (domain: string) => Promise<string[]>;
+  /** The verified domains of some agents (one read for a page); absent, hits show none. */
+  domainsOf?: (dids: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
 }
 
 export class SearchService {
@@ -99,11 +105,16 @@ export class SearchService {
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    const { rows, home_registry: _home, availability, ...page } = await this.searchPage(request);
-    return { agents: rows.map((row) => this.toSummary(row, availability)), ...page };
+    const { rows, home_registry: _home, availability, domains, ...page } = await this.searchPage(request);
+    return { agents: rows.map((row) => this.toSummary(row, availability, domains)), ...page };
   }
 
-  private toSummary(row: SearchRow, availability: SearchPage['availability']): AgentSummary {
+  private toSummary(
+    row: SearchRow,
+    availability: SearchPage['availability'],
+    domains: SearchPage['domains'],
+  ): AgentSummary {
+    const held = row.remote === undefined ? domains.get(row.did) : undefined;
     return {
       ...toSummary(row),
       home_registry: row.remote?.home_registry ?? this.deps.publicUrl,
@@ -114,6 +125,7 @@ export class SearchService {
       ...(row.remote === undefined ? { capabilities_digest: capabilitiesDigestOf(row.capabilities) } : {}),
       ...(row.remote?.observed === undefined ? {} : { observed: row.remote.observed }),
       availability: hitAvailability(row, availability),
+      ...(held === undefined ? {} : { domains: [...held] }),
     };
   }
 
@@ -218,9 +230,14 @@ export class SearchService {
             : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
     this.deps.searches.recordSearch();
     const local = result.rows.filter((row) => row.remote === undefined).map((row) => row.did);
+    const [availability, domains] = await Promise.all([
+      this.deps.availability.statuses(local),
+      local.length === 0 || this.deps.domainsOf === undefined ? NO_DOMAINS : this.deps.domainsOf(local),
+    ]);
     return {
       rows: result.rows,
-      availability: await this.deps.availability.statuses(local),
+      availability,
+      domains,
       total: result.total,
       limit,
       offset: result.offset,
@@ -234,7 +251,7 @@ export class SearchService {
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability' | 'domains'>> {
     const follower = source.follower;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
@@ -268,7 +285,7 @@ export class SearchService {
     position: SearchPosition | undefined,
     digest: string,
     page: PositionPage,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability' | 'domains'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',

@@ -86,12 +86,13 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
 
     const search = await get(`/api/agents/search?q=alpha&domain=${encodeURIComponent(domain)}`);
     assert.equal(search.statusCode, 200, search.body);
-    const found = search.json<{ agents: { did: string }[]; total: number }>();
+    const found = search.json<{ agents: { did: string; domains?: string[] }[]; total: number }>();
     assert.deepEqual(
       found.agents.map((hit) => hit.did),
       [agent.did],
     );
     assert.equal(found.total, 1);
+    assert.deepEqual(found.agents[0]?.domains, [domain]);
     const none = (await get('/api/agents/search?q=alpha&domain=nobody.test')).json<{ total: number }>();
     assert.equal(none.total, 0);
     const mixed = await get(`/api/agents/search?domain=${encodeURIComponent(domain)}&available=true`);
@@ -204,6 +205,16 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
     assert.equal(profile.did, agent.did);
     assert.equal(profile.handle, 'test.delta/translator');
     assert.deepEqual(profile.domains, [domain]);
+
+    // The A2A card carries them in an extension of its own; MCP's get_agent is the profile.
+    const card = (await get(`/a2a/${encodeURIComponent(agent.did)}/.well-known/agent-card.json`)).json<{
+      capabilities: { extensions: { uri: string; params: unknown }[] };
+    }>();
+    assert.deepEqual(
+      card.capabilities.extensions.find((extension) => extension.uri === 'urn:agent-registry:a2a:identity:v1')
+        ?.params,
+      { domains: [domain], handle: 'test.delta/translator' },
+    );
 
     // The web page lives at a readable URL and shows the handle and the domain.
     const page = await registry.app.inject({
