@@ -228,6 +228,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       site: { publicUrl, publisher: ardPublisher(publicUrl) },
       didWebDomain,
       referrals: config.network.ardReferrals,
+      domainsOf: (dids) => domainsOfAgents(db, dids),
     });
     const watches = createWatchesModule({
       ...common,

@@ -216,6 +216,20 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
       { domains: [domain], handle: 'test.delta/translator' },
     );
 
+    // ARD entries name the verified domains in their catalog metadata.
+    const ard = await registry.app.inject({
+      method: 'POST',
+      url: '/ard/search',
+      payload: { query: { text: 'Delta Translator' } },
+    });
+    assert.equal(ard.statusCode, 200, ard.body);
+    const results = ard.json<{ results: { metadata: { did: string; verifiedDomains?: string } }[] }>()
+      .results;
+    assert.equal(
+      results.find((result) => result.metadata.did === agent.did)?.metadata.verifiedDomains,
+      domain,
+    );
+
     // The web page lives at a readable URL and shows the handle and the domain.
     const page = await registry.app.inject({
       method: 'GET',
