@@ -2007,6 +2007,8 @@ export interface components {
       /** @description Extension, agents registered here: "sha256:" + hex(SHA-256(RFC 8785 canonical JSON of capabilities, as shown here, sorted by type)), the rule of an imported MCP server's observed.tools_digest (the protocol package's capabilitiesDigest), so callers pin local and imported agents alike */
       capabilities_digest?: string;
       observed?: components['schemas']['Observed'];
+      /** @description Extension, agents registered here that hold one: their verified domains, as on the profile (docs/identity.md, "Domains and handles") */
+      domains?: string[];
     };
     BuildInfo: {
       /** @example agent-registry */
