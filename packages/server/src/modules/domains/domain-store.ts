@@ -133,12 +133,24 @@ export async function recordPassedCheck(
     .execute();
 }
 
-/** Claims last checked at or before `before`, the longest unchecked first. */
+/**
+ * Active agents' claims last checked at or before `before`, the longest unchecked first (a deactivated
+ * agent's claims wait: it is neither listed nor searched).
+ */
 export async function dueClaims(db: Db, before: number, limit: number): Promise<DomainRow[]> {
   return db
     .selectFrom('agent_domains')
-    .selectAll()
+    .selectAll('agent_domains')
     .where('checked_at', '<=', before)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('agents')
+          .select('agents.did')
+          .whereRef('agents.did', '=', 'agent_domains.did')
+          .where('agents.status', '=', 'active'),
+      ),
+    )
     .orderBy('checked_at')
     .limit(limit)
     .execute();

@@ -252,6 +252,15 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
     assert.equal(clash.json<{ code: string }>().code, 'HANDLE_TAKEN');
     assert.equal((await get('/api/agents/by-handle?handle=test.delta/nobody')).statusCode, 404);
 
+    // Taking another handle frees the first.
+    const renamed = await setHandle(agent.did, agent.token, 'TEST.DELTA/interpreter');
+    assert.equal(renamed.json<{ handle: string }>().handle, 'test.delta/interpreter');
+    assert.equal((await setHandle(rival.did, rival.token, 'test.delta/translator')).statusCode, 200);
+    assert.equal(
+      (await get('/api/agents/by-handle?handle=test.delta/translator')).json<{ did: string }>().did,
+      rival.did,
+    );
+
     // Dropping the domain takes the handle with it.
     const dropped = await registry.app.inject({
       method: 'DELETE',
@@ -260,19 +269,22 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
     });
     assert.equal(dropped.statusCode, 200, dropped.body);
     assert.equal(dropped.json<{ handle: string | null }>().handle, null);
-    assert.equal((await get('/api/agents/by-handle?handle=test.delta/translator')).statusCode, 404);
-    assert.equal((await setHandle(rival.did, rival.token, 'test.delta/translator')).statusCode, 200);
+    assert.equal((await get('/api/agents/by-handle?handle=test.delta/interpreter')).statusCode, 404);
+    assert.equal((await profileOf(agent.did)).handle, undefined);
 
     const leaves = (await followedEvents(registry)).filter((leaf) => leaf.subject === agent.did);
     assert.deepEqual(
       leaves.map((leaf) => [
         leaf.op,
-        leaf.op === 'handle.changed' ? leaf.handle : (leaf.reason ?? leaf.method),
+        leaf.op === 'handle.changed'
+          ? `${String(leaf.previous_handle)} -> ${String(leaf.handle)}`
+          : (leaf.reason ?? leaf.method),
       ]),
       [
         ['domain.claimed', 'https'],
-        ['handle.changed', 'test.delta/translator'],
-        ['handle.changed', null],
+        ['handle.changed', 'null -> test.delta/translator'],
+        ['handle.changed', 'test.delta/translator -> test.delta/interpreter'],
+        ['handle.changed', 'test.delta/interpreter -> null'],
         ['domain.dropped', 'dropped'],
       ],
     );
