@@ -73,10 +73,14 @@ export async function recordClaim(
     .where('domain', '=', domain)
     .executeTakeFirst();
   if (refreshed.numUpdatedRows > 0n) return false;
-  await trx
+  // Two first claims racing: the one that does not insert leaves the other's, as a re-check would.
+  const inserted = await trx
     .insertInto('agent_domains')
     .values({ did, domain, method, verified_at: at, checked_at: at, failed_checks: 0 })
-    .execute();
+    .onConflict((conflict) => conflict.columns(['did', 'domain']).doNothing())
+    .returning('did')
+    .executeTakeFirst();
+  if (inserted === undefined) return false;
   await stampAgentChange(trx, did);
   await appendLogEvent(trx, { op: 'domain.claimed', subject: did, time: at, fields: { domain, method } });
   return true;

@@ -95,7 +95,7 @@ export class DomainService {
         422,
         'DOMAIN_PROOF_NOT_FOUND',
         'Domain not proven',
-        `no proof of ${domain} for ${did}: ${result.findings.join('; ')}. Publish {"agents":["${did}"]} at https://${domain}/.well-known/agent-registry.json or a TXT record "did=${did}" at _agent-registry.${hostOf(domain)}, then claim again`,
+        `no proof of ${domain} for ${did}: ${result.findings.join('; ')}. Publish {"agents":["${did}"]} at ${this.deps.allowPort ? 'http' : 'https'}://${domain}/.well-known/agent-registry.json or a TXT record "did=${did}" at _agent-registry.${hostOf(domain)}, then claim again`,
       );
     }
     const now = this.deps.clock.now();
