@@ -127,6 +127,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
         min_reputation: firstText(query.min_reputation),
         available: firstText(query.available),
         scope: firstText(query.scope),
+        domain: firstText(query.domain),
         sort: firstText(query.sort),
         order: firstText(query.order),
         offset: offsetOf(firstText(query.offset), SEARCH_RULES.offsetMax),

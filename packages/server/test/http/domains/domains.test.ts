@@ -93,6 +93,15 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
     );
     assert.equal(found.total, 1);
     assert.deepEqual(found.agents[0]?.domains, [domain]);
+    // The web search lists the domain on the agent's card and filters by it too.
+    const webSearch = await registry.app.inject({
+      method: 'GET',
+      url: `/?q=alpha&domain=${encodeURIComponent(domain)}`,
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(webSearch.statusCode, 200);
+    assert.ok(webSearch.body.includes(`Verified domains: ${domain}`));
+    assert.ok(!webSearch.body.includes('Alpha Bystander'));
     const none = (await get('/api/agents/search?q=alpha&domain=nobody.test')).json<{ total: number }>();
     assert.equal(none.total, 0);
     const mixed = await get(`/api/agents/search?domain=${encodeURIComponent(domain)}&available=true`);
