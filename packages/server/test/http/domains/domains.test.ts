@@ -239,6 +239,27 @@ describe('domains: claims proven over HTTP and DNS, re-checked, searched, in the
       domain,
     );
 
+    // MCP's get_agent takes the handle for the DID.
+    const mcp = await registry.app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { accept: 'application/json, text/event-stream' },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_agent', arguments: { did: 'test.delta/translator' } },
+      },
+    });
+    assert.equal(mcp.statusCode, 200, mcp.body);
+    // A JSON answer, or one server-sent event carrying it.
+    const message = mcp.body.startsWith('{') ? mcp.body : (/^data: (.*)$/m.exec(mcp.body)?.[1] ?? '');
+    const called = JSON.parse(message) as {
+      result: { structuredContent: { did: string; handle: string } };
+    };
+    assert.equal(called.result.structuredContent.did, agent.did);
+    assert.equal(called.result.structuredContent.handle, 'test.delta/translator');
+
     // The web page lives at a readable URL and shows the handle and the domain.
     const page = await registry.app.inject({
       method: 'GET',
