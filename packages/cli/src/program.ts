@@ -9,6 +9,7 @@ import { registerInit } from './commands/init.js';
 import { registerInvoke } from './commands/invoke.js';
 import { registerKeys } from './commands/keys.js';
 import { registerMirror } from './commands/mirror.js';
+import { registerDomains } from './commands/domains.js';
 import { registerDeactivate, registerShow, registerUpdate } from './commands/profile.js';
 import { registerReview, registerReviews } from './commands/reviews.js';
 import { registerTasks } from './commands/tasks.js';
@@ -61,6 +62,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerMirror(program);
   registerFederation(program);
   registerKeys(program);
+  registerDomains(program);
   registerConfig(program);
   registerApi(program);
   registerCompletion(program);

@@ -37,9 +37,18 @@ export async function agentClient(cli: CliContext): Promise<Connection> {
   return { client, did, key };
 }
 
-/** The DID a command is about: the argument, else this agent's own. */
+/** A handle (`com.example/translator`): a "/" and, unlike a DID or a remote entry id, no ":". */
+export const isHandle = (ref: string): boolean => ref.includes('/') && !ref.includes(':');
+
+/** A DID as given, or the DID of the agent holding a handle (docs/identity.md, "Domains and handles"). */
+export async function resolveAgent(cli: CliContext, ref: string): Promise<string> {
+  if (!isHandle(ref)) return ref;
+  return (await (await anonymousClient(cli)).getAgentByHandle(ref)).did;
+}
+
+/** The DID a command is about: the argument (a DID or a handle), else this agent's own. */
 export async function targetDid(cli: CliContext, did: string | undefined): Promise<string> {
-  if (did) return did;
+  if (did) return resolveAgent(cli, did);
   const session = cli.session();
   if (session) return session.did;
   const key = await readKey(cli);

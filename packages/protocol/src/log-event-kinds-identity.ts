@@ -1,6 +1,6 @@
 import type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 
-/** Event kinds of keys that rotate and recover (docs/transparency-log.md, "Event kinds"). */
+/** Event kinds of keys that rotate and recover, domains and handles (docs/transparency-log.md, "Event kinds"). */
 
 const KEY_TYPE = /^(ed25519|secp256k1)$/;
 const HEX_KEY = /^[0-9a-f]{64,130}$/;
@@ -38,12 +38,45 @@ const recoveryCancelled: LogEventCheck = (leaf) =>
 
 const recoveryFinished: LogEventCheck = (leaf) => keyProblem(leaf, 'new') ?? generationProblem(leaf);
 
+/** A claimed domain: a lowercase host name, with a port only on development registries. */
+const DOMAIN = /^[a-z0-9.-]{1,253}(:[0-9]{1,5})?$/;
+/** A handle: the reverse-DNS form of a domain, "/", a name. */
+const HANDLE = /^[a-z0-9.-]{1,253}\/[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const domainProblem = (leaf: LogEventLeaf): string | undefined =>
+  typeof leaf.domain === 'string' && DOMAIN.test(leaf.domain) ? undefined : 'domain is not a domain name';
+
+const domainClaimed: LogEventCheck = (leaf) =>
+  domainProblem(leaf) ??
+  (leaf.method === 'https' || leaf.method === 'dns' ? undefined : 'method is not "https" or "dns"');
+
+const domainDropped: LogEventCheck = (leaf) =>
+  domainProblem(leaf) ??
+  (leaf.reason === 'dropped' || leaf.reason === 'proof_gone'
+    ? undefined
+    : 'reason is not "dropped" or "proof_gone"');
+
+const handleOrNull = (value: unknown): boolean =>
+  value === null || (typeof value === 'string' && HANDLE.test(value));
+
+const handleChanged: LogEventCheck = (leaf) =>
+  !handleOrNull(leaf.handle)
+    ? 'handle is not a handle or null'
+    : !handleOrNull(leaf.previous_handle)
+      ? 'previous_handle is not a handle or null'
+      : leaf.handle === leaf.previous_handle
+        ? 'handle did not change'
+        : undefined;
+
 export const IDENTITY_EVENT_KINDS: Readonly<Record<string, LogEventCheck>> = {
   'key.rotated': rotated,
   'key.recovery_set': recoverySet,
   'key.recovery_started': recoveryStarted,
   'key.recovery_cancelled': recoveryCancelled,
   'key.recovery_finished': recoveryFinished,
+  'domain.claimed': domainClaimed,
+  'domain.dropped': domainDropped,
+  'handle.changed': handleChanged,
 };
 
 /** The key a `key.rotated` leaf gives its subject, for followers that keep the agent's key. */

@@ -12,6 +12,7 @@ import type {
   EditReviewRequest,
   InvocationConfig,
   InvokeResponse,
+  AgentDomains,
   KeyChangeResult,
   KeyRecoveryStatus,
   JsonObject,
@@ -39,6 +40,7 @@ import type {
 } from './types.js';
 import * as agents from './client/agents.js';
 import * as keys from './client/keys.js';
+import * as domains from './client/domains.js';
 import * as discovery from './client/discovery.js';
 import type { SearchOptions } from './client/discovery.js';
 import * as invocation from './client/invocation.js';
@@ -265,6 +267,36 @@ export class RegistryClient {
 
   private async signing(did: string = this.requireDid()) {
     return { did, audience: await this.signingAudience(), clock: this.messageClock };
+  }
+
+  // ---- domains and handles (docs/identity.md) ---------------------------------------------------
+
+  /** The agent's verified domains and handle. */
+  listDomains(did: string = this.requireDid()): Promise<AgentDomains> {
+    return domains.listDomains(this, did);
+  }
+
+  /** Asks the registry to check the domain's proof now (claiming a held domain checks it again). */
+  claimDomain(domain: string, did: string = this.requireDid()): Promise<AgentDomains> {
+    return domains.claimDomain(this, did, domain);
+  }
+
+  dropDomain(domain: string, did: string = this.requireDid()): Promise<AgentDomains> {
+    return domains.dropDomain(this, did, domain);
+  }
+
+  /** Takes `handle` (e.g. com.example/translator) under one of the agent's verified domains. */
+  setHandle(handle: string, did: string = this.requireDid()): Promise<AgentDomains> {
+    return domains.setHandle(this, did, handle);
+  }
+
+  clearHandle(did: string = this.requireDid()): Promise<AgentDomains> {
+    return domains.clearHandle(this, did);
+  }
+
+  /** The profile of the agent holding `handle`. */
+  getAgentByHandle(handle: string): Promise<AgentProfile> {
+    return domains.getAgentByHandle(this, handle);
   }
 
   // ---- agents ---------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ export type UpdateInvocationConfigResponse = ResponseOf<'/api/agents/{did}/invoc
 export type PaymentAddress = ResponseOf<'/api/agents/{did}/payment-address', 'get'>;
 export type KeyChangeResult = ResponseOf<'/api/agents/{did}/keys/rotate', 'post'>;
 export type KeyRecoveryStatus = ResponseOf<'/api/agents/{did}/keys/recovery', 'get'>;
+/** An agent's verified domains and handle (docs/identity.md, "Domains and handles"). */
+export type AgentDomains = ResponseOf<'/api/agents/{did}/domains', 'get'>;
 export type InvokeResponse = ResponseOf<'/api/invoke', 'post'>;
 export type Task = ResponseOf<'/api/tasks/{id}', 'get'>;
 export type PendingTasks = ResponseOf<'/api/agent/tasks', 'get'>;

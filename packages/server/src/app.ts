@@ -14,6 +14,7 @@ import { handleError } from './faces/rest/error-handler.js';
 import { badlyEncodedParameter, parseQueryString } from './faces/rest/query-string.js';
 import { agentRoutes } from './modules/agents/routes.js';
 import { keyRoutes } from './modules/key-rotation/routes.js';
+import { domainRoutes } from './modules/domains/routes.js';
 import { authRoutes } from './modules/agents/auth-routes.js';
 import { didRoutes } from './modules/agents/did-routes.js';
 import { healthRoutes } from './modules/operations/health-routes.js';
@@ -203,6 +204,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   authRoutes(app, ctx);
   agentRoutes(app, ctx);
   keyRoutes(app, ctx);
+  domainRoutes(app, ctx);
   didRoutes(app, ctx);
   invocationRoutes(app, ctx);
   // Blocked invocations and long polls answer at once instead of holding shutdown for minutes.

@@ -55,6 +55,9 @@ import { NotFoundError } from './kernel/errors.js';
 import { createKeyRotationModule } from './modules/key-rotation/key-rotation-module.js';
 import type { KeyRotationService } from './modules/key-rotation/key-rotation.js';
 import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
+import { createDomainsModule } from './modules/domains/domains-module.js';
+import type { DomainService } from './modules/domains/domains.js';
+import { domainsOfAgents, holdersOf } from './modules/domains/domain-store.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
 export interface AppContext {
@@ -111,6 +114,8 @@ export interface AppContext {
   keyRotation: KeyRotationService;
   /** Recovery keys and their timelocked recoveries; `finishDue()` is the sweep tests run. */
   keyRecovery: KeyRecoveryService;
+  /** Verified domains and handles (docs/identity.md); `recheckDue()` is the re-check round tests run. */
+  domains: DomainService;
   close(): Promise<void>;
 }
 
@@ -124,6 +129,8 @@ export interface ContextOverrides {
   manualProbes?: boolean;
   /** No background watch rounds: tests run them with watchJobs.runOnce(). */
   manualWatches?: boolean;
+  /** No background domain re-checks: tests run them with domains.recheckDue(). */
+  manualDomainChecks?: boolean;
 }
 
 /**
@@ -197,8 +204,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       remote: federation.federation,
       // Built after agents (it writes through agents' writer): read through it once it exists.
       keyRecoveries: { pending: (did) => keys.keyRecovery.pending(did) },
+      identityClaims: { forProfile: (did) => domains.domains.forProfile(did) },
     });
     const keys = createKeyRotationModule({ ...common, writes: agents.agentWrites, tokens });
+    const domains = createDomainsModule({ ...common, writes: agents.agentWrites, policy: webhookPolicy });
     const reviews = createReviewsModule({ ...common, alsoRefreshed: serviceRecord });
     const stats = createStatsModule(common);
     const { search } = await createSearchModule({
@@ -208,6 +217,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       profileCache: agents.profileCache,
       searches: stats.stats,
       federated: federation.federatedIndex,
+      domainHolders: (domain) => holdersOf(db, domain),
+      domainsOf: (dids) => domainsOfAgents(db, dids),
     });
     const { transparencyLog } = await createTransparencyLogModule(db, clock, config, metrics.operations);
     const { publicUrl, didWebDomain } = config.identity;
@@ -217,6 +228,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       site: { publicUrl, publisher: ardPublisher(publicUrl) },
       didWebDomain,
       referrals: config.network.ardReferrals,
+      domainsOf: (dids) => domainsOfAgents(db, dids),
     });
     const watches = createWatchesModule({
       ...common,
@@ -272,6 +284,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       );
     if (overrides.manualWatches !== true) watches.startJobs();
     keys.startJobs();
+    if (overrides.manualDomainChecks !== true) domains.startJobs();
     return {
       config,
       clock,
@@ -308,6 +321,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       watchJobs: watches,
       keyRotation: keys.keyRotation,
       keyRecovery: keys.keyRecovery,
+      domains: domains.domains,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();

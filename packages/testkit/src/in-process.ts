@@ -48,6 +48,8 @@ export interface StartOptions {
   manualProbes?: boolean;
   /** Watch rounds only when the test calls them (ctx.watchJobs.runOnce()), none in the background. */
   manualWatches?: boolean;
+  /** Domain re-checks only when the test runs them (ctx.domains.recheckDue()), none in the background. */
+  manualDomainChecks?: boolean;
 }
 
 /** A registry on its own real database, built through the same composition root as production. */
@@ -70,6 +72,7 @@ export async function startRegistry(
     ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
     ...(options.manualProbes ? { manualProbes: true } : {}),
     ...(options.manualWatches ? { manualWatches: true } : {}),
+    ...(options.manualDomainChecks ? { manualDomainChecks: true } : {}),
   });
   const app = await buildApp(ctx, { logger: false });
   await app.ready();

@@ -23,6 +23,7 @@ export {
   type AgentCardHost,
   type CardListing,
 } from './agent-cards.js';
+export { startTxtServer, startWellKnownServer } from './domain-proofs.js';
 export { createTestDatabase, testDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
 export { eventually } from './eventually.js';
 export { freePort } from './ports.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
 import { readJsonObjectArgument } from '../input.js';
-import { agentClient } from '../registry.js';
+import { agentClient, resolveAgent } from '../registry.js';
 import { UsageError } from '../exit-codes.js';
 import { isRemoteEntryId } from '../remote-entry.js';
 import { integerIn } from './discover.js';
@@ -13,7 +13,7 @@ export function registerInvoke(program: Command): void {
   const command = program
     .command('invoke')
     .description("Call another agent's capability through the registry and print its output")
-    .argument('<did>', 'the agent to call')
+    .argument('<did>', 'the agent to call: its DID or its handle (com.example/translator)')
     .argument('<capability>', 'the capability type, e.g. translation')
     .option('--input <json>', 'input object: inline JSON, @file.json, or @- for stdin', '{}')
     .option(
@@ -23,19 +23,20 @@ export function registerInvoke(program: Command): void {
     )
     .action(
       async (
-        did: string,
+        ref: string,
         capability: string,
         options: { input: string; timeout?: number },
         self: Command,
       ) => {
         const cli = contextOf(self);
-        if (isRemoteEntryId(did))
+        if (isRemoteEntryId(ref))
           throw new UsageError(
-            `${did} is a remote entry: it lives at another registry or host, and this registry does not call it. ` +
-              `\`agent-registry show '${did}'\` prints where it lives and its endpoints; call it there.`,
+            `${ref} is a remote entry: it lives at another registry or host, and this registry does not call it. ` +
+              `\`agent-registry show '${ref}'\` prints where it lives and its endpoints; call it there.`,
           );
         const input = readJsonObjectArgument(options.input, '--input');
         const { client } = await agentClient(cli);
+        const did = await resolveAgent(cli, ref);
         const progress = cli.out.progress(`waiting for ${capability} from ${did}`);
         const started = Date.now();
         let response;

@@ -5,7 +5,7 @@ import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { KEY_TYPES, makeKey, writeKey, type KeyType } from '../keys.js';
-import { agentClient, anonymousClient } from '../registry.js';
+import { agentClient, anonymousClient, resolveAgent } from '../registry.js';
 
 /**
  * `keys rotate` and `keys recovery ...` (docs/identity.md). A rotation first writes the new key and
@@ -201,7 +201,7 @@ export function registerKeyChanges(keys: Command): void {
     .argument('[did]', 'the agent (default: this agent)')
     .action(async (did: string | undefined, _options: unknown, self: Command) => {
       const cli = contextOf(self);
-      const target = did ?? (await agentClient(cli)).did;
+      const target = did === undefined ? (await agentClient(cli)).did : await resolveAgent(cli, did);
       await showRecovery(cli, await (await anonymousClient(cli)).getKeyRecovery(target));
     });
   recovery
@@ -219,9 +219,10 @@ export function registerKeyChanges(keys: Command): void {
     .argument('<did>', 'the agent to recover')
     .requiredOption('--recovery-key <file>', 'the recovery key file')
     .requiredOption('--new-key <file>', 'the new key file (created if absent); use it as key.json once done')
-    .action(async (did: string, options: { recoveryKey: string; newKey: string }, self: Command) => {
+    .action(async (ref: string, options: { recoveryKey: string; newKey: string }, self: Command) => {
       const cli = contextOf(self);
       const { loadKey } = await import('@agent-registry/sdk/node');
+      const did = await resolveAgent(cli, ref);
       const recoveryKey = await loadKey(options.recoveryKey);
       const next = await keyFile(options.newKey);
       await showRecovery(cli, await (await anonymousClient(cli)).startRecovery(recoveryKey, next, did));

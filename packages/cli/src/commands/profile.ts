@@ -5,7 +5,7 @@ import { describeAvailability } from '../availability.js';
 import { contextOf, type CliContext } from '../context.js';
 import { UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
-import { agentClient, anonymousClient } from '../registry.js';
+import { agentClient, anonymousClient, isHandle } from '../registry.js';
 import { isRemoteEntryId, printRemoteEntry } from '../remote-entry.js';
 import { neutralScoreHint } from '../reputation-hint.js';
 import { loadCheckedProfile } from './identity.js';
@@ -53,7 +53,7 @@ export function registerShow(program: Command): void {
     .description("Show an agent's public profile, or a remote entry that `search --federated` listed")
     .argument(
       '<did>',
-      'the agent, e.g. did:web:registry.example:agent:0123..., or a remote entry id (a2a:..., mcp:..., peer:...)',
+      'the agent, e.g. did:web:registry.example:agent:0123..., its handle (com.example/translator), or a remote entry id (a2a:..., mcp:..., peer:...)',
     )
     .action(async (did: string, _options: unknown, self: Command) => {
       const cli = contextOf(self);
@@ -63,7 +63,7 @@ export function registerShow(program: Command): void {
         cli.out.result(entry, () => printRemoteEntry(cli, entry));
         return;
       }
-      const profile = await client.getAgent(did);
+      const profile = isHandle(did) ? await client.getAgentByHandle(did) : await client.getAgent(did);
       const why = cli.out.json ? undefined : await neutralScoreHint(client, profile);
       cli.out.result(profile, () => printProfile(cli, profile, why));
     });
@@ -72,6 +72,7 @@ export function registerShow(program: Command): void {
     'agent-registry show did:web:localhost%3A8080:agent:4f6c0e0c9a3b4d5e8f7a6b5c4d3e2f1a',
     'agent-registry show did:pkh:eip155:1:0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B --json',
     "agent-registry show 'a2a:https://cards.example/.well-known/agent-card.json'",
+    'agent-registry show com.example/translator',
   );
 }
 

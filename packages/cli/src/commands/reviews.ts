@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
 import { CliError, EXIT } from '../exit-codes.js';
 import { withExamples } from '../help.js';
-import { agentClient, anonymousClient, targetDid, type Connection } from '../registry.js';
+import { agentClient, anonymousClient, resolveAgent, targetDid, type Connection } from '../registry.js';
 import { integerIn, numberIn } from './discover.js';
 import { isRegistryError } from '../registry-error.js';
 
@@ -66,7 +66,7 @@ export function registerReview(program: Command): void {
     .description(
       `Review an agent you used (${lowestRating}-${highestRating}); with --task it counts as verified and weighs double`,
     )
-    .argument('<did>', 'the agent reviewed')
+    .argument('<did>', 'the agent reviewed: its DID or its handle')
     .requiredOption(
       '--rating <rating>',
       `from ${lowestRating} to ${highestRating}, at most ${REVIEW_LIMITS.ratingDecimals} decimals`,
@@ -81,9 +81,10 @@ export function registerReview(program: Command): void {
       '--edit',
       `change your existing review of this agent (within ${editWindowMinutes} minutes, by at most ${REVIEW_LIMITS.editMaxRatingChange.toFixed(1)})`,
     )
-    .action(async (did: string, options: ReviewOptions, self: Command) => {
+    .action(async (ref: string, options: ReviewOptions, self: Command) => {
       const cli = contextOf(self);
       const connection = await agentClient(cli);
+      const did = await resolveAgent(cli, ref);
       let review;
       if (options.edit) {
         const existing = await findMyReview(connection, did);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { WatchEventType } from '@agent-registry/sdk';
 import { contextOf } from '../context.js';
 import { withExamples } from '../help.js';
-import { agentClient } from '../registry.js';
+import { agentClient, resolveAgent } from '../registry.js';
 
 const AGENT_EVENTS: WatchEventType[] = ['agent.updated', 'agent.deactivated', 'agent.availability_changed'];
 const ENTRY_EVENTS: WatchEventType[] = ['entry.tools_changed', 'entry.status_changed'];
@@ -17,15 +17,16 @@ export function registerWatch(program: Command): void {
   const add = watch
     .command('add')
     .description('Subscribe this agent: prints the watch and its signing secret (shown only now)')
-    .argument('<target>', "an agent's DID, or a remote entry id")
+    .argument('<target>', "an agent's DID or handle, or a remote entry id")
     .argument('<url>', 'https:// URL the deliveries are POSTed to')
     .option(
       '--events <list>',
       `comma-separated; default: every event of the target's kind (${AGENT_EVENTS.join(', ')} for a DID; ${ENTRY_EVENTS.join(', ')} for an entry)`,
     )
-    .action(async (target: string, url: string, options: { events?: string }, self: Command) => {
+    .action(async (ref: string, url: string, options: { events?: string }, self: Command) => {
       const cli = contextOf(self);
       const { client } = await agentClient(cli);
+      const target = await resolveAgent(cli, ref);
       const events =
         options.events === undefined
           ? target.startsWith('did:')

@@ -474,6 +474,153 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{did}/domains': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An agent's verified domains and handle
+     * @description Extension (docs/identity.md, "Domains and handles").
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`).
+     *     - `404`: No active agent of this registry has this DID (`AGENT_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listAgentDomains'];
+    put?: never;
+    /**
+     * Claim a domain by its published proof (checked now, and re-checked on a schedule)
+     * @description Extension (docs/identity.md, "Domains and handles"). The registry looks for the DID in `https://<domain>/.well-known/agent-registry.json` (`{"agents": ["did:..."]}`), then in a TXT record `_agent-registry.<domain>` holding `did=<DID>`. A new claim is logged as `domain.claimed`; claiming a verified domain again re-checks it.
+     *
+     *     Responses:
+     *     - `200`: Proven: the agent's domains and handle.
+     *     - `400`: The DID is malformed (`INVALID_DID`). Or the domain is not a host name of two labels or more, carries a scheme, path, port or IP address (`INVALID_DOMAIN`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent of this registry has this DID (`AGENT_NOT_FOUND`).
+     *     - `409`: The agent holds the most domains allowed, 10 (`DOMAIN_LIMIT_REACHED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `422`: Neither proof names the DID (`DOMAIN_PROOF_NOT_FOUND`; `details` says what each lookup found).
+     *     - `429`: More domain claims and handle changes than REGISTRATION_RATE_LIMIT from this client address (or its network), or KEY_CHANGE_RATE_LIMIT for this agent, in the window (`IDENTITY_CLAIM_RATE_LIMITED`); retry after Retry-After seconds.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['claimAgentDomain'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{did}/domains/{domain}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Drop a domain claim (and the handle under it)
+     * @description Extension (docs/identity.md). Logged as `domain.dropped` with reason `dropped`.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`). Or the domain is malformed (`INVALID_DOMAIN`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent of this registry has this DID (`AGENT_NOT_FOUND`). Or the agent holds no claim on the domain (`DOMAIN_NOT_CLAIMED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    delete: operations['dropAgentDomain'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{did}/handle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Take a readable handle under a verified domain (com.example/translator)
+     * @description Extension (docs/identity.md, "Domains and handles"). Unique in this registry; replaces the agent's handle if it had one. Logged as `handle.changed`.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`). Or the handle is not <reverse-DNS>/<name> (`INVALID_HANDLE`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent of this registry has this DID (`AGENT_NOT_FOUND`).
+     *     - `409`: The handle's domain is not a verified domain of the agent (`HANDLE_DOMAIN_NOT_VERIFIED`), or another agent has the handle (`HANDLE_TAKEN`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More domain claims and handle changes than REGISTRATION_RATE_LIMIT from this client address (or its network), or KEY_CHANGE_RATE_LIMIT for this agent, in the window (`IDENTITY_CLAIM_RATE_LIMITED`); retry after Retry-After seconds.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    put: operations['setAgentHandle'];
+    post?: never;
+    /**
+     * Give up the agent's handle
+     * @description Extension (docs/identity.md). Logged as `handle.changed` with handle null.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The DID is malformed (`INVALID_DID`).
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: The DID is another agent's (`NOT_OWNER`).
+     *     - `404`: No active agent of this registry has this DID (`AGENT_NOT_FOUND`). Or the agent has no handle (`HANDLE_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    delete: operations['clearAgentHandle'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/by-handle': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read the profile of the agent with a handle
+     * @description Extension (docs/identity.md): `/api/agents/by-handle?handle=com.example/translator` answers as `GET /api/agents/{did}` does for the agent holding `com.example/translator`.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The handle is malformed (`INVALID_HANDLE`).
+     *     - `404`: No agent has this handle (`HANDLE_NOT_FOUND`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['getAgentByHandle'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/did/web/agent/{id}/did.json': {
     parameters: {
       query?: never;
@@ -831,7 +978,7 @@ export interface paths {
      *
      *     Responses:
      *     - `200`: The request succeeded.
-     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`).
+     *     - `400`: A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, domain, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true, sort=availability or domain is combined with min_success_rate, active_within_days or a service-record sort, or domain with available=true or sort=availability (`VALIDATION_FAILED`).
      *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
      *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
      */
@@ -1585,7 +1732,16 @@ export interface components {
         | 'RECOVERY_KEY_NOT_SET'
         | 'RECOVERY_KEY_INVALID'
         | 'RECOVERY_PENDING'
-        | 'RECOVERY_NOT_PENDING';
+        | 'RECOVERY_NOT_PENDING'
+        | 'INVALID_DOMAIN'
+        | 'DOMAIN_PROOF_NOT_FOUND'
+        | 'DOMAIN_NOT_CLAIMED'
+        | 'DOMAIN_LIMIT_REACHED'
+        | 'IDENTITY_CLAIM_RATE_LIMITED'
+        | 'INVALID_HANDLE'
+        | 'HANDLE_DOMAIN_NOT_VERIFIED'
+        | 'HANDLE_TAKEN'
+        | 'HANDLE_NOT_FOUND';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
       /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
@@ -1645,6 +1801,10 @@ export interface components {
       service_record: components['schemas']['ServiceRecord'];
       availability: components['schemas']['Availability'];
       provenance: components['schemas']['Provenance'];
+      /** @description Extension, present only when the agent holds one: domains it has proven it holds, re-checked on a schedule (docs/identity.md, "Domains and handles") */
+      domains?: string[];
+      /** @description Extension, present only when the agent has one: its readable handle under a verified domain, e.g. com.example/translator (GET /api/agents/by-handle/{handle}) */
+      handle?: string;
       /** @description Extension, present only while a key recovery is pending: the key that becomes the agent's at completes_at unless its current key cancels (docs/identity.md) */
       key_recovery?: {
         /** @enum {string} */
@@ -1900,6 +2060,8 @@ export interface components {
       capabilities_digest?: string;
       observed?: components['schemas']['Observed'];
       home?: components['schemas']['HomeReport'];
+      /** @description Extension, agents registered here that hold one: their verified domains, as on the profile (docs/identity.md, "Domains and handles") */
+      domains?: string[];
     };
     BuildInfo: {
       /** @example agent-registry */
@@ -3919,6 +4081,675 @@ export interface operations {
       };
     };
   };
+  listAgentDomains: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Extension: docs/identity.md, "Domains and handles" */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            domains: {
+              domain: string;
+              /**
+               * @description How the proof was last found
+               * @enum {string}
+               */
+              method: 'https' | 'dns';
+              /** @description When the claim was first proven */
+              verified_at: number;
+              /** @description When the proof was last looked for */
+              checked_at: number;
+            }[];
+            handle: string | null;
+            /** @description DOMAIN_RECHECK_SECONDS of this registry */
+            recheck_seconds: number;
+          };
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent of this registry has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  claimAgentDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description A host name such as example.com, proven by https://<domain>/.well-known/agent-registry.json listing the DID or a TXT record _agent-registry.<domain> "did=<DID>" */
+          domain: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Extension: docs/identity.md, "Domains and handles" */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            domains: {
+              domain: string;
+              /**
+               * @description How the proof was last found
+               * @enum {string}
+               */
+              method: 'https' | 'dns';
+              /** @description When the claim was first proven */
+              verified_at: number;
+              /** @description When the proof was last looked for */
+              checked_at: number;
+            }[];
+            handle: string | null;
+            /** @description DOMAIN_RECHECK_SECONDS of this registry */
+            recheck_seconds: number;
+          };
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). Or the domain is not a host name of two labels or more, carries a scheme, path, port or IP address (`INVALID_DOMAIN`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent of this registry has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent holds the most domains allowed, 10 (`DOMAIN_LIMIT_REACHED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Neither proof names the DID (`DOMAIN_PROOF_NOT_FOUND`; `details` says what each lookup found). */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More domain claims and handle changes than REGISTRATION_RATE_LIMIT from this client address (or its network), or KEY_CHANGE_RATE_LIMIT for this agent, in the window (`IDENTITY_CLAIM_RATE_LIMITED`); retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  dropAgentDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw */
+        did: string;
+        domain: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Extension: docs/identity.md, "Domains and handles" */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            domains: {
+              domain: string;
+              /**
+               * @description How the proof was last found
+               * @enum {string}
+               */
+              method: 'https' | 'dns';
+              /** @description When the claim was first proven */
+              verified_at: number;
+              /** @description When the proof was last looked for */
+              checked_at: number;
+            }[];
+            handle: string | null;
+            /** @description DOMAIN_RECHECK_SECONDS of this registry */
+            recheck_seconds: number;
+          };
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). Or the domain is malformed (`INVALID_DOMAIN`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent of this registry has this DID (`AGENT_NOT_FOUND`). Or the agent holds no claim on the domain (`DOMAIN_NOT_CLAIMED`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  setAgentHandle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description Reverse-DNS of one of the agent's verified domains, "/", a name: com.example/translator */
+          handle: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Extension: docs/identity.md, "Domains and handles" */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            domains: {
+              domain: string;
+              /**
+               * @description How the proof was last found
+               * @enum {string}
+               */
+              method: 'https' | 'dns';
+              /** @description When the claim was first proven */
+              verified_at: number;
+              /** @description When the proof was last looked for */
+              checked_at: number;
+            }[];
+            handle: string | null;
+            /** @description DOMAIN_RECHECK_SECONDS of this registry */
+            recheck_seconds: number;
+          };
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). Or the handle is not <reverse-DNS>/<name> (`INVALID_HANDLE`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent of this registry has this DID (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The handle's domain is not a verified domain of the agent (`HANDLE_DOMAIN_NOT_VERIFIED`), or another agent has the handle (`HANDLE_TAKEN`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More domain claims and handle changes than REGISTRATION_RATE_LIMIT from this client address (or its network), or KEY_CHANGE_RATE_LIMIT for this agent, in the window (`IDENTITY_CLAIM_RATE_LIMITED`); retry after Retry-After seconds. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  clearAgentHandle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Extension: docs/identity.md, "Domains and handles" */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            did: string;
+            domains: {
+              domain: string;
+              /**
+               * @description How the proof was last found
+               * @enum {string}
+               */
+              method: 'https' | 'dns';
+              /** @description When the claim was first proven */
+              verified_at: number;
+              /** @description When the proof was last looked for */
+              checked_at: number;
+            }[];
+            handle: string | null;
+            /** @description DOMAIN_RECHECK_SECONDS of this registry */
+            recheck_seconds: number;
+          };
+        };
+      };
+      /** @description The DID is malformed (`INVALID_DID`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The DID is another agent's (`NOT_OWNER`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No active agent of this registry has this DID (`AGENT_NOT_FOUND`). Or the agent has no handle (`HANDLE_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getAgentByHandle: {
+    parameters: {
+      query: {
+        /**
+         * @description The handle, e.g. com.example/translator
+         * @example com.example/translator
+         */
+        handle: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentProfile'];
+        };
+      };
+      /** @description The handle is malformed (`INVALID_HANDLE`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this handle (`HANDLE_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   getWellKnownDidDocument: {
     parameters: {
       query?: never;
@@ -4966,6 +5797,11 @@ export interface operations {
          * @example true
          */
         available?: 'true' | 'false';
+        /**
+         * @description Extension: only agents holding this verified domain (docs/identity.md, "Domains and handles"); not combinable with available, sort=availability or the service-record filters and sorts
+         * @example example.com
+         */
+        domain?: string;
         /** @description Extension: local (the default) searches the agents registered here; federated also the read-only entries mirrored from peer registries and imported from A2A agent cards and MCP Registries (docs/federation.md). Remote entries have no reviews or service record here: they rank as unreviewed and never match min_reputation above 0, min_success_rate, active_within_days or available=true */
         scope?: 'local' | 'federated';
         limit?: number;
@@ -5001,7 +5837,7 @@ export interface operations {
           };
         };
       };
-      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`). */
+      /** @description A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, domain, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true, sort=availability or domain is combined with min_success_rate, active_within_days or a service-record sort, or domain with available=true or sort=availability (`VALIDATION_FAILED`). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

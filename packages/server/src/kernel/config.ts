@@ -74,6 +74,14 @@ export interface Config {
     keyRecoveryMs: number;
     /** Key rotations and recovery requests one agent may make per registration window. */
     keyChangeRateLimit: SettingValues['KEY_CHANGE_RATE_LIMIT'];
+    /** Domain claims and handles (docs/identity.md, "Domains and handles"). */
+    domains: {
+      recheckMs: number;
+      /** DOMAIN_DNS_SERVERS; empty: the system's resolvers. */
+      dnsServers: string[];
+      /** DOMAIN_PROOF_ALLOW_HTTP: http:// proofs and ports in domains, for development and tests. */
+      allowHttp: boolean;
+    };
   };
   registration: {
     /** Refuse registrations whose signed message does not name this registry (`audience`). */
@@ -215,6 +223,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       legacyAuthUntil: v.LEGACY_AUTH_UNTIL,
       keyRecoveryMs: v.KEY_RECOVERY_HOURS * 60 * 60 * 1000,
       keyChangeRateLimit: v.KEY_CHANGE_RATE_LIMIT,
+      domains: {
+        recheckMs: v.DOMAIN_RECHECK_SECONDS * 1000,
+        dnsServers: v.DOMAIN_DNS_SERVERS,
+        allowHttp: v.DOMAIN_PROOF_ALLOW_HTTP,
+      },
     },
     registration: {
       requireAudience: v.REQUIRE_REGISTRATION_AUDIENCE,

@@ -189,6 +189,21 @@ export const SETTINGS = {
     10_000,
     'Key rotations and recovery requests per agent per registration window',
   ),
+  DOMAIN_RECHECK_SECONDS: integer(
+    'identity',
+    6 * HOUR,
+    60,
+    30 * DAY,
+    "Re-check each verified domain's proof this often; two failed checks in a row drop the claim",
+  ),
+  DOMAIN_DNS_SERVERS: list(
+    'identity',
+    'DNS servers (`ip` or `ip:port`) for `_agent-registry` TXT proofs; system DNS if unset',
+  ),
+  DOMAIN_PROOF_ALLOW_HTTP: boolean(
+    'identity',
+    'Development and tests only: fetch domain proofs over http:// and accept a port in a claimed domain',
+  ),
   LEGACY_AUTH_UNTIL: {
     section: 'identity',
     type: 'instant',

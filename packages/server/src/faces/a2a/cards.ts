@@ -18,6 +18,7 @@ export type CardJson = Record<string, unknown>;
 export const CAPABILITY_SCHEMAS_EXTENSION = 'urn:agent-registry:a2a:capability-schemas:v1';
 /** The agent's availability (docs/availability.md) as the registry measured it when the card was served. */
 export const AVAILABILITY_EXTENSION = 'urn:agent-registry:a2a:availability:v1';
+export const IDENTITY_EXTENSION = 'urn:agent-registry:a2a:identity:v1';
 export const A2A_VERSIONS = ['1.0', '0.3'] as const;
 const JSON_MODE = ['application/json'];
 /** A capability with one required string property also takes a text part (mapped to that property). */
@@ -92,6 +93,21 @@ function availabilityExtension(profile: AgentProfile): CardJson {
   };
 }
 
+/** Present when the agent proved a domain (docs/identity.md, "Domains and handles"). */
+function identityExtension(profile: AgentProfile): CardJson[] {
+  if (profile.domains === undefined) return [];
+  return [
+    {
+      uri: IDENTITY_EXTENSION,
+      description:
+        'params.domains are the domains the agent proved it holds (its DID at https://<domain>/.well-known/agent-registry.json ' +
+        'or in a TXT record _agent-registry.<domain>), re-checked by the registry; params.handle is its readable name, or null',
+      required: false,
+      params: { domains: profile.domains, handle: profile.handle ?? null },
+    },
+  ];
+}
+
 /** The card of one registered agent, reached through the registry; no interface when it cannot be invoked. */
 export function a2aAgentCard(profile: AgentProfile, publicUrl: string): CardJson {
   const card: CardJson = {
@@ -105,7 +121,11 @@ export function a2aAgentCard(profile: AgentProfile, publicUrl: string): CardJson
       streaming: false,
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [schemasExtension(profile.capabilities), availabilityExtension(profile)],
+      extensions: [
+        schemasExtension(profile.capabilities),
+        availabilityExtension(profile),
+        ...identityExtension(profile),
+      ],
     },
     ...security(publicUrl),
     defaultInputModes: JSON_MODE,

@@ -64,6 +64,7 @@ export function registryTools(ctx: AppContext): FaceTool[] {
           'Pass available "true" to get only agents whose worker is online now, or sort "availability" to ' +
           'get those first (docs/availability.md). Pass scope "federated" to include agents that live at ' +
           'other registries (each result names its home_registry and provenance; invoke those there). ' +
+          'Pass domain (e.g. "example.com") to get only agents that proved they hold that domain. ' +
           'Returns summaries with each capability and its JSON schemas; page with limit and cursor (pass next_cursor back) or offset.',
         input: argumentsSchema(SearchArguments),
         // The search page validates its form with the same function.
@@ -88,13 +89,17 @@ export function registryTools(ctx: AppContext): FaceTool[] {
         title: 'Read an agent',
         description:
           'The profile of one agent: capabilities with their input/output JSON schemas, whether and how it ' +
-          'accepts invocations, and its reputation score, mean rating and review count.',
+          'accepts invocations, and its reputation score, mean rating and review count. `did` may also be ' +
+          "the agent's handle, such as com.example/translator (docs/identity.md).",
         input: argumentsSchema(DidArguments),
         outputSchema: selfContained(AgentProfile),
         annotations: readOnly,
       },
       async ({ did }) => {
-        const profile = await ctx.agents.getProfile(did);
+        // A handle (com.example/translator: a "/" and no ":") names the agent as well as its DID.
+        const profile = await ctx.agents.getProfile(
+          did.includes('/') && !did.includes(':') ? await ctx.domains.resolveHandle(did) : did,
+        );
         const types = profile.capabilities.map((capability) => capability.type).join(', ');
         return structuredResult(
           `${profile.name} (${profile.status}; reputation ${profile.reputation_score}); capabilities: ${types}`,

@@ -135,6 +135,7 @@ export function agentSummaryCard(
       ${agent.description === null ? '' : html`<p class="description">${agent.description}</p>`}
       ${tagList(types, 'Capabilities')}
       ${agent.tags.length === 0 ? '' : html`<p class="card-tags">Tags: ${agent.tags.join(', ')}</p>`}
+      ${agent.domains === undefined ? '' : html`<p class="card-domains">Verified domains: ${agent.domains.join(', ')}</p>`}
       <p class="meta">
         ${
           agent.total_reviews === 0

@@ -73,6 +73,9 @@ export function wantsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
+/** Which agent a page is about: a DID, or a handle (docs/identity.md, "Domains and handles"). */
+type AgentRef = { did: string; handle?: undefined } | { handle: string };
+
 /** The web pages: a thin adapter over the same services the REST routes call. */
 export function webRoutes(app: App, ctx: AppContext): void {
   const assets = loadWebAssets();
@@ -124,6 +127,7 @@ export function webRoutes(app: App, ctx: AppContext): void {
         min_reputation: firstText(query.min_reputation),
         available: firstText(query.available),
         scope: firstText(query.scope),
+        domain: firstText(query.domain),
         sort: firstText(query.sort),
         order: firstText(query.order),
         offset: offsetOf(firstText(query.offset), SEARCH_RULES.offsetMax),
@@ -163,14 +167,20 @@ export function webRoutes(app: App, ctx: AppContext): void {
       );
     });
 
-    pages.get('/agents/:did', hidden, async (request, reply) => {
-      const { did: rawDid } = request.params as { did: string };
+    const agentPage = async (request: FastifyRequest, reply: FastifyReply, ref: AgentRef) => {
       let profile;
       try {
-        profile = await ctx.agents.getProfile(rawDid);
+        profile = await ctx.agents.getProfile(
+          ref.handle === undefined ? ref.did : await ctx.domains.resolveHandle(ref.handle),
+        );
       } catch (error) {
         if (error instanceof ApiError && (error.status === 404 || error.status === 400)) {
-          return notFoundPage(reply, `No agent of this registry has the DID ${rawDid}.`);
+          return notFoundPage(
+            reply,
+            ref.handle === undefined
+              ? `No agent of this registry has the DID ${ref.did}.`
+              : `No agent of this registry has the handle ${ref.handle}.`,
+          );
         }
         throw error;
       }
@@ -203,6 +213,14 @@ export function webRoutes(app: App, ctx: AppContext): void {
           log,
         }),
       });
+    };
+    pages.get('/agents/:did', hidden, async (request, reply) =>
+      agentPage(request, reply, { did: (request.params as { did: string }).did }),
+    );
+    // The readable URL of an agent with a handle: /agents/com.example/translator.
+    pages.get('/agents/:namespace/:name', hidden, async (request, reply) => {
+      const { namespace, name } = request.params as { namespace: string; name: string };
+      return agentPage(request, reply, { handle: `${namespace}/${name}` });
     });
 
     pages.get('/stats', hidden, async (_request, reply) => {

@@ -145,6 +145,12 @@ const pendingRecoveryExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) 
     )
     .as('has_pending_recovery');
 
+/** Whether the agent holds a verified domain (migration 026): most hold none, so no second read for them. */
+const domainExists = (eb: ExpressionBuilder<DatabaseSchema, 'agents'>) =>
+  eb
+    .exists(eb.selectFrom('agent_domains').select('did').whereRef('agent_domains.did', '=', 'agents.did'))
+    .as('has_domains');
+
 const profileByDid = compiledOnce(
   (db, did: string) =>
     db
@@ -154,6 +160,7 @@ const profileByDid = compiledOnce(
       .select(serviceRecordExists)
       .select(presenceExists)
       .select(pendingRecoveryExists)
+      .select(domainExists)
       .where('did', '=', did),
   ['\u0000did'] as const,
 );
@@ -167,6 +174,7 @@ export type VersionedProfileRow = AgentProfileRow & {
   has_service_record: boolean;
   has_presence: boolean;
   has_pending_recovery: boolean;
+  has_domains: boolean;
 };
 
 /** The agent, and whether it has any service record (most agents have none: no second read for them). */
@@ -178,6 +186,7 @@ export async function findAgentProfile(db: Db, did: string): Promise<VersionedPr
   row.has_service_record = Boolean(row.has_service_record);
   row.has_presence = Boolean(row.has_presence);
   row.has_pending_recovery = Boolean(row.has_pending_recovery);
+  row.has_domains = Boolean(row.has_domains);
   return row as VersionedProfileRow;
 }
 

@@ -64,6 +64,13 @@ export interface AgentServiceDeps {
   remote?: RemoteReferrals;
   /** Pending key recoveries (modules/key-rotation/), shown on the profile while they wait. */
   keyRecoveries?: PendingKeyRecoveries;
+  /** Verified domains and handles (modules/domains/), shown on the profile of an agent that holds one. */
+  identityClaims?: IdentityClaims;
+}
+
+/** What the profile shows of an agent's verified domains and handle. */
+export interface IdentityClaims {
+  forProfile(did: string): Promise<{ domains: string[]; handle?: string }>;
 }
 
 /** The pending key recovery of an agent, read only for an agent that has one. */
@@ -147,6 +154,12 @@ export class AgentService {
     if (row.has_pending_recovery) {
       const pending = await this.deps.keyRecoveries?.pending(did);
       if (pending !== undefined) profile.key_recovery = pending;
+    }
+    // Claims, drops and handle changes each stamp the agent, so a cached body stays right.
+    if (row.has_domains && this.deps.identityClaims !== undefined) {
+      const claims = await this.deps.identityClaims.forProfile(did);
+      if (claims.domains.length > 0) profile.domains = claims.domains;
+      if (claims.handle !== undefined) profile.handle = claims.handle;
     }
     return {
       profile,

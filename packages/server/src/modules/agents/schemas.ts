@@ -248,6 +248,18 @@ export const AgentProfile = Type.Object(
           'Extension: where the agent comes from; always kind "registered" here (docs/federation.md). Not covered by the transparency log leaf',
       }),
     ),
+    domains: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Extension, present only when the agent holds one: domains it has proven it holds, re-checked on a schedule (docs/identity.md, "Domains and handles")',
+      }),
+    ),
+    handle: Type.Optional(
+      Type.String({
+        description:
+          'Extension, present only when the agent has one: its readable handle under a verified domain, e.g. com.example/translator (GET /api/agents/by-handle/{handle})',
+      }),
+    ),
     key_recovery: Type.Optional(
       Type.Object(
         {
@@ -274,7 +286,7 @@ export type PendingKeyRecovery = NonNullable<AgentProfile['key_recovery']>;
 
 export const PublishedProfile = Type.Omit(
   AgentProfile,
-  ['service_record', 'availability', 'provenance', 'key_recovery'],
+  ['service_record', 'availability', 'provenance', 'key_recovery', 'domains', 'handle'],
   {
     $id: 'PublishedProfile',
     description:

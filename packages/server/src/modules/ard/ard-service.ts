@@ -61,7 +61,11 @@ export interface ArdServiceDeps {
   didWebDomain: string;
   /** Other registries' ARD API bases, answered as referrals (ARD_REFERRALS). */
   referrals: readonly string[];
+  /** Verified domains of agents (modules/domains/), for entries read outside a search page. */
+  domainsOf?: (dids: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
 }
+
+const NO_DOMAINS: ReadonlyMap<string, readonly string[]> = new Map();
 
 /**
  * ARD's registry API over the registry's own search: every query runs on the same in-memory index and
@@ -81,11 +85,16 @@ export class ArdService {
   }
 
   /** The entry's JSON text, from `cache` while the agent's change number is the one it was rendered at. */
-  private entryJson(row: AgentSearchRow, cache: ByteBoundedCache<KeptEntry> = this.entries): string {
+  private entryJson(
+    row: AgentSearchRow,
+    domains: ReadonlyMap<string, readonly string[]>,
+    cache: ByteBoundedCache<KeptEntry> = this.entries,
+  ): string {
+    // A domain claimed or dropped stamps the agent: its change number moves and the entry is rendered again.
     const changeSeq = changeOf(row);
     const cached = cache.get(row.did);
     if (cached !== undefined && cached.changeSeq === changeSeq) return cached.json;
-    const json = JSON.stringify(agentEntry(row, this.deps.site));
+    const json = JSON.stringify(agentEntry(row, this.deps.site, domains.get(row.did)));
     if (changeSeq === undefined) cache.delete(row.did);
     // Entries are ASCII but for names and descriptions: about a byte a character, and the key.
     else cache.set(row.did, { changeSeq, json }, json.length + row.did.length + 96);
@@ -93,8 +102,15 @@ export class ArdService {
   }
 
   /** Entries' JSON texts as one array. */
-  private entriesJson(rows: readonly AgentSearchRow[]): string {
-    return `[${rows.map((row) => this.entryJson(row)).join(',')}]`;
+  private entriesJson(
+    rows: readonly AgentSearchRow[],
+    domains: ReadonlyMap<string, readonly string[]>,
+  ): string {
+    return `[${rows.map((row) => this.entryJson(row, domains)).join(',')}]`;
+  }
+
+  private async domainsOf(dids: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>> {
+    return dids.length === 0 || this.deps.domainsOf === undefined ? NO_DOMAINS : this.deps.domainsOf(dids);
   }
 
   /** The change feed's head: what a kept catalog page is checked against. */
@@ -122,7 +138,7 @@ export class ArdService {
     });
     const first = position?.rank ?? 0;
     const results = page.rows.map((row, index) => {
-      const entry = this.entryJson(row);
+      const entry = this.entryJson(row, page.domains);
       const score = relevanceScore(first + index, page.total);
       return `${entry.slice(0, -1)},"score":${score},"source":${this.sourceJson}}`;
     });
@@ -145,7 +161,7 @@ export class ArdService {
     }
     const row = await readSearchRow(this.deps.db, did);
     if (row === undefined || row.status !== 'active') throw unpublished();
-    return this.entryJson(row, this.published);
+    return this.entryJson(row, await this.domainsOf([did]), this.published);
   }
 
   async list(query: ArdListQuery): Promise<string> {
@@ -174,7 +190,7 @@ export class ArdService {
     }
     const { rows, page, pageToken } = await this.listed('list', pageSize, query.pageToken, digest);
     const token = pageToken === undefined ? '' : `,"pageToken":${JSON.stringify(pageToken)}`;
-    return `{"items":${this.entriesJson(rows)},"total":${page.total}${token}}`;
+    return `{"items":${this.entriesJson(rows, page.domains)},"total":${page.total}${token}}`;
   }
 
   /**
@@ -213,13 +229,13 @@ export class ArdService {
             encodePageToken('list', digest, { cursor: JSON.stringify([last.created_at, last.did]), rank: 0 }),
           )}`
         : '';
-    return `{"items":${this.entriesJson(rows)}${token}}`;
+    return `{"items":${this.entriesJson(rows, await this.domainsOf(matched))}${token}}`;
   }
 
   /** One page of the published catalog: a bounded ai-catalog document chained to the next page. */
   async catalogPage(pageToken: string | undefined): Promise<string> {
-    const { rows, pageToken: next, first } = await this.listed('catalog', CATALOG_PAGE_SIZE, pageToken);
-    const entries = rows.map((row) => this.entryJson(row));
+    const { rows, page, pageToken: next, first } = await this.listed('catalog', CATALOG_PAGE_SIZE, pageToken);
+    const entries = rows.map((row) => this.entryJson(row, page.domains));
     if (next !== undefined) {
       const more = first + rows.length;
       entries.push(

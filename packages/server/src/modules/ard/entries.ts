@@ -47,6 +47,8 @@ export interface ArdEntry {
     homeRegistry: string;
     /** The search result's capabilities_digest: callers pin an agent found here as they pin one found by search. */
     capabilitiesDigest: string;
+    /** The domains the agent proved it holds, comma-separated (docs/identity.md); absent when none. */
+    verifiedDomains?: string;
   };
   trustManifest: {
     identity: string;
@@ -107,7 +109,7 @@ export function representativeQueries(
  * An active agent's ARD entry: it points at the agent's signed A2A card, which carries its JSON Schemas.
  * Made of the profile's published fields only, so it changes only when `updated_at` does.
  */
-export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
+export function agentEntry(row: AgentSearchRow, site: ArdSite, domains?: readonly string[]): ArdEntry {
   const capabilities = JSON.parse(row.capabilities) as Capability[];
   const tags = JSON.parse(row.tags) as string[];
   const cardUrl = a2aAgentCardUrl(site.publicUrl, row.did);
@@ -132,6 +134,7 @@ export function agentEntry(row: AgentSearchRow, site: ArdSite): ArdEntry {
       provenanceKind: provenance.kind,
       homeRegistry: provenance.home_registry,
       capabilitiesDigest: capabilitiesDigestOf(row.capabilities),
+      ...(domains === undefined || domains.length === 0 ? {} : { verifiedDomains: domains.join(',') }),
     },
     trustManifest: {
       identity: row.did,

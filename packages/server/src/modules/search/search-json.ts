@@ -17,7 +17,7 @@ export function searchResponseJson(page: SearchPage): string {
   const home = `"home_registry":${JSON.stringify(page.home_registry)},"provenance":${registeredJson(page.home_registry)}`;
   for (const row of page.rows) {
     if (agents !== '') agents += ',';
-    agents += agentJson(row, home, page.availability);
+    agents += agentJson(row, home, page.availability, page.domains);
   }
   return (
     `{"agents":[${agents}],"total":${integer(page.total)},"limit":${integer(page.limit)},` +
@@ -33,7 +33,12 @@ function registeredJson(home: string): string {
 }
 
 /** `home` is the home_registry and provenance members of the registry's own agents. */
-function agentJson(row: SearchRow, home: string, availability: SearchPage['availability']): string {
+function agentJson(
+  row: SearchRow,
+  home: string,
+  availability: SearchPage['availability'],
+  domains: SearchPage['domains'],
+): string {
   const { status, last_seen_at: seenAt } = hitAvailability(row, availability);
   // Members after provenance, in the schema's order: availability, then a local agent's capabilities
   // digest or a probed entry's observation.
@@ -41,11 +46,13 @@ function agentJson(row: SearchRow, home: string, availability: SearchPage['avail
     row.remote === undefined
       ? home
       : `"home_registry":${JSON.stringify(row.remote.home_registry)},"provenance":${row.remote.provenance}`;
+  const held = row.remote === undefined ? domains.get(row.did) : undefined;
   const extra =
-    row.remote === undefined
+    (row.remote === undefined
       ? `,"capabilities_digest":"${capabilitiesDigestOf(row.capabilities)}"`
       : (row.remote.observed === undefined ? '' : `,"observed":${JSON.stringify(row.remote.observed)}`) +
-        (row.remote.home === undefined ? '' : `,"home":${homeJson(row.remote.home)}`);
+        (row.remote.home === undefined ? '' : `,"home":${homeJson(row.remote.home)}`)) +
+    (held === undefined ? '' : `,"domains":${JSON.stringify(held)}`);
   return (
     `{"did":${JSON.stringify(row.did)},"name":${JSON.stringify(row.name)},` +
     `"description":${row.description === null ? 'null' : JSON.stringify(row.description)},` +

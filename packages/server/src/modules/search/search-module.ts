@@ -19,6 +19,9 @@ export interface SearchModuleDeps {
   searches: SearchCounter;
   /** The registry's agents and remote entries together, for scope=federated (federation). */
   federated: SearchSource;
+  /** The agents holding a verified domain, for domain= (modules/domains/). */
+  domainHolders?: (domain: string) => Promise<string[]>;
+  domainsOf?: (dids: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
   metrics?: { operations: OperationsMetrics };
 }
 
@@ -50,6 +53,8 @@ export async function createSearchModule(deps: SearchModuleDeps): Promise<{ sear
       availability: deps.availability,
       publicUrl: deps.publicUrl,
       federated: deps.federated,
+      ...(deps.domainHolders === undefined ? {} : { domainHolders: deps.domainHolders }),
+      ...(deps.domainsOf === undefined ? {} : { domainsOf: deps.domainsOf }),
     }),
   };
 }

@@ -24,7 +24,7 @@ export function searchRoutes(app: App, ctx: SearchRouteDeps): void {
           'least reputation; ranked by relevance with q, else by reputation or created_at.',
         security: [],
         'x-status-reasons': {
-          400: 'A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true or sort=availability is combined with min_success_rate, active_within_days or a service-record sort (`VALIDATION_FAILED`).',
+          400: 'A parameter is invalid, or unknown (`UNKNOWN_QUERY_PARAMETER`; the details list the accepted ones: q, capability, tags, min_reputation, min_success_rate, active_within_days, available, domain, scope, limit, offset, cursor, sort, order), or a cursor is malformed, from another search, or sent with offset (`INVALID_CURSOR`), or available=true, sort=availability or domain is combined with min_success_rate, active_within_days or a service-record sort, or domain with available=true or sort=availability (`VALIDATION_FAILED`).',
         },
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errors(400, 500) },

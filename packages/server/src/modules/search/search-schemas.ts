@@ -65,6 +65,15 @@ export const SearchQuery = Type.Object(
         examples: ['true'],
       }),
     ),
+    domain: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 260,
+        description:
+          'Extension: only agents holding this verified domain (docs/identity.md, "Domains and handles"); not combinable with available, sort=availability or the service-record filters and sorts',
+        examples: ['example.com'],
+      }),
+    ),
     scope: Type.Optional(
       StringEnum(['local', 'federated'], {
         default: 'local',
@@ -137,6 +146,12 @@ export const AgentSummary = Type.Object(
     ),
     observed: Type.Optional(ref(Observed)),
     home: Type.Optional(ref(HomeReport)),
+    domains: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'Extension, agents registered here that hold one: their verified domains, as on the profile (docs/identity.md, "Domains and handles")',
+      }),
+    ),
   },
   {
     $id: 'SearchHit',

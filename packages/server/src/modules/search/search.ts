@@ -38,6 +38,8 @@ export interface SearchPage extends Omit<SearchResponse, 'agents'> {
   availability: ReadonlyMap<string, HitAvailability>;
   /** This registry's public URL: the home of every row without `remote`. */
   home_registry: string;
+  /** The verified domains of the page's agents that hold any. */
+  domains: ReadonlyMap<string, readonly string[]>;
 }
 
 /**
@@ -68,6 +70,8 @@ export interface OnlineAgents {
   statuses(dids: readonly string[]): Promise<ReadonlyMap<string, HitAvailability>>;
 }
 
+const NO_DOMAINS: ReadonlyMap<string, readonly string[]> = new Map();
+
 /** The availability of a hit never observed here (a remote entry, or an agent no worker has been seen for). */
 const UNOBSERVED: HitAvailability = Object.freeze({ status: 'unknown', last_seen_at: null });
 
@@ -85,6 +89,10 @@ export interface SearchServiceDeps {
    * absent, scope=federated searches the registry's own agents (there is nothing else).
    */
   federated?: SearchSource;
+  /** The agents holding a verified domain (modules/domains/), for domain=; absent, domain= matches none. */
+  domainHolders?: (domain: string) => Promise<string[]>;
+  /** The verified domains of some agents (one read for a page); absent, hits show none. */
+  domainsOf?: (dids: readonly string[]) => Promise<ReadonlyMap<string, readonly string[]>>;
 }
 
 export class SearchService {
@@ -98,11 +106,16 @@ export class SearchService {
   }
 
   async search(request: SearchRequest): Promise<SearchResponse> {
-    const { rows, home_registry: _home, availability, ...page } = await this.searchPage(request);
-    return { agents: rows.map((row) => this.toSummary(row, availability)), ...page };
+    const { rows, home_registry: _home, availability, domains, ...page } = await this.searchPage(request);
+    return { agents: rows.map((row) => this.toSummary(row, availability, domains)), ...page };
   }
 
-  private toSummary(row: SearchRow, availability: SearchPage['availability']): AgentSummary {
+  private toSummary(
+    row: SearchRow,
+    availability: SearchPage['availability'],
+    domains: SearchPage['domains'],
+  ): AgentSummary {
+    const held = row.remote === undefined ? domains.get(row.did) : undefined;
     return {
       ...toSummary(row),
       home_registry: row.remote?.home_registry ?? this.deps.publicUrl,
@@ -114,6 +127,7 @@ export class SearchService {
       ...(row.remote?.observed === undefined ? {} : { observed: row.remote.observed }),
       ...(row.remote?.home === undefined ? {} : { home: row.remote.home }),
       availability: hitAvailability(row, availability),
+      ...(held === undefined ? {} : { domains: [...held] }),
     };
   }
 
@@ -142,6 +156,7 @@ export class SearchService {
     const terms = request.q === undefined ? undefined : parseQuery(request.q);
     const capability = request.capability === undefined ? undefined : parseCapability(request.capability);
     const tags = request.tags === undefined ? undefined : parseTags(request.tags);
+    const domain = request.domain?.trim().toLowerCase().replace(/\.$/, '');
     const limit = request.limit ?? SEARCH_RULES.limitDefault;
     // Relevance orders full-text results unless the caller asks for another sort.
     const sort: SearchSort =
@@ -170,6 +185,7 @@ export class SearchService {
       min_success_rate: request.min_success_rate,
       active_within_days: request.active_within_days,
       ...(filter.available ? { available: true } : {}),
+      ...(domain === undefined ? {} : { domain }),
       // Only a federated search says its scope: cursors of local searches stay what they were.
       ...(request.scope === 'federated' ? { scope: 'federated' } : {}),
       sort,
@@ -193,17 +209,37 @@ export class SearchService {
         'available=true and sort=availability cannot be combined with min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
       );
     }
+    if (domain !== undefined && (byAvailability || onServiceRecord(filter))) {
+      throw new BadRequestError(
+        'VALIDATION_FAILED',
+        'domain cannot be combined with available=true, sort=availability, min_success_rate, active_within_days, sort=success_rate or sort=latency: drop one of them',
+      );
+    }
     const source = this.source(request);
-    const result = byAvailability
-      ? await this.searchByPosition(source, filter, position, digest, this.availabilityPage(filter, source))
-      : servedByIndex(filter)
-        ? await this.searchIndex(source, filter, position, digest)
-        : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
+    const result =
+      domain !== undefined
+        ? await this.searchByPosition(source, filter, position, digest, this.domainPage(filter, domain))
+        : byAvailability
+          ? await this.searchByPosition(
+              source,
+              filter,
+              position,
+              digest,
+              this.availabilityPage(filter, source),
+            )
+          : servedByIndex(filter)
+            ? await this.searchIndex(source, filter, position, digest)
+            : await this.searchByPosition(source, filter, position, digest, this.serviceRecordPage(filter));
     this.deps.searches.recordSearch();
     const local = result.rows.filter((row) => row.remote === undefined).map((row) => row.did);
+    const [availability, domains] = await Promise.all([
+      this.deps.availability.statuses(local),
+      local.length === 0 || this.deps.domainsOf === undefined ? NO_DOMAINS : this.deps.domainsOf(local),
+    ]);
     return {
       rows: result.rows,
-      availability: await this.deps.availability.statuses(local),
+      availability,
+      domains,
       total: result.total,
       limit,
       offset: result.offset,
@@ -217,7 +253,7 @@ export class SearchService {
     filter: SearchFilter,
     position: SearchPosition | undefined,
     digest: string,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability' | 'domains'>> {
     const follower = source.follower;
     await follower.catchUp();
     const offset = position?.kind === 'offset' ? position.offset : filter.offset;
@@ -251,7 +287,7 @@ export class SearchService {
     position: SearchPosition | undefined,
     digest: string,
     page: PositionPage,
-  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability'>> {
+  ): Promise<Omit<SearchPage, 'limit' | 'home_registry' | 'availability' | 'domains'>> {
     if (position?.kind === 'key') {
       throw new BadRequestError(
         'INVALID_CURSOR',
@@ -305,6 +341,18 @@ export class SearchService {
         }
       }
       return { dids, total };
+    };
+  }
+
+  /** domain=: the index's other filters and order over the agents holding the domain. */
+  private domainPage(filter: SearchFilter, domain: string): PositionPage {
+    return async (follower, offset) => {
+      const [holders] = await Promise.all([this.deps.domainHolders?.(domain) ?? [], follower.catchUp()]);
+      const matching = follower.index.keepMatching(indexFilters(filter), holders, {
+        sort: filter.sort as 'relevance' | 'reputation' | 'created_at',
+        order: filter.order,
+      });
+      return { dids: matching.slice(offset, offset + filter.limit), total: matching.length };
     };
   }
 

@@ -411,7 +411,7 @@ describe('errors that name the fix', () => {
     assert.equal(response.json().code, 'UNKNOWN_QUERY_PARAMETER');
     assert.match(
       response.json().details,
-      /"name".*q, capability, tags, min_reputation, min_success_rate, active_within_days, available, scope, limit, offset, cursor, sort, order/,
+      /"name".*q, capability, tags, min_reputation, min_success_rate, active_within_days, available, domain, scope, limit, offset, cursor, sort, order/,
     );
     const ok = await registry.app.inject({ url: '/api/agents/search?q=translator&limit=1' });
     assert.equal(ok.statusCode, 200);

@@ -10,6 +10,7 @@ import type {
   SearchResponse as SearchResult,
 } from '../../../src/modules/search/search-schemas.js';
 import { registerNamed } from '../../support/discovery-helpers.js';
+import { recordClaim } from '../../../src/modules/domains/domain-store.js';
 import { startRegistry, type TestRegistry } from '@agent-registry/testkit/in-process';
 
 /** What Fastify's serializer for the route's response schema writes for a result given as objects. */
@@ -63,7 +64,12 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       capabilities: [{ type: 'plain' }],
       tags: [],
     });
-    await registerNamed(registry, 'Plain agent', { description: 'plain words only' });
+    const plain = await registerNamed(registry, 'Plain agent', { description: 'plain words only' });
+    // A hit with verified domains carries them last.
+    await registry.ctx.agentWrites.run(async (trx) => {
+      await recordClaim(trx, plain.did, 'plain.example', 'https', registry.clock.now());
+      await recordClaim(trx, plain.did, 'b.plain.example', 'dns', registry.clock.now());
+    });
   });
   after(async () => {
     await reference.close();
@@ -86,6 +92,8 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       const expected = await reference.serialize(await registry.ctx.search.search(request));
       assert.equal(response.body, expected);
       assert.ok(JSON.parse(response.body).agents.length > 0 || query.includes('nothingmatches'));
+      if (query.startsWith('q=plain'))
+        assert.match(response.body, /"domains":\["b\.plain\.example","plain\.example"\]\}/);
     });
   }
 
@@ -156,6 +164,7 @@ describe('GET /api/agents/search writes its body from the stored rows, byte for 
       next_cursor: 'abc"def',
       home_registry: home,
       // The remote entry's did is never observed here, whatever the map says.
+      domains: new Map(),
       availability: new Map([
         [row.did, { status: 'online' as const, last_seen_at: 1764000000999 }],
         [remote.did, { status: 'online' as const, last_seen_at: 1 }],

@@ -296,6 +296,13 @@ function reviewsSection(view: AgentView): Html {
   </section>`;
 }
 
+/** Domains the agent proved (docs/identity.md); a port appears only on development registries. */
+function domainList(domains: readonly string[]): Html {
+  return html`<ul class="domains">
+    ${domains.map((domain) => html`<li><code>${domain}</code></li>`)}
+  </ul>`;
+}
+
 export function renderAgent(view: AgentView): Html {
   const { profile, reputation, didDocument } = view;
   const avatar = safeHttpUrl(profile.avatar);
@@ -326,10 +333,32 @@ export function renderAgent(view: AgentView): Html {
       <dl class="facts">
         <dt>DID</dt>
         <dd><code class="did">${profile.did}</code> ${copyButton(profile.did, 'Copy the DID')}</dd>
+        ${
+          profile.handle === undefined
+            ? ''
+            : html`<dt>Handle</dt>
+        <dd><code class="handle">${profile.handle}</code></dd>`
+        }
+        ${
+          profile.domains === undefined
+            ? ''
+            : html`<dt>Verified domains</dt>
+        <dd>${domainList(profile.domains)}</dd>`
+        }
         <dt>Key type</dt>
         <dd>
           ${profile.key_type}${profile.chain_id === null ? '' : html` (chain <code>${profile.chain_id}</code>)`}
         </dd>
+        ${
+          profile.key_recovery === undefined
+            ? ''
+            : html`<dt>Key recovery</dt>
+        <dd class="key-recovery" role="status">
+          <strong>Pending</strong>: the key <code>${profile.key_recovery.new_public_key}</code> becomes this agent's key on
+          <time datetime="${new Date(profile.key_recovery.completes_at).toISOString()}">${formatDate(profile.key_recovery.completes_at)}</time>
+          unless its current key cancels.
+        </dd>`
+        }
         <dt>Status</dt>
         <dd>${active ? 'Active' : 'Deactivated'}</dd>
         <dt>Invocation</dt>

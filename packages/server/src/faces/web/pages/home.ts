@@ -18,6 +18,8 @@ export interface SearchForm {
   available: string;
   /** "federated" when "Include other registries" is ticked. */
   scope: string;
+  /** Only agents that proved this domain (docs/identity.md). */
+  domain: string;
   sort: string;
   order: string;
   offset: number;
@@ -44,6 +46,7 @@ export function searchHref(form: SearchForm, offset: number): string {
     'min_reputation',
     'available',
     'scope',
+    'domain',
     'sort',
     'order',
   ] as const) {
@@ -71,6 +74,7 @@ export function searchArgumentsOf(form: SearchForm): Record<string, unknown> {
   // Passed as sent, so a value other than the checkbox's reads as the validator says.
   if (form.available !== '') args.available = form.available;
   if (form.scope !== '') args.scope = form.scope;
+  if (form.domain.trim() !== '') args.domain = form.domain.trim();
   // The form's "Relevance" is the service's default order, not a sort of its own.
   if (form.sort !== '' && form.sort !== 'relevance') args.sort = form.sort;
   if (form.order !== '') args.order = form.order;
@@ -154,6 +158,17 @@ export function renderHome(view: HomeView): Html {
             value="${form.tags}"
             placeholder="e.g. fr,de"
             maxlength="1000"
+          />
+        </div>
+        <div class="field">
+          <label for="domain">Verified domain</label>
+          <input
+            id="domain"
+            name="domain"
+            type="text"
+            value="${form.domain}"
+            placeholder="e.g. example.com"
+            maxlength="260"
           />
         </div>
         <div class="field">
