@@ -118,7 +118,8 @@ describe('webhook deliveries are isolated per target agent', () => {
       registry.ctx.invocation as unknown as { deps: { deliverers: { webhook: WebhookDeliverer } } }
     ).deps.deliverers.webhook.lanes;
 
-    const hanging = Array.from({ length: 300 }, () => invoke(registry, caller, slow, 8_000));
+    // Deadlines long enough that none passes before all 300 are queued on a loaded machine.
+    const hanging = Array.from({ length: 300 }, () => invoke(registry, caller, slow, 15_000));
     await eventually(
       () => lanes.load(slow.did).waiting === 300 - LIMIT && origin.slowOpen === LIMIT,
       `${LIMIT} deliveries open at the slow agent and ${300 - LIMIT} queued`,
