@@ -54,6 +54,9 @@ import type { WatchService } from './modules/watches/watches.js';
 import { NotFoundError } from './kernel/errors.js';
 import { createKeyRotationModule } from './modules/key-rotation/key-rotation-module.js';
 import type { KeyRotationService } from './modules/key-rotation/key-rotation.js';
+import { createModerationModule } from './modules/moderation/moderation-module.js';
+import type { ModerationService } from './modules/moderation/moderation.js';
+import type { ReportService } from './modules/moderation/reports.js';
 import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
@@ -111,6 +114,10 @@ export interface AppContext {
   keyRotation: KeyRotationService;
   /** Recovery keys and their timelocked recoveries; `finishDue()` is the sweep tests run. */
   keyRecovery: KeyRecoveryService;
+  /** Abuse reports (docs/moderation.md). */
+  reports: ReportService;
+  /** The operator's suspensions and restorations, and the public list of them. */
+  moderation: ModerationService;
   close(): Promise<void>;
 }
 
@@ -197,8 +204,11 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       remote: federation.federation,
       // Built after agents (it writes through agents' writer): read through it once it exists.
       keyRecoveries: { pending: (did) => keys.keyRecovery.pending(did) },
+      // Built after agents too (it writes through agents' writer).
+      suspensions: { of: (did) => moderation.moderation.suspensionOf(did) },
     });
     const keys = createKeyRotationModule({ ...common, writes: agents.agentWrites, tokens });
+    const moderation = createModerationModule({ db, clock, config, writes: agents.agentWrites });
     const reviews = createReviewsModule({ ...common, alsoRefreshed: serviceRecord });
     const stats = createStatsModule(common);
     const { search } = await createSearchModule({
@@ -308,6 +318,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       watchJobs: watches,
       keyRotation: keys.keyRotation,
       keyRecovery: keys.keyRecovery,
+      reports: moderation.reports,
+      moderation: moderation.moderation,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();

@@ -118,6 +118,15 @@ export const ERROR_CODES = [
   'RECOVERY_KEY_INVALID',
   'RECOVERY_PENDING',
   'RECOVERY_NOT_PENDING',
+  // Moderation
+  'AGENT_SUSPENDED',
+  'SELF_REPORT',
+  'REPORT_EXISTS',
+  'REPORT_RATE_LIMITED',
+  'REPORT_TARGET_NOT_FOUND',
+  'REPORT_TASK_NOT_FOUND',
+  'NOT_SUSPENDABLE',
+  'NOT_SUSPENDED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -24,6 +24,7 @@ import * as entryProbes from './021-entry-probes.js';
 import * as logEveryAgent from './022-log-every-agent.js';
 import * as watches from './022-watches.js';
 import * as keyRotation from './023-key-rotation.js';
+import * as moderation from './025-moderation.js';
 
 /** Explicit, ordered list: a migration is never discovered from the file system at run time. */
 export const MIGRATIONS: readonly (readonly [name: string, migration: Migration])[] = [
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['022-log-every-agent', logEveryAgent],
   ['022-watches', watches],
   ['023-key-rotation', keyRotation],
+  ['025-moderation', moderation],
 ];
 
 /**

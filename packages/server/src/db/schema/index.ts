@@ -15,6 +15,7 @@ import type { FederationPartial } from './federation.js';
 import type { EntryProbesPartial } from './entry-probes.js';
 import type { WatchesPartial } from './watches.js';
 import type { KeyRotationPartial } from './key-rotation.js';
+import type { ModerationPartial } from './moderation.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -34,7 +35,8 @@ export type DatabaseSchema = AgentsPartial &
   FederationPartial &
   EntryProbesPartial &
   WatchesPartial &
-  KeyRotationPartial;
+  KeyRotationPartial &
+  ModerationPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';

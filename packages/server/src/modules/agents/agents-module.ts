@@ -17,7 +17,7 @@ import { RegistrationLimiter } from './registration-limits.js';
 
 export interface AgentsModuleDeps extends Pick<
   AgentServiceDeps,
-  'serviceRecord' | 'availability' | 'schemas' | 'remote' | 'keyRecoveries'
+  'serviceRecord' | 'availability' | 'schemas' | 'remote' | 'keyRecoveries' | 'suspensions'
 > {
   database: DatabaseHandle;
   clock: Clock;
@@ -95,6 +95,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       profileMaxBytes: config.registration.profileMaxBytes,
       remote: deps.remote,
       ...(deps.keyRecoveries === undefined ? {} : { keyRecoveries: deps.keyRecoveries }),
+      ...(deps.suspensions === undefined ? {} : { suspensions: deps.suspensions }),
     }),
     didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
     changeFeed: new ChangeFeedService({ db, publicUrl }),
