@@ -74,7 +74,8 @@ export class ModerationService {
     const last = page.at(-1);
     return {
       decisions: page.map(toDecision),
-      next_cursor: rows.length > limit && last !== undefined ? encodePageCursor(list, Number(last.seq)) : null,
+      next_cursor:
+        rows.length > limit && last !== undefined ? encodePageCursor(list, Number(last.seq)) : null,
     };
   }
 
@@ -122,7 +123,10 @@ async function refusal(db: Db, did: string, action: 'suspended' | 'restored'): P
         ? `${did} is already suspended; POST /api/admin/agents/{did}/restore undoes it`
         : `${did} is ${status}: only an active agent is suspended`,
     );
-  return new ConflictError('NOT_SUSPENDED', `${did} is ${status}, not suspended: only a suspended agent is restored`);
+  return new ConflictError(
+    'NOT_SUSPENDED',
+    `${did} is ${status}, not suspended: only a suspended agent is restored`,
+  );
 }
 
 function toDecision(row: DecisionRow): Decision {

@@ -8,9 +8,22 @@ import type { AuthenticatedAgent } from '../agents/authentication.js';
 import type { RegistrationLimiter } from '../agents/registration-limits.js';
 import { requireDid } from '../identity/did-param.js';
 import { readRemoteEntry } from '../federation/remote-entries-store.js';
-import { findReportByPair, findTaskBetween, insertReport, listReports, type ReportRow } from './moderation-store.js';
+import {
+  findReportByPair,
+  findTaskBetween,
+  insertReport,
+  listReports,
+  type ReportRow,
+} from './moderation-store.js';
 import { decodePageCursor, encodePageCursor } from './page-cursor.js';
-import { MODERATION_RULES, type Report, type ReportReceipt, type ReportRequest, type ReportsPage, type ReportsQuery } from './schemas.js';
+import {
+  MODERATION_RULES,
+  type Report,
+  type ReportReceipt,
+  type ReportRequest,
+  type ReportsPage,
+  type ReportsQuery,
+} from './schemas.js';
 
 export interface ReportServiceDeps {
   db: Db;
@@ -30,7 +43,11 @@ export interface ReportServiceDeps {
 export class ReportService {
   constructor(private readonly deps: ReportServiceDeps) {}
 
-  async submit(caller: AuthenticatedAgent, command: ReportRequest, client: { address: string }): Promise<ReportReceipt> {
+  async submit(
+    caller: AuthenticatedAgent,
+    command: ReportRequest,
+    client: { address: string },
+  ): Promise<ReportReceipt> {
     const { db, clock } = this.deps;
     const target = await this.requireTarget(command.target);
     if (target === caller.did) throw new ForbiddenError('SELF_REPORT', 'An agent cannot report itself');

@@ -70,7 +70,10 @@ export const ReportReceipt = Type.Object({
 export type ReportReceipt = Static<typeof ReportReceipt>;
 
 const Cursor = Type.Optional(
-  Type.String({ maxLength: MODERATION_RULES.cursorMaxLength, description: 'next_cursor of the previous page' }),
+  Type.String({
+    maxLength: MODERATION_RULES.cursorMaxLength,
+    description: 'next_cursor of the previous page',
+  }),
 );
 const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: MODERATION_RULES.pageMax }));
 
@@ -115,12 +118,13 @@ export const MODERATION_ACTIONS = ['suspended', 'restored'] as const;
 
 /** A suspension's classes and a restoration's, each once ("other" is both). */
 const DECISION_REASONS = [...new Set<string>([...MODERATION_REASONS, ...RESTORATION_REASONS])] as readonly (
-  | (typeof MODERATION_REASONS)[number]
-  | (typeof RESTORATION_REASONS)[number]
+  (typeof MODERATION_REASONS)[number] | (typeof RESTORATION_REASONS)[number]
 )[];
 
 export const Decision = Type.Object({
-  seq: Type.Integer({ description: 'The change number of the decision: its event leaf in the transparency log' }),
+  seq: Type.Integer({
+    description: 'The change number of the decision: its event leaf in the transparency log',
+  }),
   target: Type.String(),
   action: StringEnum(MODERATION_ACTIONS),
   reason: StringEnum(DECISION_REASONS),

@@ -10,7 +10,10 @@ const operator = { authorization: `Bearer ${OPERATOR_TOKEN}` };
 type Node = Pick<TestRegistry, 'app'>;
 
 const searchDids = async (node: Node, q: string): Promise<string[]> => {
-  const response = await node.app.inject({ method: 'GET', url: `/api/agents/search?q=${encodeURIComponent(q)}` });
+  const response = await node.app.inject({
+    method: 'GET',
+    url: `/api/agents/search?q=${encodeURIComponent(q)}`,
+  });
   assert.equal(response.statusCode, 200, response.body);
   return response.json<{ agents: { did: string }[] }>().agents.map((agent) => agent.did);
 };
@@ -96,8 +99,9 @@ describe('moderation: reports, suspension and restoration', () => {
       headers: operator,
     });
     assert.equal(listed.statusCode, 200, listed.body);
-    const reports = listed.json<{ reports: { id: string; reporter_did: string; task_id: string; verified: boolean }[] }>()
-      .reports;
+    const reports = listed.json<{
+      reports: { id: string; reporter_did: string; task_id: string; verified: boolean }[];
+    }>().reports;
     assert.deepEqual(
       reports.map((row) => [row.id, row.reporter_did, row.task_id, row.verified]),
       [[receipt.id, reporter.did, taskId, true]],
@@ -116,7 +120,11 @@ describe('moderation: reports, suspension and restoration', () => {
     assert.equal(notTheirs.json<{ code: string }>().code, 'REPORT_TASK_NOT_FOUND');
     const badReason = await report(reporter.token, { target: other.did, reason: 'ugly' });
     assert.equal(badReason.statusCode, 400);
-    const long = await report(reporter.token, { target: other.did, reason: 'spam', details: 'x'.repeat(2001) });
+    const long = await report(reporter.token, {
+      target: other.did,
+      reason: 'spam',
+      details: 'x'.repeat(2001),
+    });
     assert.equal(long.statusCode, 400);
   });
 
@@ -140,7 +148,10 @@ describe('moderation: reports, suspension and restoration', () => {
       assert.ok(!(await mcpSearchDids(node, 'Mallard')).includes(target.did));
       const profile = await node.app.inject({ method: 'GET', url: agentPath(target.did) });
       assert.equal(profile.statusCode, 200);
-      const body = profile.json<{ status: string; moderation: { state: string; reason: string; since: number } }>();
+      const body = profile.json<{
+        status: string;
+        moderation: { state: string; reason: string; since: number };
+      }>();
       assert.equal(body.status, 'suspended');
       assert.deepEqual(
         { state: body.moderation.state, reason: body.moderation.reason },

@@ -29,7 +29,8 @@ export const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'Watches', description: 'Signed webhooks on changes of agents and remote entries (extension)' },
   {
     name: 'Moderation',
-    description: "Abuse reports, the operator's suspensions and restorations, and the public list of decisions (extension)",
+    description:
+      "Abuse reports, the operator's suspensions and restorations, and the public list of decisions (extension)",
   },
   {
     name: 'Federation',
