@@ -39,6 +39,19 @@ const mcpSearchDids = async (node: Node, q: string): Promise<string[]> => {
   return body.result.structuredContent.agents.map((agent) => agent.did);
 };
 
+/** What the other faces list for a text: ARD search results and the web search page. */
+const otherFaces = async (node: Node, q: string, did: string): Promise<{ ard: boolean; web: boolean }> => {
+  const ard = await node.app.inject({ method: 'POST', url: '/ard/search', payload: { query: { text: q } } });
+  assert.equal(ard.statusCode, 200, ard.body);
+  const web = await node.app.inject({ method: 'GET', url: `/?q=${encodeURIComponent(q)}` });
+  assert.equal(web.statusCode, 200);
+  // Only this agent matches the text: ARD lists it or nothing, the page links to its profile or not.
+  return {
+    ard: ard.json<{ results: unknown[] }>().results.length > 0,
+    web: web.body.includes(encodeURIComponent(did)),
+  };
+};
+
 const logSize = async (registry: TestRegistry): Promise<number> =>
   Number(
     (
@@ -131,6 +144,7 @@ describe('moderation: reports, suspension and restoration', () => {
   test('a suspension hides the agent on both nodes, refuses it, shows why and is logged', async () => {
     assert.ok((await searchDids(registry, 'Mallard')).includes(target.did));
     assert.ok((await searchDids(second, 'Mallard')).includes(target.did));
+    assert.deepEqual(await otherFaces(second, 'Moderated Mallard', target.did), { ard: true, web: true });
     const sizeBefore = await logSize(registry);
 
     const suspended = await registry.app.inject({
@@ -146,6 +160,7 @@ describe('moderation: reports, suspension and restoration', () => {
     for (const node of [registry, second]) {
       assert.ok(!(await searchDids(node, 'Mallard')).includes(target.did));
       assert.ok(!(await mcpSearchDids(node, 'Mallard')).includes(target.did));
+      assert.deepEqual(await otherFaces(node, 'Moderated Mallard', target.did), { ard: false, web: false });
       const profile = await node.app.inject({ method: 'GET', url: agentPath(target.did) });
       assert.equal(profile.statusCode, 200);
       const body = profile.json<{
@@ -230,6 +245,7 @@ describe('moderation: reports, suspension and restoration', () => {
     for (const node of [registry, second]) {
       assert.ok((await searchDids(node, 'Mallard')).includes(target.did));
       assert.ok((await mcpSearchDids(node, 'Mallard')).includes(target.did));
+      assert.deepEqual(await otherFaces(node, 'Moderated Mallard', target.did), { ard: true, web: true });
       const profile = await node.app.inject({ method: 'GET', url: agentPath(target.did) });
       const body = profile.json<{ status: string; moderation?: unknown }>();
       assert.equal(body.status, 'active');

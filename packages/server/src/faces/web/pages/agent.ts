@@ -166,6 +166,8 @@ function links(profile: AgentProfile): { label: string; href: string; note: stri
 }
 
 function invocationText(profile: AgentProfile): string {
+  if (profile.status === 'suspended')
+    return `Not invocable: the registry's operator suspended the agent (${profile.moderation?.reason ?? 'see /api/moderation'}).`;
   if (profile.status !== 'active') return 'Not invocable: the agent is deactivated.';
   if (!profile.invocation_enabled || profile.delivery_mode === 'none') {
     return 'Not invocable through the registry (invocation is not enabled).';
