@@ -46,6 +46,7 @@ import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
 import { watchesApi, type WatchesApi } from './client/watches.js';
+import { moderationApi, type ModerationApi } from './client/moderation.js';
 import type { FollowLogOptions, LogCatchUp, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
@@ -101,6 +102,8 @@ export class RegistryClient {
   private readonly messageClock = new MessageClock();
   /** Watches: be told (signed webhooks) of another agent's or a remote entry's changes (docs/watches.md). */
   readonly watches: WatchesApi;
+  /** Moderation: report an agent, read the public decisions, and the operator's calls (docs/moderation.md). */
+  readonly moderation: ModerationApi;
 
   constructor(options: RegistryClientOptions) {
     this.registry = registryAudience(options.registry);
@@ -114,6 +117,7 @@ export class RegistryClient {
     this.http = new HttpTransport(this.registry, fetchImpl.bind(globalThis), options.headers ?? {});
     this.onToken = options.onToken;
     this.watches = watchesApi(this);
+    this.moderation = moderationApi(this);
   }
 
   /** The current bearer token (set by register, login and renewal; settable when you hold one). */

@@ -47,6 +47,17 @@ export {
   type WatchRequest,
   type WatchesApi,
 } from './client/watches.js';
+export type {
+  ModerationApi,
+  ModerationDecision,
+  ModerationDecisionList,
+  ReportList,
+  ReportReason,
+  ReportReceipt,
+  ReportRequest,
+  RestoreRequest,
+  SuspendRequest,
+} from './client/moderation.js';
 export { verifyStandardWebhook } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';

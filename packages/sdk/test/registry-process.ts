@@ -12,12 +12,13 @@ const tokenSigningPem = tokenSigningKey.export({ format: 'pem', type: 'pkcs8' })
  */
 export function registryProcess(
   database: TestDatabase,
-  options: { publicUrl?: string } = {},
+  options: { publicUrl?: string; env?: Record<string, string> } = {},
 ): Promise<RegistryProcess> {
   return startRegistryProcess({
     DATABASE_URL: database.url,
     TOKEN_SIGNING_KEY: tokenSigningPem,
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     ...(options.publicUrl === undefined ? {} : { PUBLIC_URL: options.publicUrl }),
+    ...options.env,
   });
 }
