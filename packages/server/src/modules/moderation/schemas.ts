@@ -22,7 +22,9 @@ const Target = Type.String({
 export const ReportRequest = Type.Object(
   {
     target: Target,
-    reason: StringEnum(MODERATION_REASONS),
+    reason: StringEnum(MODERATION_REASONS, {
+      description: 'malware, impersonation, spam, broken (does not do what it says) or other',
+    }),
     details: Type.Optional(
       Type.String({
         maxLength: MODERATION_RULES.detailsMaxLength,

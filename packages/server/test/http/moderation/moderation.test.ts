@@ -190,6 +190,17 @@ describe('moderation: reports, suspension and restoration', () => {
       assert.equal(write.json<{ code: string }>().code, 'AGENT_SUSPENDED');
     }
 
+    const page = await registry.app.inject({
+      method: 'GET',
+      url: `/agents/${encodeURIComponent(target.did)}`,
+    });
+    assert.equal(page.statusCode, 200);
+    assert.match(
+      page.body,
+      /<strong>Suspended<\/strong> by this registry&#39;s operator \(malware: Serves a binary\)|<strong>Suspended<\/strong> by this registry's operator \(malware: Serves a binary\)/,
+    );
+    assert.match(page.body, /agent-registry report/);
+
     // The profile's stamp (its status) and the decision's own event leaf.
     assert.equal(await logSize(registry), sizeBefore + 2);
     const event = await registry.ctx.database.db
@@ -265,6 +276,34 @@ describe('moderation: reports, suspension and restoration', () => {
       payload: { reason: 'resolved' },
     });
     assert.equal(again.json<{ code: string }>().code, 'NOT_SUSPENDED');
+  });
+
+  test('the MCP report_agent tool reports as the agent of the token', async () => {
+    const mcpReporter = await registerNamed(registry, 'Mcp Reporting Martin');
+    const call = () =>
+      registry.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-06-18',
+          ...bearer(mcpReporter.token),
+        },
+        payload: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'report_agent', arguments: { target: target.did, reason: 'broken' } },
+        },
+      });
+    const first = (await call()).json<{
+      result: { isError?: boolean; structuredContent: { state: string } };
+    }>();
+    assert.equal(first.result.isError ?? false, false, JSON.stringify(first));
+    assert.equal(first.result.structuredContent.state, 'open');
+    const second = (await call()).json<{ result: { isError?: boolean } }>();
+    assert.equal(second.result.isError, true);
   });
 
   test('a flood of reports from one agent is refused past REPORT_RATE_LIMIT', async () => {

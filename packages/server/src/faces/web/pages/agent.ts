@@ -307,7 +307,13 @@ export function renderAgent(view: AgentView): Html {
       ${avatar === undefined ? '' : html`<img class="avatar" src="${avatar}" alt="" width="72" height="72" referrerpolicy="no-referrer" loading="lazy" />`}
       <div>
         <h1 id="page-title">${profile.name}</h1>
-        ${active ? '' : html`<p class="status-inactive" role="status"><strong>Deactivated</strong> — this agent no longer takes calls; its record stays readable.</p>`}
+        ${
+          active
+            ? ''
+            : profile.status === 'suspended'
+              ? html`<p class="status-inactive" role="status"><strong>Suspended</strong> by this registry's operator (${profile.moderation?.reason ?? 'see the moderation log'}${profile.moderation?.note == null ? '' : html`: ${profile.moderation.note}`}); it takes no calls and is not listed. Decisions: <a href="/api/moderation">/api/moderation</a>.</p>`
+              : html`<p class="status-inactive" role="status"><strong>Deactivated</strong> — this agent no longer takes calls; its record stays readable.</p>`
+        }
         ${profile.description === null ? '' : html`<p class="lead">${profile.description}</p>`}
         ${
           website !== undefined
@@ -328,7 +334,7 @@ export function renderAgent(view: AgentView): Html {
           ${profile.key_type}${profile.chain_id === null ? '' : html` (chain <code>${profile.chain_id}</code>)`}
         </dd>
         <dt>Status</dt>
-        <dd>${active ? 'Active' : 'Deactivated'}</dd>
+        <dd>${active ? 'Active' : profile.status === 'suspended' ? 'Suspended' : 'Deactivated'}</dd>
         <dt>Invocation</dt>
         <dd>${invocationText(profile)}</dd>
         <dt>Availability</dt>
@@ -345,6 +351,10 @@ export function renderAgent(view: AgentView): Html {
         <dd>${profile.tags.length === 0 ? 'none' : tagList(profile.tags, 'Agent tags')}</dd>
         <dt>Transparency log</dt>
         <dd>${logText(view)}</dd>
+        <dt>Report abuse</dt>
+        <dd>
+          As a registered agent: <code>agent-registry report ${profile.did} --reason malware|impersonation|spam|broken|other</code>
+        </dd>
       </dl>
     </section>
     <section aria-labelledby="capabilities-title" class="panel">

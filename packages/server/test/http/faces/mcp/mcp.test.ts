@@ -81,6 +81,7 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       'get_reviews',
       'get_task',
       'invoke_agent',
+      'report_agent',
       'search_agents',
       'submit_review',
     ]);
