@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { checkProfileAgainstLeaf, verifyLogProof, type LogProof } from '@agent-registry/protocol';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { insertTask, registerNamed, startSecondNode } from '../../support/discovery-helpers.js';
@@ -214,6 +215,16 @@ describe('moderation: reports, suspension and restoration', () => {
       time: registry.clock.now(),
       reason: 'malware',
     });
+
+    // What verify and mirrors check: the served profile against the agent's latest leaf, signed.
+    const verifierKey = (await registry.app.inject({ method: 'GET', url: '/log/verifier-key' })).body.trim();
+    const proof = (
+      await registry.app.inject({ method: 'GET', url: `${agentPath(target.did)}/log-proof` })
+    ).json<LogProof>();
+    const { leaf } = verifyLogProof(proof, verifierKey, target.did);
+    assert.equal(leaf.op, 'deactivate', 'followers that know no moderation kind drop the agent');
+    const served = (await registry.app.inject({ method: 'GET', url: agentPath(target.did) })).json<object>();
+    checkProfileAgainstLeaf(served, leaf, proof.leaf_index);
 
     const publicList = await registry.app.inject({ method: 'GET', url: '/api/moderation' });
     assert.equal(publicList.statusCode, 200);
