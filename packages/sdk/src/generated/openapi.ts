@@ -6612,7 +6612,10 @@ export interface operations {
         'application/json': {
           /** @description An agent's DID or a remote entry id (GET /api/federation/entries) */
           target: string;
-          /** @enum {string} */
+          /**
+           * @description malware, impersonation, spam, broken (does not do what it says) or other
+           * @enum {string}
+           */
           reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
           /** @description What the reporter saw; read by the operator only */
           details?: string;
