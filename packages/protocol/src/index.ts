@@ -135,6 +135,9 @@ export {
   MODERATION_REASONS,
   RESTORATION_REASONS,
   moderationEffect,
+  appealMessage,
+  MODERATION_APPEAL_PURPOSE,
+  type AppealInput,
   type ModerationReason,
   type RestorationReason,
 } from './log-event-kinds-moderation.js';

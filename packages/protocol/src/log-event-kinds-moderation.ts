@@ -1,3 +1,4 @@
+import { canonicalJson } from './canonical-json.js';
 import type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 
 /** Event kinds of the operator's moderation decisions (docs/transparency-log.md, "Event kinds"). */
@@ -31,4 +32,31 @@ export function moderationEffect(leaf: LogEventLeaf): 'suspended' | 'restored' |
   if (leaf.op === 'moderation.suspended') return 'suspended';
   if (leaf.op === 'moderation.restored') return 'restored';
   return undefined;
+}
+
+export const MODERATION_APPEAL_PURPOSE = 'moderation-appeal';
+
+/** What a suspended agent signs to appeal (docs/signing.md): its token is refused, its key is not. */
+export interface AppealInput {
+  did: string;
+  /** The registry's origin, e.g. `https://registry.example`. */
+  audience: string;
+  /** The `seq` of the suspension appealed (GET /api/moderation). */
+  decision: number;
+  /** The agent's statement, read by the operator. */
+  statement: string;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+/** The canonical JSON (RFC 8785) an appeal's signature covers, signed as key messages are. */
+export function appealMessage(input: AppealInput): string {
+  return canonicalJson({
+    audience: input.audience,
+    decision: input.decision,
+    did: input.did,
+    purpose: MODERATION_APPEAL_PURPOSE,
+    statement: input.statement,
+    timestamp: input.timestamp,
+  });
 }

@@ -57,6 +57,7 @@ import type { KeyRotationService } from './modules/key-rotation/key-rotation.js'
 import { createModerationModule } from './modules/moderation/moderation-module.js';
 import type { ModerationService } from './modules/moderation/moderation.js';
 import type { ReportService } from './modules/moderation/reports.js';
+import type { AppealService } from './modules/moderation/appeals.js';
 import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
 
 /** Everything a request may need, built once by createContext: the composition root. */
@@ -118,6 +119,8 @@ export interface AppContext {
   reports: ReportService;
   /** The operator's suspensions and restorations, and the public list of them. */
   moderation: ModerationService;
+  /** Suspended agents' appeals, signed with their keys. */
+  appeals: AppealService;
   close(): Promise<void>;
 }
 
@@ -320,6 +323,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       keyRecovery: keys.keyRecovery,
       reports: moderation.reports,
       moderation: moderation.moderation,
+      appeals: moderation.appeals,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();

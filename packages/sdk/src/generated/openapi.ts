@@ -1422,6 +1422,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/agents/{did}/appeal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: a suspended agent appeals its suspension, once (signed with its key)
+     * @description The agent's token is refused while it is suspended, so the appeal is signed with its key: the canonical JSON of {audience, decision, did, purpose: "moderation-appeal", statement, timestamp} (docs/signing.md, "Moderation appeals"). The operator reads it at GET /api/admin/appeals.
+     *
+     *     Responses:
+     *     - `201`: The appeal, as stored.
+     *     - `400`: The signature does not verify (`INVALID_SIGNATURE`), the audience is another registry (`AUDIENCE_MISMATCH`) or the timestamp is stale (`TIMESTAMP_OUT_OF_RANGE`).
+     *     - `404`: No agent has this DID here (`AGENT_NOT_FOUND`).
+     *     - `409`: The agent is not suspended, or decision is not its current suspension (`NOT_SUSPENDED`), or it was appealed already (`APPEAL_EXISTS`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['appealSuspension'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/appeals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: appeals of suspended agents, newest first (for operators)
+     * @description Needs FEDERATION_ADMIN_TOKEN as a bearer token (docs/moderation.md).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listAppeals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1689,7 +1746,8 @@ export interface components {
         | 'REPORT_TARGET_NOT_FOUND'
         | 'REPORT_TASK_NOT_FOUND'
         | 'NOT_SUSPENDABLE'
-        | 'NOT_SUSPENDED';
+        | 'NOT_SUSPENDED'
+        | 'APPEAL_EXISTS';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
       /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
@@ -7143,6 +7201,198 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  appealSuspension: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The seq of the suspension appealed, as GET /api/moderation lists it */
+          decision: number;
+          /** @description The agent's case, read by the operator */
+          statement: string;
+          /** @description This registry's origin */
+          audience: string;
+          /** @description Epoch milliseconds, within the registration skew of now */
+          timestamp: number;
+          /** @description The agent's key's signature over the appeal message (docs/signing.md, "Moderation appeals") */
+          signature: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The appeal, as stored. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            decision: number;
+            did: string;
+            statement: string;
+            /** @description Milliseconds since the epoch */
+            created_at: number;
+          };
+        };
+      };
+      /** @description The signature does not verify (`INVALID_SIGNATURE`), the audience is another registry (`AUDIENCE_MISMATCH`) or the timestamp is stale (`TIMESTAMP_OUT_OF_RANGE`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID here (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent is not suspended, or decision is not its current suspension (`NOT_SUSPENDED`), or it was appealed already (`APPEAL_EXISTS`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listAppeals: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            appeals: {
+              decision: number;
+              did: string;
+              statement: string;
+              /** @description Milliseconds since the epoch */
+              created_at: number;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
           [name: string]: unknown;
         };
         content: {

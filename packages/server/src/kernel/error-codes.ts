@@ -127,6 +127,7 @@ export const ERROR_CODES = [
   'REPORT_TASK_NOT_FOUND',
   'NOT_SUSPENDABLE',
   'NOT_SUSPENDED',
+  'APPEAL_EXISTS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

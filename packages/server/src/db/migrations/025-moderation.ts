@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Moderation (docs/moderation.md): abuse reports (one per reporter and target) and the operator's
- * decisions, each numbered by the transparency log entry that records it. A suspended agent is an
+ * Moderation (docs/moderation.md): abuse reports (one per reporter and target), the operator's
+ * decisions and the suspended agents' appeals, each numbered by the transparency log entry that records it. A suspended agent is an
  * agents row with status "suspended": no column is added to agents, so the statements that read its
  * rows in older migrations see the schema they were written for.
  */
@@ -51,5 +51,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createIndex('moderation_decisions_target_idx')
     .on('moderation_decisions')
     .columns(['target', 'seq'])
+    .execute();
+
+  // One appeal per suspension (its seq), by the suspended agent.
+  await db.schema
+    .createTable('moderation_appeals')
+    .addColumn('decision_seq', 'bigint', (col) => col.primaryKey())
+    .addColumn('did', 'text', (col) => col.notNull())
+    .addColumn('statement', 'text', (col) => col.notNull())
+    .addColumn('created_at', 'bigint', (col) => col.notNull())
     .execute();
 }

@@ -35,7 +35,16 @@ export interface ModerationDecisionsTable {
   decided_at: number;
 }
 
+/** A suspended agent's appeal of its suspension (migration 025): one per decision. */
+export interface ModerationAppealsTable {
+  decision_seq: number;
+  did: string;
+  statement: string;
+  created_at: number;
+}
+
 export type ModerationPartial = {
   moderation_reports: ModerationReportsTable;
   moderation_decisions: ModerationDecisionsTable;
+  moderation_appeals: ModerationAppealsTable;
 };

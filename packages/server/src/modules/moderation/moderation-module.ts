@@ -3,6 +3,7 @@ import type { Config } from '../../kernel/config.js';
 import type { Db } from '../../db/connect.js';
 import type { TransactionRunner } from '../../db/group-commit.js';
 import { RegistrationLimiter } from '../agents/registration-limits.js';
+import { AppealService } from './appeals.js';
 import { ModerationService } from './moderation.js';
 import { ReportService } from './reports.js';
 
@@ -17,6 +18,7 @@ export interface ModerationModuleDeps {
 export interface ModerationModule {
   reports: ReportService;
   moderation: ModerationService;
+  appeals: AppealService;
 }
 
 /** A network prefix may send this many times an address's reports; an IPv6 /48 twice that. */
@@ -24,7 +26,7 @@ const PREFIX_FACTOR = 10;
 
 export function createModerationModule(deps: ModerationModuleDeps): ModerationModule {
   const { db, writes, clock, config } = deps;
-  const { didWebDomain } = config.identity;
+  const { didWebDomain, publicUrl } = config.identity;
   const { perAddress, perReporter, windowMs } = config.reports;
   // Counted apart from registrations (own prefix), in the same kind of sliding window.
   const limiter = new RegistrationLimiter(
@@ -39,5 +41,6 @@ export function createModerationModule(deps: ModerationModuleDeps): ModerationMo
   return {
     reports: new ReportService({ db, clock, didWebDomain, limiter, perReporter }),
     moderation: new ModerationService({ db, writes, clock, didWebDomain }),
+    appeals: new AppealService({ db, clock, didWebDomain, audience: publicUrl }),
   };
 }

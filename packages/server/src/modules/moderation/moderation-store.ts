@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import type { AgentStatus } from '../../db/schema/index.js';
 import type {
+  ModerationAppealsTable,
   ModerationDecisionsTable,
   ModerationReportsTable,
   ReportReason,
@@ -121,4 +122,25 @@ export async function listDecisions(
   if (target !== undefined) query = query.where('target', '=', target);
   if (before !== undefined) query = query.where('seq', '<', before);
   return query.orderBy('seq', 'desc').limit(limit).execute();
+}
+
+export type AppealRow = ModerationAppealsTable;
+
+export async function insertAppeal(db: Db, row: AppealRow): Promise<void> {
+  await db.insertInto('moderation_appeals').values(row).execute();
+}
+
+export async function findAppeal(db: Db, decisionSeq: number): Promise<AppealRow | undefined> {
+  return db
+    .selectFrom('moderation_appeals')
+    .selectAll()
+    .where('decision_seq', '=', decisionSeq)
+    .executeTakeFirst();
+}
+
+/** Appeals newest first, before the decision `before` when given. */
+export async function listAppeals(db: Db, limit: number, before: number | undefined): Promise<AppealRow[]> {
+  let query = db.selectFrom('moderation_appeals').selectAll();
+  if (before !== undefined) query = query.where('decision_seq', '<', before);
+  return query.orderBy('decision_seq', 'desc').limit(limit).execute();
 }

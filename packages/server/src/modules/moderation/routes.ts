@@ -5,7 +5,12 @@ import type { Config } from '../../kernel/config.js';
 import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
 import type { ModerationService } from './moderation.js';
 import type { ReportService } from './reports.js';
+import type { AppealService } from './appeals.js';
 import {
+  Appeal,
+  AppealRequest,
+  AppealsPage,
+  AppealsQuery,
   Decision,
   DecisionsPage,
   DecisionsQuery,
@@ -26,6 +31,7 @@ export interface ModerationRouteDeps extends AuthenticatedRouteDeps {
   config: AuthenticatedRouteDeps['config'] & { federation: Pick<Config['federation'], 'adminToken'> };
   reports: ReportService;
   moderation: ModerationService;
+  appeals: AppealService;
 }
 
 export function moderationRoutes(app: App, ctx: ModerationRouteDeps): void {
@@ -144,5 +150,48 @@ export function moderationRoutes(app: App, ctx: ModerationRouteDeps): void {
       },
     },
     async (request) => ctx.moderation.decisions(request.query),
+  );
+
+  app.post(
+    '/api/agents/:did/appeal',
+    {
+      schema: {
+        tags,
+        operationId: 'appealSuspension',
+        summary: 'Extension: a suspended agent appeals its suspension, once (signed with its key)',
+        description:
+          'The agent\'s token is refused while it is suspended, so the appeal is signed with its key: the canonical JSON of {audience, decision, did, purpose: "moderation-appeal", statement, timestamp} (docs/signing.md, "Moderation appeals"). The operator reads it at GET /api/admin/appeals.',
+        security: [],
+        params: DidParams,
+        body: AppealRequest,
+        'x-status-reasons': {
+          201: 'The appeal, as stored.',
+          400: 'The signature does not verify (`INVALID_SIGNATURE`), the audience is another registry (`AUDIENCE_MISMATCH`) or the timestamp is stale (`TIMESTAMP_OUT_OF_RANGE`).',
+          404: 'No agent has this DID here (`AGENT_NOT_FOUND`).',
+          409: 'The agent is not suspended, or decision is not its current suspension (`NOT_SUSPENDED`), or it was appealed already (`APPEAL_EXISTS`).',
+        },
+        response: { 201: Appeal, ...errors(400, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await ctx.appeals.appeal(request.params.did, request.body)),
+  );
+
+  app.get(
+    '/api/admin/appeals',
+    {
+      onRequest: operator('GET /api/admin/appeals'),
+      schema: {
+        tags,
+        operationId: 'listAppeals',
+        summary: 'Extension: appeals of suspended agents, newest first (for operators)',
+        description: 'Needs FEDERATION_ADMIN_TOKEN as a bearer token (docs/moderation.md).',
+        security: operatorSecurity,
+        querystring: AppealsQuery,
+        'x-status-reasons': { 401: OPERATOR_401 },
+        response: { 200: AppealsPage, ...errors(400, 401) },
+      },
+    },
+    async (request) => ctx.appeals.list(request.query),
   );
 }

@@ -7,6 +7,7 @@ export const MODERATION_RULES = {
   targetMaxLength: 512,
   detailsMaxLength: 2000,
   noteMaxLength: 500,
+  statementMaxLength: 2000,
   taskIdMaxLength: 64,
   cursorMaxLength: 256,
   pageDefault: 50,
@@ -150,3 +151,41 @@ export const DecisionsPage = Type.Object({
   next_cursor: Nullable(Type.String()),
 });
 export type DecisionsPage = Static<typeof DecisionsPage>;
+
+export const AppealRequest = Type.Object(
+  {
+    decision: Type.Integer({
+      minimum: 1,
+      description: 'The seq of the suspension appealed, as GET /api/moderation lists it',
+    }),
+    statement: Type.String({
+      minLength: 1,
+      maxLength: MODERATION_RULES.statementMaxLength,
+      description: "The agent's case, read by the operator",
+    }),
+    audience: Type.String({ minLength: 1, maxLength: 512, description: "This registry's origin" }),
+    timestamp: Type.Integer({ description: 'Epoch milliseconds, within the registration skew of now' }),
+    signature: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        'The agent\'s key\'s signature over the appeal message (docs/signing.md, "Moderation appeals")',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type AppealRequest = Static<typeof AppealRequest>;
+
+export const Appeal = Type.Object({
+  decision: Type.Integer(),
+  did: Type.String(),
+  statement: Type.String(),
+  created_at: Type.Integer({ description: 'Milliseconds since the epoch' }),
+});
+export type Appeal = Static<typeof Appeal>;
+
+export const AppealsQuery = Type.Object({ limit: Limit, cursor: Cursor }, { additionalProperties: false });
+export type AppealsQuery = Static<typeof AppealsQuery>;
+
+export const AppealsPage = Type.Object({ appeals: Type.Array(Appeal), next_cursor: Nullable(Type.String()) });
+export type AppealsPage = Static<typeof AppealsPage>;

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { checkProfileAgainstLeaf, verifyLogProof, type LogProof } from '@agent-registry/protocol';
+import {
+  appealMessage,
+  checkProfileAgainstLeaf,
+  verifyLogProof,
+  type LogProof,
+} from '@agent-registry/protocol';
 import { agentPath, bearer } from '@agent-registry/testkit';
 import { startRegistry, type Registered, type TestRegistry } from '@agent-registry/testkit/in-process';
 import { insertTask, registerNamed, startSecondNode } from '../../support/discovery-helpers.js';
@@ -254,6 +259,39 @@ describe('moderation: reports, suspension and restoration', () => {
     });
     assert.equal(twice.statusCode, 409);
     assert.equal(twice.json<{ code: string }>().code, 'NOT_SUSPENDABLE');
+  });
+
+  test('the suspended agent appeals once, signed with its key, and the operator reads it', async () => {
+    const decision = (
+      await registry.app.inject({
+        method: 'GET',
+        url: `/api/moderation?target=${encodeURIComponent(target.did)}`,
+      })
+    ).json<{ decisions: { seq: number }[] }>().decisions[0]!.seq;
+    const audience = registry.config.identity.publicUrl;
+    const appeal = async (statement: string, signer = target.agent, timestamp = registry.clock.now()) => {
+      const message = appealMessage({ did: target.did, audience, decision, statement, timestamp });
+      return registry.app.inject({
+        method: 'POST',
+        url: `${agentPath(target.did)}/appeal`,
+        payload: { decision, statement, audience, timestamp, signature: await signer.sign(message) },
+      });
+    };
+    const forged = await appeal('It was not me', reporter.agent);
+    assert.equal(forged.statusCode, 400);
+    assert.equal(forged.json<{ code: string }>().code, 'INVALID_SIGNATURE');
+    const made = await appeal('The binary was a model file, as documented');
+    assert.equal(made.statusCode, 201, made.body);
+    const twice = await appeal('Again', target.agent, registry.clock.now() + 1);
+    assert.equal(twice.statusCode, 409);
+    assert.equal(twice.json<{ code: string }>().code, 'APPEAL_EXISTS');
+    const listed = await registry.app.inject({ method: 'GET', url: '/api/admin/appeals', headers: operator });
+    assert.deepEqual(
+      listed
+        .json<{ appeals: { decision: number; did: string; statement: string }[] }>()
+        .appeals.map((row) => [row.decision, row.did, row.statement]),
+      [[decision, target.did, 'The binary was a model file, as documented']],
+    );
   });
 
   test('a restoration brings everything back on both nodes', async () => {
