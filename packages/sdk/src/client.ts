@@ -46,7 +46,12 @@ import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
 import { watchesApi, type WatchesApi } from './client/watches.js';
-import { moderationApi, type ModerationApi } from './client/moderation.js';
+import {
+  appealSuspension,
+  moderationApi,
+  type ModerationAppeal,
+  type ModerationApi,
+} from './client/moderation.js';
 import type { FollowLogOptions, LogCatchUp, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
@@ -218,6 +223,17 @@ export class RegistryClient {
 
   getKeyRecovery(did: string = this.requireDid()): Promise<KeyRecoveryStatus> {
     return keys.getKeyRecovery(this, did);
+  }
+
+  /** A suspended agent appeals its suspension `decision` (seq in GET /api/moderation), signed with its key. */
+  appealSuspension(decision: number, statement: string): Promise<ModerationAppeal> {
+    return appealSuspension(
+      this,
+      this.signing(),
+      this.requireKey('appeal a suspension'),
+      decision,
+      statement,
+    );
   }
 
   private signing(did: string = this.requireDid()) {

@@ -49,6 +49,7 @@ export {
 } from './client/watches.js';
 export type {
   ModerationApi,
+  ModerationAppeal,
   ModerationDecision,
   ModerationDecisionList,
   ReportList,

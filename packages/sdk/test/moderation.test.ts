@@ -50,6 +50,8 @@ test('client.moderation: report, list reports, suspend, read decisions, restore'
     assert.equal(error.code, 'AGENT_SUSPENDED');
     return true;
   });
+  const appeal = await target.appealSuspension(suspended.seq, 'Only announcements, as documented');
+  assert.equal(appeal.decision, suspended.seq);
   const restored = await anyone.moderation.restore(ADMIN_TOKEN, did, { reason: 'resolved' });
   assert.equal(restored.action, 'restored');
   await assert.rejects(anyone.moderation.reports('not-the-operator-token'), (error: unknown) => {

@@ -1,4 +1,7 @@
+import { appealMessage } from '@agent-registry/protocol';
+import type { AgentKey } from '../keys.js';
 import type { RequestBodyOf, ResponseOf } from '../types.js';
+import type { MessageClock } from './session.js';
 import { enc, type Transport } from './transport.js';
 
 export type ReportRequest = RequestBodyOf<'/api/reports', 'post'>;
@@ -9,6 +12,25 @@ export type SuspendRequest = RequestBodyOf<'/api/admin/agents/{did}/suspend', 'p
 export type RestoreRequest = RequestBodyOf<'/api/admin/agents/{did}/restore', 'post'>;
 export type ModerationDecision = ResponseOf<'/api/admin/agents/{did}/suspend', 'post'>;
 export type ModerationDecisionList = ResponseOf<'/api/moderation', 'get'>;
+export type ModerationAppeal = ResponseOf<'/api/agents/{did}/appeal', 'post', 201>;
+
+/**
+ * A suspended agent's appeal of its suspension `decision` (its seq in GET /api/moderation), signed with
+ * its key since its token is refused (docs/signing.md, "Moderation appeals").
+ */
+export async function appealSuspension(
+  transport: Transport,
+  { did, audience, clock }: { did: string; audience: string; clock: MessageClock },
+  key: AgentKey,
+  decision: number,
+  statement: string,
+): Promise<ModerationAppeal> {
+  const timestamp = clock.next();
+  const signature = await key.sign(appealMessage({ did, audience, decision, statement, timestamp }));
+  return transport.request('POST', `/api/agents/${enc(did)}/appeal`, {
+    body: { decision, statement, audience, timestamp, signature },
+  });
+}
 
 /**
  * `client.moderation` (docs/moderation.md): reporting an agent or a remote entry with the client's token,
