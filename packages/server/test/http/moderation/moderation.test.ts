@@ -367,3 +367,29 @@ describe('moderation: reports, suspension and restoration', () => {
     assert.equal(refused.json<{ code: string }>().code, 'REPORT_RATE_LIMITED');
   });
 });
+
+describe('moderation: reports from one address', () => {
+  let registry: TestRegistry;
+  before(async () => {
+    registry = await startRegistry({ REPORT_RATE_LIMIT_PER_ADDRESS: '2' });
+  });
+  after(async () => {
+    await registry.close();
+  });
+
+  test('many agents reporting from one address are refused past REPORT_RATE_LIMIT_PER_ADDRESS', async () => {
+    const target = await registerNamed(registry, 'Target of a Sybil Flood');
+    const codes: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      const sybil = await registerNamed(registry, `Sybil ${index}`);
+      const answer = await registry.app.inject({
+        method: 'POST',
+        url: '/api/reports',
+        headers: bearer(sybil.token),
+        payload: { target: target.did, reason: 'spam' },
+      });
+      codes.push(answer.statusCode === 201 ? 'created' : answer.json<{ code: string }>().code);
+    }
+    assert.deepEqual(codes, ['created', 'created', 'REPORT_RATE_LIMITED']);
+  });
+});
