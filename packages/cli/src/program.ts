@@ -16,6 +16,7 @@ import { registerTasks } from './commands/tasks.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWorker } from './commands/worker.js';
 import { registerWatch } from './commands/watch.js';
+import { registerAdmin, registerReport } from './commands/moderation.js';
 import { withExamples } from './help.js';
 
 export const VERSION = '0.1.0';
@@ -56,11 +57,13 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerWorker(program);
   registerReview(program);
   registerWatch(program);
+  registerReport(program);
   registerReviews(program);
   registerReputation(program);
   registerVerify(program);
   registerMirror(program);
   registerFederation(program);
+  registerAdmin(program);
   registerKeys(program);
   registerDomains(program);
   registerConfig(program);

@@ -130,3 +130,14 @@ export {
   type RecoverySetInput,
 } from './key-messages.js';
 export { IDENTITY_EVENT_KINDS, rotatedKey } from './log-event-kinds-identity.js';
+export {
+  MODERATION_EVENT_KINDS,
+  MODERATION_REASONS,
+  RESTORATION_REASONS,
+  moderationEffect,
+  appealMessage,
+  MODERATION_APPEAL_PURPOSE,
+  type AppealInput,
+  type ModerationReason,
+  type RestorationReason,
+} from './log-event-kinds-moderation.js';

@@ -79,3 +79,11 @@ export const REVIEW_LIMITS = {
   pageOffsetMax: 1_000_000,
   cursorMaxLength: 512,
 } as const;
+
+/** The classes an abuse report or a suspension names (docs/moderation.md). */
+export const MODERATION_REASONS = ['malware', 'impersonation', 'spam', 'broken', 'other'] as const;
+export type ModerationReason = (typeof MODERATION_REASONS)[number];
+
+/** The classes a restoration names. */
+export const RESTORATION_REASONS = ['resolved', 'mistaken', 'appeal', 'other'] as const;
+export type RestorationReason = (typeof RESTORATION_REASONS)[number];

@@ -2,6 +2,7 @@ import { LogVerificationError } from './log-errors.js';
 import type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 import { OBSERVED_EVENT_KINDS } from './log-event-kinds-observed.js';
 import { IDENTITY_EVENT_KINDS } from './log-event-kinds-identity.js';
+import { MODERATION_EVENT_KINDS } from './log-event-kinds-moderation.js';
 
 export type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 
@@ -13,6 +14,7 @@ export type { LogEventCheck, LogEventLeaf } from './log-event-types.js';
 export const LOG_EVENT_KINDS: Readonly<Record<string, LogEventCheck>> = Object.freeze({
   ...OBSERVED_EVENT_KINDS,
   ...IDENTITY_EVENT_KINDS,
+  ...MODERATION_EVENT_KINDS,
 });
 
 const EVENT_OP = /^[a-z][a-z0-9_.]{0,63}$/;

@@ -261,14 +261,16 @@ export function verifyConsistency(
 }
 
 /**
- * The part of a served profile a leaf vouches for: all of it but the live service_record and availability
- * and the provenance (where the reader found the agent, which the reader's registry states, not the agent).
+ * The part of a served profile a leaf vouches for: all of it but the live service_record and availability,
+ * the provenance (where the reader found the agent, which the reader's registry states, not the agent)
+ * and the moderation of a suspended agent (the operator's statement, logged as an event leaf of its own).
  */
 export function loggedProfile(profile: object): Record<string, unknown> {
   const {
     service_record: _measured,
     availability: _observed,
     provenance: _whereFound,
+    moderation: _operatorsDecision,
     ...logged
   } = profile as Record<string, unknown>;
   return logged;

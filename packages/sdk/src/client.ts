@@ -48,6 +48,12 @@ import type { InvokeOptions } from './client/invocation.js';
 import * as reviews from './client/reviews.js';
 import * as transparency from './client/transparency.js';
 import { watchesApi, type WatchesApi } from './client/watches.js';
+import {
+  appealSuspension,
+  moderationApi,
+  type ModerationAppeal,
+  type ModerationApi,
+} from './client/moderation.js';
 import type { FollowLogOptions, LogCatchUp, VerifiedAgent } from './client/transparency.js';
 import type { Page, ReviewInput } from './client/reviews.js';
 import {
@@ -114,6 +120,8 @@ export class RegistryClient {
   private readonly messageClock = new MessageClock();
   /** Watches: be told (signed webhooks) of another agent's or a remote entry's changes (docs/watches.md). */
   readonly watches: WatchesApi;
+  /** Moderation: report an agent, read the public decisions, and the operator's calls (docs/moderation.md). */
+  readonly moderation: ModerationApi;
 
   constructor(options: RegistryClientOptions) {
     this.registry = registryAudience(options.registry);
@@ -133,6 +141,7 @@ export class RegistryClient {
     );
     this.onToken = options.onToken;
     this.watches = watchesApi(this);
+    this.moderation = moderationApi(this);
   }
 
   /** The name signed messages bind to: the `audience` option, else the registry's own URL once learnt. */
@@ -263,6 +272,17 @@ export class RegistryClient {
 
   getKeyRecovery(did: string = this.requireDid()): Promise<KeyRecoveryStatus> {
     return keys.getKeyRecovery(this, did);
+  }
+
+  /** A suspended agent appeals its suspension `decision` (seq in GET /api/moderation), signed with its key. */
+  async appealSuspension(decision: number, statement: string): Promise<ModerationAppeal> {
+    return appealSuspension(
+      this,
+      await this.signing(),
+      this.requireKey('appeal a suspension'),
+      decision,
+      statement,
+    );
   }
 
   private async signing(did: string = this.requireDid()) {

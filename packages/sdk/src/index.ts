@@ -48,6 +48,18 @@ export {
   type WatchRequest,
   type WatchesApi,
 } from './client/watches.js';
+export type {
+  ModerationApi,
+  ModerationAppeal,
+  ModerationDecision,
+  ModerationDecisionList,
+  ReportList,
+  ReportReason,
+  ReportReceipt,
+  ReportRequest,
+  RestoreRequest,
+  SuspendRequest,
+} from './client/moderation.js';
 export { verifyStandardWebhook } from './webhook.js';
 export type * from './types.js';
 export { registryAudience } from '@agent-registry/protocol';

@@ -31,6 +31,7 @@ import { transparencyLogRoutes } from './modules/transparency-log/routes.js';
 import { federationRoutes } from './modules/federation/routes.js';
 import { observationRoutes } from './modules/federation/observation-routes.js';
 import { watchRoutes } from './modules/watches/routes.js';
+import { moderationRoutes } from './modules/moderation/routes.js';
 import { swaggerUiBranding } from './faces/rest/branding.js';
 import { openapiOptions } from './faces/rest/openapi/document.js';
 import { operationsRoutes } from './modules/operations/operations-routes.js';
@@ -217,6 +218,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   federationRoutes(app, ctx);
   observationRoutes(app, ctx);
   watchRoutes(app, ctx);
+  moderationRoutes(app, ctx);
   // Also the not-found handler: an HTML page for browsers, the JSON error for everything else.
   webRoutes(app, ctx);
   mcpRoutes(app, ctx);

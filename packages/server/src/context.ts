@@ -54,6 +54,10 @@ import type { WatchService } from './modules/watches/watches.js';
 import { NotFoundError } from './kernel/errors.js';
 import { createKeyRotationModule } from './modules/key-rotation/key-rotation-module.js';
 import type { KeyRotationService } from './modules/key-rotation/key-rotation.js';
+import { createModerationModule } from './modules/moderation/moderation-module.js';
+import type { ModerationService } from './modules/moderation/moderation.js';
+import type { ReportService } from './modules/moderation/reports.js';
+import type { AppealService } from './modules/moderation/appeals.js';
 import type { KeyRecoveryService } from './modules/key-rotation/key-recovery.js';
 import { createDomainsModule } from './modules/domains/domains-module.js';
 import type { DomainService } from './modules/domains/domains.js';
@@ -116,6 +120,12 @@ export interface AppContext {
   keyRecovery: KeyRecoveryService;
   /** Verified domains and handles (docs/identity.md); `recheckDue()` is the re-check round tests run. */
   domains: DomainService;
+  /** Abuse reports (docs/moderation.md). */
+  reports: ReportService;
+  /** The operator's suspensions and restorations, and the public list of them. */
+  moderation: ModerationService;
+  /** Suspended agents' appeals, signed with their keys. */
+  appeals: AppealService;
   close(): Promise<void>;
 }
 
@@ -205,9 +215,12 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       // Built after agents (it writes through agents' writer): read through it once it exists.
       keyRecoveries: { pending: (did) => keys.keyRecovery.pending(did) },
       identityClaims: { forProfile: (did) => domains.domains.forProfile(did) },
+      // Built after agents too (it writes through agents' writer).
+      suspensions: { of: (did) => moderation.moderation.suspensionOf(did) },
     });
     const keys = createKeyRotationModule({ ...common, writes: agents.agentWrites, tokens });
     const domains = createDomainsModule({ ...common, writes: agents.agentWrites, policy: webhookPolicy });
+    const moderation = createModerationModule({ db, clock, config, writes: agents.agentWrites });
     const reviews = createReviewsModule({ ...common, alsoRefreshed: serviceRecord });
     const stats = createStatsModule(common);
     const { search } = await createSearchModule({
@@ -322,6 +335,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
       keyRotation: keys.keyRotation,
       keyRecovery: keys.keyRecovery,
       domains: domains.domains,
+      reports: moderation.reports,
+      moderation: moderation.moderation,
+      appeals: moderation.appeals,
       stopWaiters: async () => {
         federation.federatedIndex.close();
         await tasks.stopWaiters();

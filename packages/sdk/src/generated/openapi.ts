@@ -1473,6 +1473,211 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: report an agent or a remote entry to the operator
+     * @description Reports an agent (DID) or a remote entry (id) as malware, impersonation, spam, broken or other (docs/moderation.md). Naming task_id, a task in which you invoked the target, makes the report verified. One report per reporter and target.
+     *
+     *     Responses:
+     *     - `201`: The report, as stored (its id and state).
+     *     - `400`: task_id is not a task in which you invoked the target (`REPORT_TASK_NOT_FOUND`), or a field is out of bounds.
+     *     - `401`: Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token.
+     *     - `403`: An agent cannot report itself (`SELF_REPORT`), or the caller is suspended (`AGENT_SUSPENDED`).
+     *     - `404`: target is neither an agent here nor a remote entry listed here (`REPORT_TARGET_NOT_FOUND`).
+     *     - `409`: You already reported this target (`REPORT_EXISTS`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `429`: More reports than REPORT_RATE_LIMIT per reporter, or REPORT_RATE_LIMIT_PER_ADDRESS per address, in the window (`REPORT_RATE_LIMITED`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['reportAbuse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/reports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: abuse reports, newest first (for operators)
+     * @description Reports with their reporter, details and evidence, filtered by target, reason and state (docs/moderation.md). Needs FEDERATION_ADMIN_TOKEN as a bearer token.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listReports'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/agents/{did}/suspend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: suspend an agent (for operators)
+     * @description Takes the agent out of every search and listing, refuses its invocations and its token with `AGENT_SUSPENDED`, shows `moderation` on its profile and logs a `moderation.suspended` event (docs/moderation.md). Needs FEDERATION_ADMIN_TOKEN as a bearer token.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `404`: No agent has this DID here (`AGENT_NOT_FOUND`).
+     *     - `409`: The agent is already suspended, or deactivated (`NOT_SUSPENDABLE`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['suspendAgent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/agents/{did}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: restore a suspended agent (for operators)
+     * @description Brings the agent back as it was before its suspension and logs a `moderation.restored` event (docs/moderation.md). Needs FEDERATION_ADMIN_TOKEN as a bearer token.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `404`: No agent has this DID here (`AGENT_NOT_FOUND`).
+     *     - `409`: The agent is not suspended (`NOT_SUSPENDED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['restoreAgent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/moderation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: the operator's decisions, newest first
+     * @description Every suspension and restoration, with its reason class, note and time, never the reporter; `seq` is its event leaf in the transparency log (docs/moderation.md).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listModerationDecisions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/agents/{did}/appeal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: a suspended agent appeals its suspension, once (signed with its key)
+     * @description The agent's token is refused while it is suspended, so the appeal is signed with its key: the canonical JSON of {audience, decision, did, purpose: "moderation-appeal", statement, timestamp} (docs/signing.md, "Moderation appeals"). The operator reads it at GET /api/admin/appeals.
+     *
+     *     Responses:
+     *     - `201`: The appeal, as stored.
+     *     - `400`: The signature does not verify (`INVALID_SIGNATURE`), the audience is another registry (`AUDIENCE_MISMATCH`) or the timestamp is stale (`TIMESTAMP_OUT_OF_RANGE`).
+     *     - `404`: No agent has this DID here (`AGENT_NOT_FOUND`).
+     *     - `409`: The agent is not suspended, or decision is not its current suspension (`NOT_SUSPENDED`), or it was appealed already (`APPEAL_EXISTS`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['appealSuspension'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/appeals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Extension: appeals of suspended agents, newest first (for operators)
+     * @description Needs FEDERATION_ADMIN_TOKEN as a bearer token (docs/moderation.md).
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    get: operations['listAppeals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ard/search': {
     parameters: {
       query?: never;
@@ -1741,7 +1946,16 @@ export interface components {
         | 'INVALID_HANDLE'
         | 'HANDLE_DOMAIN_NOT_VERIFIED'
         | 'HANDLE_TAKEN'
-        | 'HANDLE_NOT_FOUND';
+        | 'HANDLE_NOT_FOUND'
+        | 'AGENT_SUSPENDED'
+        | 'SELF_REPORT'
+        | 'REPORT_EXISTS'
+        | 'REPORT_RATE_LIMITED'
+        | 'REPORT_TARGET_NOT_FOUND'
+        | 'REPORT_TASK_NOT_FOUND'
+        | 'NOT_SUSPENDABLE'
+        | 'NOT_SUSPENDED'
+        | 'APPEAL_EXISTS';
       /** @description The task, when an invocation failed or timed out */
       task_id?: string;
       /** @description INVOCATION_TIMEOUT answered at once: the agent is offline, the task was not sent and no answer will come; when a worker of it was last seen (ISO 8601). Absent when the task was sent and the agent did not answer in time (docs/availability.md) */
@@ -1788,8 +2002,11 @@ export interface components {
         /** Format: uri */
         url: string;
       }[];
-      /** @enum {string} */
-      status: 'active' | 'deactivated';
+      /**
+       * @description Extension value `suspended`: an operator suspended the agent (docs/moderation.md); `moderation` says why
+       * @enum {string}
+       */
+      status: 'active' | 'deactivated' | 'suspended';
       invocation_enabled: boolean;
       /** @enum {string} */
       delivery_mode: 'none' | 'webhook' | 'queue';
@@ -1812,6 +2029,16 @@ export interface components {
         new_public_key: string;
         started_at: number;
         completes_at: number;
+      };
+      /** @description Extension, present only while the agent is suspended: the operator's decision (docs/moderation.md). Not covered by the transparency log leaf */
+      moderation?: {
+        /** @enum {string} */
+        state: 'suspended';
+        /** @enum {string} */
+        reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+        note: string | null;
+        /** @description When the operator suspended the agent (epoch ms) */
+        since: number;
       };
     };
     /**
@@ -2256,8 +2483,11 @@ export interface components {
         /** Format: uri */
         url: string;
       }[];
-      /** @enum {string} */
-      status: 'active' | 'deactivated';
+      /**
+       * @description Extension value `suspended`: an operator suspended the agent (docs/moderation.md); `moderation` says why
+       * @enum {string}
+       */
+      status: 'active' | 'deactivated' | 'suspended';
       invocation_enabled: boolean;
       /** @enum {string} */
       delivery_mode: 'none' | 'webhook' | 'queue';
@@ -2269,8 +2499,11 @@ export interface components {
     };
     AgentChange: {
       did: string;
-      /** @enum {string} */
-      status: 'active' | 'deactivated';
+      /**
+       * @description Extension value `suspended`: an operator suspended the agent (docs/moderation.md); like a deactivation it carries no profile, and a restoration brings the profile back
+       * @enum {string}
+       */
+      status: 'active' | 'deactivated' | 'suspended';
       /** @description The profile last changed at (epoch ms) */
       updated_at: number;
       deactivated_at: number | null;
@@ -7432,6 +7665,770 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  reportAbuse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description An agent's DID or a remote entry id (GET /api/federation/entries) */
+          target: string;
+          /**
+           * @description malware, impersonation, spam, broken (does not do what it says) or other
+           * @enum {string}
+           */
+          reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+          /** @description What the reporter saw; read by the operator only */
+          details?: string;
+          /** @description A task in which the reporter invoked the target: the report is then verified */
+          task_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The report, as stored (its id and state). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            target: string;
+            /** @enum {string} */
+            reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+            verified: boolean;
+            /** @enum {string} */
+            state: 'open' | 'actioned';
+            created_at: number;
+          };
+        };
+      };
+      /** @description task_id is not a task in which you invoked the target (`REPORT_TASK_NOT_FOUND`), or a field is out of bounds. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, malformed or expired bearer token (`TOKEN_MISSING`, `TOKEN_INVALID`, `TOKEN_EXPIRED`), or a token of a deactivated agent. Get a new one at POST /api/auth/token. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description An agent cannot report itself (`SELF_REPORT`), or the caller is suspended (`AGENT_SUSPENDED`). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description target is neither an agent here nor a remote entry listed here (`REPORT_TARGET_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description You already reported this target (`REPORT_EXISTS`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description More reports than REPORT_RATE_LIMIT per reporter, or REPORT_RATE_LIMIT_PER_ADDRESS per address, in the window (`REPORT_RATE_LIMITED`). */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listReports: {
+    parameters: {
+      query?: {
+        target?: string;
+        reason?: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+        state?: 'open' | 'actioned';
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            reports: {
+              id: string;
+              reporter_did: string;
+              target: string;
+              /** @enum {string} */
+              reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+              details: string | null;
+              task_id: string | null;
+              /** @description The report names a task of the reporter with the target */
+              verified: boolean;
+              /**
+               * @description open, or actioned once the target was suspended after the report
+               * @enum {string}
+               */
+              state: 'open' | 'actioned';
+              /** @description Milliseconds since the epoch */
+              created_at: number;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  suspendAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+          /** @description The operator's public note, shown on the profile and in GET /api/moderation */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The change number of the decision: its event leaf in the transparency log */
+            seq: number;
+            target: string;
+            /** @enum {string} */
+            action: 'suspended' | 'restored';
+            /** @enum {string} */
+            reason:
+              'malware' | 'impersonation' | 'spam' | 'broken' | 'other' | 'resolved' | 'mistaken' | 'appeal';
+            note: string | null;
+            /** @description Milliseconds since the epoch */
+            decided_at: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID here (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent is already suspended, or deactivated (`NOT_SUSPENDABLE`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  restoreAgent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reason: 'resolved' | 'mistaken' | 'appeal' | 'other';
+          /** @description The operator's public note, shown on the profile and in GET /api/moderation */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The change number of the decision: its event leaf in the transparency log */
+            seq: number;
+            target: string;
+            /** @enum {string} */
+            action: 'suspended' | 'restored';
+            /** @enum {string} */
+            reason:
+              'malware' | 'impersonation' | 'spam' | 'broken' | 'other' | 'resolved' | 'mistaken' | 'appeal';
+            note: string | null;
+            /** @description Milliseconds since the epoch */
+            decided_at: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID here (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent is not suspended (`NOT_SUSPENDED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listModerationDecisions: {
+    parameters: {
+      query?: {
+        target?: string;
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            decisions: {
+              /** @description The change number of the decision: its event leaf in the transparency log */
+              seq: number;
+              target: string;
+              /** @enum {string} */
+              action: 'suspended' | 'restored';
+              /** @enum {string} */
+              reason:
+                | 'malware'
+                | 'impersonation'
+                | 'spam'
+                | 'broken'
+                | 'other'
+                | 'resolved'
+                | 'mistaken'
+                | 'appeal';
+              note: string | null;
+              /** @description Milliseconds since the epoch */
+              decided_at: number;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  appealSuspension: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The DID, URL-encoded or raw (did:web:... or did:pkh:...) */
+        did: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The seq of the suspension appealed, as GET /api/moderation lists it */
+          decision: number;
+          /** @description The agent's case, read by the operator */
+          statement: string;
+          /** @description This registry's origin */
+          audience: string;
+          /** @description Epoch milliseconds, within the registration skew of now */
+          timestamp: number;
+          /** @description The agent's key's signature over the appeal message (docs/signing.md, "Moderation appeals") */
+          signature: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The appeal, as stored. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            decision: number;
+            did: string;
+            statement: string;
+            /** @description Milliseconds since the epoch */
+            created_at: number;
+          };
+        };
+      };
+      /** @description The signature does not verify (`INVALID_SIGNATURE`), the audience is another registry (`AUDIENCE_MISMATCH`) or the timestamp is stale (`TIMESTAMP_OUT_OF_RANGE`). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No agent has this DID here (`AGENT_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The agent is not suspended, or decision is not its current suspension (`NOT_SUSPENDED`), or it was appealed already (`APPEAL_EXISTS`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listAppeals: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description next_cursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            appeals: {
+              decision: number;
+              did: string;
+              statement: string;
+              /** @description Milliseconds since the epoch */
+              created_at: number;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
           [name: string]: unknown;
         };
         content: {

@@ -112,6 +112,12 @@ export interface Config {
     /** How often stored reputation scores are recomputed, so time decay shows without new reviews. */
     reputationRefreshSeconds: SettingValues['REPUTATION_REFRESH_SECONDS'];
   };
+  /** Abuse reports (docs/moderation.md): counted in the database, so across nodes. */
+  reports: {
+    perReporter: SettingValues['REPORT_RATE_LIMIT'];
+    perAddress: SettingValues['REPORT_RATE_LIMIT_PER_ADDRESS'];
+    windowMs: number;
+  };
   search: {
     /** Memory for serialised profiles, checked against the database on every read; 0 turns the cache off. */
     profileCacheBytes: number;
@@ -260,6 +266,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       rateLimit: v.REVIEW_RATE_LIMIT,
       rateWindowSeconds: v.REVIEW_RATE_WINDOW_SECONDS,
       reputationRefreshSeconds: v.REPUTATION_REFRESH_SECONDS,
+    },
+    reports: {
+      perReporter: v.REPORT_RATE_LIMIT,
+      perAddress: v.REPORT_RATE_LIMIT_PER_ADDRESS,
+      windowMs: v.REPORT_RATE_WINDOW_SECONDS * 1000,
     },
     search: { profileCacheBytes: v.PROFILE_CACHE_MB * MIB },
     probes: {

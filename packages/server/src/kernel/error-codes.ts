@@ -128,6 +128,16 @@ export const ERROR_CODES = [
   'HANDLE_DOMAIN_NOT_VERIFIED',
   'HANDLE_TAKEN',
   'HANDLE_NOT_FOUND',
+  // Moderation
+  'AGENT_SUSPENDED',
+  'SELF_REPORT',
+  'REPORT_EXISTS',
+  'REPORT_RATE_LIMITED',
+  'REPORT_TARGET_NOT_FOUND',
+  'REPORT_TASK_NOT_FOUND',
+  'NOT_SUSPENDABLE',
+  'NOT_SUSPENDED',
+  'APPEAL_EXISTS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -82,6 +82,13 @@ export class DatabaseUnavailableError extends ApiError {
 export const agentNotFound = (did: string): NotFoundError =>
   new NotFoundError('AGENT_NOT_FOUND', `No active agent is registered with DID ${did}`, 'Agent not found');
 
+/** An agent an operator suspended (docs/moderation.md): not invocable, its token refused. */
+export const agentSuspended = (did: string): ForbiddenError =>
+  new ForbiddenError(
+    'AGENT_SUSPENDED',
+    `The agent ${did} is suspended by this registry's operator; GET /api/agents/{did} says why (moderation), and GET /api/moderation lists the decision`,
+  );
+
 export const taskNotFound = (taskId: string): NotFoundError =>
   new NotFoundError('TASK_NOT_FOUND', `No task ${taskId}`, 'Task not found');
 

@@ -281,6 +281,15 @@ export const SETTINGS = {
 
   REVIEW_RATE_LIMIT: integer('reviews', 10, 1, 100_000, 'Reviews per reviewer per window'),
   REVIEW_RATE_WINDOW_SECONDS: integer('reviews', HOUR, 1, 30 * DAY, 'That window'),
+  REPORT_RATE_LIMIT: integer('reviews', 20, 1, 100_000, 'Abuse reports per reporting agent per window'),
+  REPORT_RATE_LIMIT_PER_ADDRESS: integer(
+    'reviews',
+    60,
+    1,
+    1_000_000,
+    'Abuse reports per client address per window (10 times as many per network prefix)',
+  ),
+  REPORT_RATE_WINDOW_SECONDS: integer('reviews', HOUR, 1, 30 * DAY, 'That window'),
   REPUTATION_REFRESH_SECONDS: integer(
     'reviews',
     HOUR,
@@ -308,7 +317,7 @@ export const SETTINGS = {
   FEDERATION_MCP_REGISTRIES: list('federation', 'MCP Registry API bases to import, comma-separated'),
   FEDERATION_ADMIN_TOKEN: secret(
     'federation',
-    'Operator secret for federation writes (resuming a peer); also shows federation errors (16+ chars)',
+    'Operator secret for federation writes (resuming a peer) and moderation (reports, suspensions); also shows federation errors (16+ chars)',
     true,
   ),
   FEDERATION_REFRESH_SECONDS: integer(

@@ -451,6 +451,8 @@ const SHELL_BLOCKS: Record<string, string> = {
     'example registry, peer and tokens: packages/cli/test/federation.test.ts runs both commands against a real registry following peers',
   'docs/mirroring.md: # From the beginning (no since): every agent the registry has known, each at its latest state.':
     'example cursor of a registry of more than 1,000 agents at localhost:8080',
+  'docs/moderation.md: export REGISTRY=https://registry.example TOKEN="$FEDERATION_ADMIN_TOKEN"':
+    'example registry, token and DID: test/http/moderation/moderation.test.ts makes the same requests against a real registry',
   'docs/operations.md: npm ci && npm start          # PORT=8080, data in ./data/registry.db':
     'npm start never exits, npm ci reinstalls the checkout',
   'docs/operations.md: export DATABASE_URL=postgres://registry:secret@db.internal:5432/registry':

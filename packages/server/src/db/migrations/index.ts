@@ -24,6 +24,7 @@ import * as entryProbes from './021-entry-probes.js';
 import * as logEveryAgent from './022-log-every-agent.js';
 import * as watches from './022-watches.js';
 import * as keyRotation from './023-key-rotation.js';
+import * as moderation from './025-moderation.js';
 import * as domains from './026-domains.js';
 import * as presenceStopped from './027-presence-stopped.js';
 import * as homeReports from './028-home-reports.js';
@@ -54,6 +55,7 @@ export const MIGRATIONS: readonly (readonly [name: string, migration: Migration]
   ['022-log-every-agent', logEveryAgent],
   ['022-watches', watches],
   ['023-key-rotation', keyRotation],
+  ['025-moderation', moderation],
   ['026-domains', domains],
   ['027-presence-stopped', presenceStopped],
   ['028-home-reports', homeReports],

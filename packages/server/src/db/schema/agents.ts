@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
 import type { DeliveryMode, KeyType } from '@agent-registry/protocol';
 
-export type AgentStatus = 'active' | 'deactivated';
+/** `suspended`: an operator's decision (docs/moderation.md), undone by a restoration. */
+export type AgentStatus = 'active' | 'deactivated' | 'suspended';
 
 /** One row per registered agent; capabilities and tags are JSON text so one schema serves both dialects. */
 export interface AgentsTable {

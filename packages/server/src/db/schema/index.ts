@@ -16,6 +16,7 @@ import type { EntryProbesPartial } from './entry-probes.js';
 import type { WatchesPartial } from './watches.js';
 import type { KeyRotationPartial } from './key-rotation.js';
 import type { DomainsPartial } from './domains.js';
+import type { ModerationPartial } from './moderation.js';
 
 type DiscoveryPartial = ReviewsPartial & RegistryCountersPartial;
 type TrustPartial = ServiceRecordPartial;
@@ -36,7 +37,8 @@ export type DatabaseSchema = AgentsPartial &
   EntryProbesPartial &
   WatchesPartial &
   KeyRotationPartial &
-  DomainsPartial;
+  DomainsPartial &
+  ModerationPartial;
 
 export type { AgentsTable, AgentStatus } from './agents.js';
 export type { RegistrySettingsTable } from './registry-settings.js';

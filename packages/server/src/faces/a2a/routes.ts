@@ -4,7 +4,7 @@ import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { agentNotFound } from '../../kernel/errors.js';
+import { agentNotFound, agentSuspended } from '../../kernel/errors.js';
 import { authenticated, callerOf } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
@@ -43,6 +43,7 @@ export function a2aRoutes(app: App, ctx: AppContext): void {
     reply: FastifyReply,
   ): Promise<FastifyReply> => {
     const profile = await ctx.agents.getProfile(request.params.did);
+    if (profile.status === 'suspended') throw agentSuspended(profile.did);
     if (profile.status !== 'active') throw agentNotFound(profile.did);
     return sendCard(request, reply, await signCard(a2aAgentCard(profile, publicUrl), signingKey, publicUrl));
   };

@@ -15,6 +15,7 @@ import {
   type SubmitReviewCommand,
 } from '../../modules/reviews/schemas.js';
 import { SearchResponse, type SearchRequest } from '../../modules/search/search-schemas.js';
+import { ReportReceipt, ReportRequest } from '../../modules/moderation/schemas.js';
 import { REVIEW_RULES } from '../../kernel/discovery-rules.js';
 import { invokeThroughBroker } from '../invocation.js';
 import { SearchArguments, parseSearchArguments } from '../search-arguments.js';
@@ -239,6 +240,29 @@ export function registryTools(ctx: AppContext): FaceTool[] {
       async ({ review_id, ...edit }, caller) => {
         const stored = await ctx.reviews.edit(caller, review_id, edit);
         return structuredResult(reviewSummary('edited', stored), { ...stored });
+      },
+    ),
+    agentTool<Static<typeof ReportRequest>>(
+      {
+        name: 'report_agent',
+        title: "Report an agent to the registry's operator",
+        description:
+          'Report an agent (DID) or a remote entry (id) as malware, impersonation, spam, broken or other, once per ' +
+          'target (same rules as POST /api/reports). Give the task_id of an invoke_agent call you made to it to ' +
+          'make the report verified. Acts as the agent whose registry token is sent on the MCP HTTP request.',
+        input: argumentsSchema(ReportRequest, {
+          target: 'DID of the agent (or id of the remote entry) you report, as search_agents returns it',
+          details: 'What you saw, read by the operator only',
+          task_id: 'task_id of an invoke_agent call you made to target; makes the report verified',
+        }),
+        outputSchema: selfContained(ReportReceipt),
+        annotations: writes,
+      },
+      async (report, caller, call) => {
+        const receipt = await ctx.reports.submit(caller, report, { address: call.address });
+        return structuredResult(`report ${receipt.id} of ${receipt.target}: ${receipt.state}`, {
+          ...receipt,
+        });
       },
     ),
     ...watchTools(ctx),

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { agentNotFound } from '../../kernel/errors.js';
+import { agentNotFound, agentSuspended } from '../../kernel/errors.js';
 import { markIfDeprecated } from '../../modules/agents/authenticate.js';
 import { DidParams } from '../../http/common-schemas.js';
 import type { App } from '../../http/types.js';
@@ -180,6 +180,7 @@ export function mcpRoutes(app: App, ctx: AppContext): void {
     { ...common, schema: { hide: true, params: DidParams } },
     async (request, reply) => {
       const profile = await ctx.agents.getProfile(request.params.did);
+      if (profile.status === 'suspended') throw agentSuspended(profile.did);
       if (profile.status !== 'active') throw agentNotFound(profile.did);
       const instructions = invocable(profile)
         ? `Each tool is a capability of ${profile.name} (${profile.did}), invoked through the registry. ` +

@@ -17,7 +17,7 @@ import { RegistrationLimiter } from './registration-limits.js';
 
 export interface AgentsModuleDeps extends Pick<
   AgentServiceDeps,
-  'serviceRecord' | 'availability' | 'schemas' | 'remote' | 'keyRecoveries' | 'identityClaims'
+  'serviceRecord' | 'availability' | 'schemas' | 'remote' | 'keyRecoveries' | 'identityClaims' | 'suspensions'
 > {
   database: DatabaseHandle;
   clock: Clock;
@@ -96,6 +96,7 @@ export function createAgentsModule(deps: AgentsModuleDeps): AgentsModule {
       remote: deps.remote,
       ...(deps.keyRecoveries === undefined ? {} : { keyRecoveries: deps.keyRecoveries }),
       ...(deps.identityClaims === undefined ? {} : { identityClaims: deps.identityClaims }),
+      ...(deps.suspensions === undefined ? {} : { suspensions: deps.suspensions }),
     }),
     didResolution: new DidResolutionService({ db, didWebDomain, publicUrl }),
     changeFeed: new ChangeFeedService({ db, publicUrl }),

@@ -27,6 +27,7 @@ import type {
   OwnerInvocationConfig,
   PaymentAddress,
   PendingKeyRecovery,
+  ProfileModeration,
   UpdateInvocationConfigRequest,
   UpdateProfileRequest,
 } from './schemas.js';
@@ -66,11 +67,18 @@ export interface AgentServiceDeps {
   keyRecoveries?: PendingKeyRecoveries;
   /** Verified domains and handles (modules/domains/), shown on the profile of an agent that holds one. */
   identityClaims?: IdentityClaims;
+  /** The operator's suspensions (modules/moderation/), shown on a suspended agent's profile. */
+  suspensions?: Suspensions;
 }
 
 /** What the profile shows of an agent's verified domains and handle. */
 export interface IdentityClaims {
   forProfile(did: string): Promise<{ domains: string[]; handle?: string }>;
+}
+
+/** Why an agent is suspended, read only for an agent whose status is `suspended`. */
+export interface Suspensions {
+  of(did: string): Promise<ProfileModeration | undefined>;
 }
 
 /** The pending key recovery of an agent, read only for an agent that has one. */
@@ -150,6 +158,11 @@ export class AgentService {
       ? await this.deps.availability.get(observed)
       : this.deps.availability.unobserved(observed);
     const profile = toAgentProfile(row, this.deps.publicUrl, record, availability);
+    // A suspension and a restoration stamp the agent too, so a cached body never outlives either.
+    if (row.status === 'suspended') {
+      const moderation = await this.deps.suspensions?.of(did);
+      if (moderation !== undefined) profile.moderation = moderation;
+    }
     // Starting, cancelling and finishing a recovery each stamp the agent, so a cached body stays right.
     if (row.has_pending_recovery) {
       const pending = await this.deps.keyRecoveries?.pending(did);

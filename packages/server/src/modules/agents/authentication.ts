@@ -12,7 +12,7 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import { findActiveAgent, findAgentAuthState } from './agents-store.js';
 import { claimSignatureUse } from '../identity/used-signatures-store.js';
-import { UnauthorizedError, agentNotFound } from '../../kernel/errors.js';
+import { UnauthorizedError, agentNotFound, agentSuspended } from '../../kernel/errors.js';
 import { parseDid } from '@agent-registry/protocol';
 import { requireDid } from '../identity/did-param.js';
 import { parsePublicKey } from '@agent-registry/protocol';
@@ -96,6 +96,8 @@ export class AuthenticationService {
       );
     }
     const { status } = state;
+    // An operator's suspension refuses the token outright, reads included; the profile says why.
+    if (status === 'suspended') throw agentSuspended(claims.sub);
     if (status !== 'active' && !this.namesSameAgent(options.allowDeactivatedFor, claims.sub)) {
       throw new UnauthorizedError(
         'AGENT_DEACTIVATED',

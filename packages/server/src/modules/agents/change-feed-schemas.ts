@@ -31,7 +31,10 @@ export type ChangeFeedQuery = Static<typeof ChangeFeedQuery>;
 export const AgentChange = Type.Object(
   {
     did: Type.String(),
-    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated']),
+    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated', 'suspended'], {
+      description:
+        'Extension value `suspended`: an operator suspended the agent (docs/moderation.md); like a deactivation it carries no profile, and a restoration brings the profile back',
+    }),
     updated_at: Type.Integer({ description: 'The profile last changed at (epoch ms)' }),
     deactivated_at: Nullable(Type.Integer()),
     profile: Type.Union([ref(PublishedProfile), Type.Null()], {

@@ -34,7 +34,11 @@ export interface Bucket {
  */
 /** What a limiter counts, and how its refusals say so: registrations unless told otherwise. */
 export interface LimiterNaming {
-  code: 'REGISTRATION_RATE_LIMITED' | 'KEY_CHANGE_RATE_LIMITED' | 'IDENTITY_CLAIM_RATE_LIMITED';
+  code:
+    | 'REGISTRATION_RATE_LIMITED'
+    | 'KEY_CHANGE_RATE_LIMITED'
+    | 'IDENTITY_CLAIM_RATE_LIMITED'
+    | 'REPORT_RATE_LIMITED';
   /** Plural, e.g. "registrations". */
   noun: string;
   /** Prefix of its counters' keys, so that another kind of write is counted apart from registrations. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DELIVERY_MODES, KEY_TYPES } from '@agent-registry/protocol';
+import { DELIVERY_MODES, KEY_TYPES, MODERATION_REASONS } from '@agent-registry/protocol';
 import { LIMITS } from '../../kernel/limits.js';
 import { SCHEMA_LIMITS } from '../capabilities/schema-limits.js';
 import { Nullable, checkedByService, ref, StringEnum } from '../../http/common-schemas.js';
@@ -223,7 +223,10 @@ export const AgentProfile = Type.Object(
     capabilities: Type.Array(CapabilityRef),
     tags: Type.Array(Type.String()),
     endpoints: Type.Array(Endpoint),
-    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated']),
+    status: StringEnum<readonly AgentStatus[]>(['active', 'deactivated', 'suspended'], {
+      description:
+        'Extension value `suspended`: an operator suspended the agent (docs/moderation.md); `moderation` says why',
+    }),
     invocation_enabled: Type.Boolean(),
     delivery_mode: DeliveryMode,
     average_rating: Type.Number(),
@@ -274,6 +277,20 @@ export const AgentProfile = Type.Object(
         },
       ),
     ),
+    moderation: Type.Optional(
+      Type.Object(
+        {
+          state: Type.Literal('suspended'),
+          reason: StringEnum(MODERATION_REASONS),
+          note: Nullable(Type.String()),
+          since: Type.Integer({ description: 'When the operator suspended the agent (epoch ms)' }),
+        },
+        {
+          description:
+            "Extension, present only while the agent is suspended: the operator's decision (docs/moderation.md). Not covered by the transparency log leaf",
+        },
+      ),
+    ),
   },
   { $id: 'AgentProfile' },
 );
@@ -283,10 +300,12 @@ export const AgentProfile = Type.Object(
 export type AgentProfile = Static<typeof AgentProfile>;
 /** A pending key recovery as the profile shows it. */
 export type PendingKeyRecovery = NonNullable<AgentProfile['key_recovery']>;
+/** An operator's suspension as the profile shows it. */
+export type ProfileModeration = NonNullable<AgentProfile['moderation']>;
 
 export const PublishedProfile = Type.Omit(
   AgentProfile,
-  ['service_record', 'availability', 'provenance', 'key_recovery', 'domains', 'handle'],
+  ['service_record', 'availability', 'provenance', 'key_recovery', 'domains', 'handle', 'moderation'],
   {
     $id: 'PublishedProfile',
     description:

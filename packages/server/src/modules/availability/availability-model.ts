@@ -1,4 +1,5 @@
 import type { Availability } from './schemas.js';
+import type { AgentStatus } from '../../db/schema/index.js';
 
 /** Length of one uptime slot: an agent seen at least once in a slot counts as up for all of it. */
 export const AVAILABILITY_SLOT_MS = 5 * 60 * 1000;
@@ -33,7 +34,7 @@ export function webhookOnlineWindow(probeIntervalMs: number): number | null {
  * webhook agents by probes and deliveries unless they opted out of probes.
  */
 export interface ObservedAgent {
-  status: 'active' | 'deactivated';
+  status: AgentStatus;
   invocation_enabled: boolean;
   delivery_mode: string;
   /** The agent's choice (invocation settings `probes`); only webhook agents are probed. */
@@ -112,7 +113,7 @@ export function deriveAvailability(
   const window = onlineWindowOf(agent, webhookWindowMs);
   const failedAt = agent.delivery_mode === 'webhook' ? (probe?.last_failed_at ?? null) : null;
   if (presence === undefined) {
-    if (agent.status === 'deactivated') return { ...NEVER_OBSERVED, status: 'offline' };
+    if (agent.status !== 'active') return { ...NEVER_OBSERVED, status: 'offline' };
     // Probed and never answered: offline, with nothing seen to count uptime from.
     if (window !== null && failedAt !== null)
       return { ...NEVER_OBSERVED, status: 'offline', checked_at: probe?.last_probed_at ?? failedAt };
@@ -127,7 +128,7 @@ export function deriveAvailability(
     !stoppedSinceSeen(presence) &&
     now - presence.last_seen_at <= window;
   let status: Availability['status'];
-  if (agent.status === 'deactivated') status = 'offline';
+  if (agent.status !== 'active') status = 'offline';
   else if (window === null || fromTheFuture) status = 'unknown';
   else status = fresh ? 'online' : 'offline';
   const probedAt = window === null ? null : (probe?.last_probed_at ?? null);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import type { AgentStatus } from '../../db/schema/index.js';
 import { ONLINE_WINDOW_MS, slotOf, type PresenceRecord, type ProbeRecord } from './availability-model.js';
 
 /** One node's evidence about one agent since its last write. */
@@ -117,7 +118,7 @@ export async function observedAgents(
     stopped_at: number | null;
     last_probed_at: number | null;
     last_failed_at: number | null;
-    status: 'active' | 'deactivated';
+    status: AgentStatus;
     invocation_enabled: number;
     delivery_mode: string;
     webhook_probes: number;

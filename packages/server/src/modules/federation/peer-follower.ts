@@ -162,6 +162,8 @@ export class PeerFollower {
         const latest = new Map<string, { leaf: LogLeaf; index: number }>();
         // Event leaves log no profile; what a peer does with a kind it knows is its handler's (none yet). A
         // key rotation needs none: it stamps the agent, so the profile leaf before its key.rotated is re-read.
+        // Nor does a moderation decision: a suspension's profile leaf is a "deactivate" (the entry goes) and
+        // a restoration's an "update" (the profile is read again and checked).
         extension.entries.forEach((leaf, offset) => {
           if (isProfileLeaf(leaf)) latest.set(leaf.did, { leaf, index: first + offset });
         });
@@ -189,6 +191,11 @@ export class PeerFollower {
             signal,
           );
           if (profile === undefined) continue;
+          // A profile logged while its agent is not active (a suspended agent's reputation change): not listed.
+          if (profile.status !== 'active') {
+            removed.push(entryId(peer, did));
+            continue;
+          }
           const quota = await this.quota(id);
           const written = await putRemoteEntry(
             db,

@@ -1,7 +1,7 @@
 import type { Capability } from '@agent-registry/protocol';
 import type { Db } from '../../db/connect.js';
-import { BadRequestError, agentNotFound } from '../../kernel/errors.js';
-import { findActiveAgent, type AgentRow } from '../agents/agents-store.js';
+import { BadRequestError, agentNotFound, agentSuspended } from '../../kernel/errors.js';
+import { findActiveAgent, findAgentStatus, type AgentRow } from '../agents/agents-store.js';
 import type { RemoteReferrals } from '../agents/agents.js';
 import { requireDid } from '../identity/did-param.js';
 
@@ -14,7 +14,11 @@ export async function requireInvocableTarget(
 ): Promise<AgentRow> {
   const did = requireDid(rawDid, didWebDomain).did;
   const target = await findActiveAgent(db, did);
-  if (target === undefined) throw (await remote?.referral(did)) ?? agentNotFound(did);
+  if (target === undefined) {
+    // Read only on a miss: a suspended agent answers its own code, so callers learn why.
+    if ((await findAgentStatus(db, did)) === 'suspended') throw agentSuspended(did);
+    throw (await remote?.referral(did)) ?? agentNotFound(did);
+  }
   if (target.invocation_enabled !== 1) {
     throw new BadRequestError('INVOCATION_DISABLED', `${did} does not accept invocations`);
   }

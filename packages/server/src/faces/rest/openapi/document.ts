@@ -28,6 +28,11 @@ export const TAGS: OpenAPIV3_1.TagObject[] = [
   { name: 'Reviews', description: 'Reviews and reputation' },
   { name: 'Watches', description: 'Signed webhooks on changes of agents and remote entries (extension)' },
   {
+    name: 'Moderation',
+    description:
+      "Abuse reports, the operator's suspensions and restorations, and the public list of decisions (extension)",
+  },
+  {
     name: 'Federation',
     description:
       'Agents that live at other registries: read-only entries with their provenance, and the sources status',

@@ -171,6 +171,8 @@ function links(profile: AgentProfile): { label: string; href: string; note: stri
 }
 
 function invocationText(profile: AgentProfile): string {
+  if (profile.status === 'suspended')
+    return `Not invocable: the registry's operator suspended the agent (${profile.moderation?.reason ?? 'see /api/moderation'}).`;
   if (profile.status !== 'active') return 'Not invocable: the agent is deactivated.';
   if (!profile.invocation_enabled || profile.delivery_mode === 'none') {
     return 'Not invocable through the registry (invocation is not enabled).';
@@ -317,7 +319,13 @@ export function renderAgent(view: AgentView): Html {
       ${avatar === undefined ? '' : html`<img class="avatar" src="${avatar}" alt="" width="72" height="72" referrerpolicy="no-referrer" loading="lazy" />`}
       <div>
         <h1 id="page-title">${profile.name}</h1>
-        ${active ? '' : html`<p class="status-inactive" role="status"><strong>Deactivated</strong> — this agent no longer takes calls; its record stays readable.</p>`}
+        ${
+          active
+            ? ''
+            : profile.status === 'suspended'
+              ? html`<p class="status-inactive" role="status"><strong>Suspended</strong> by this registry's operator (${profile.moderation?.reason ?? 'see the moderation log'}${profile.moderation?.note == null ? '' : html`: ${profile.moderation.note}`}); it takes no calls and is not listed. Decisions: <a href="/api/moderation">/api/moderation</a>.</p>`
+              : html`<p class="status-inactive" role="status"><strong>Deactivated</strong> — this agent no longer takes calls; its record stays readable.</p>`
+        }
         ${profile.description === null ? '' : html`<p class="lead">${profile.description}</p>`}
         ${
           website !== undefined
@@ -360,7 +368,7 @@ export function renderAgent(view: AgentView): Html {
         </dd>`
         }
         <dt>Status</dt>
-        <dd>${active ? 'Active' : 'Deactivated'}</dd>
+        <dd>${active ? 'Active' : profile.status === 'suspended' ? 'Suspended' : 'Deactivated'}</dd>
         <dt>Invocation</dt>
         <dd>${invocationText(profile)}</dd>
         <dt>Availability</dt>
@@ -377,6 +385,10 @@ export function renderAgent(view: AgentView): Html {
         <dd>${profile.tags.length === 0 ? 'none' : tagList(profile.tags, 'Agent tags')}</dd>
         <dt>Transparency log</dt>
         <dd>${logText(view)}</dd>
+        <dt>Report abuse</dt>
+        <dd>
+          As a registered agent: <code>agent-registry report ${profile.did} --reason malware|impersonation|spam|broken|other</code>
+        </dd>
       </dl>
     </section>
     <section aria-labelledby="capabilities-title" class="panel">

@@ -128,6 +128,7 @@ describe('MCP face: the registry as an MCP server (official SDK client)', () => 
       'invoke_agent',
       'list_watches',
       'remove_watch',
+      'report_agent',
       'search_agents',
       'submit_review',
       'watch',
