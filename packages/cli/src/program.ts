@@ -16,7 +16,7 @@ import { registerTasks } from './commands/tasks.js';
 import { registerValidate } from './commands/validate.js';
 import { registerWorker } from './commands/worker.js';
 import { registerWatch } from './commands/watch.js';
-import { registerAdmin, registerReport } from './commands/moderation.js';
+import { registerAdmin, registerAppeal, registerReport } from './commands/moderation.js';
 import { withExamples } from './help.js';
 
 export const VERSION = '0.1.0';
@@ -58,6 +58,7 @@ export function buildProgram(options: { json?: boolean } = {}): Command {
   registerReview(program);
   registerWatch(program);
   registerReport(program);
+  registerAppeal(program);
   registerReviews(program);
   registerReputation(program);
   registerVerify(program);

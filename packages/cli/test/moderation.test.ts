@@ -61,6 +61,21 @@ describe('agent-registry report and admin reports|suspend|restore against a real
     const refused = await run(reported, 'report', reporterDid, '--reason', 'other', '--json');
     assert.notEqual(refused.code, 0);
     assert.equal(parseJson<ErrorOutput>(refused).error.code, 'AGENT_SUSPENDED');
+    // Suspended, its token is refused: it appeals with its key, once for this decision.
+    const appealed = parseJson<Json>(ok(await run(reported, 'appeal', 'Those were not ads', '--json')));
+    assert.equal(appealed.decision, suspended.seq);
+    const twice = await run(reported, 'appeal', 'Again', '--json');
+    assert.notEqual(twice.code, 0);
+    assert.equal(parseJson<ErrorOutput>(twice).error.code, 'APPEAL_EXISTS');
+    const appeals = parseJson<{ appeals: { decision: number }[] }>(
+      ok(
+        await runCli(['admin', 'appeals', '--json'], {
+          home: reporter,
+          env: { AGENT_REGISTRY_URL: registry.url, FEDERATION_ADMIN_TOKEN: ADMIN_TOKEN },
+        }),
+      ),
+    );
+    assert.ok(appeals.appeals.some((appeal) => appeal.decision === suspended.seq));
     const restored = parseJson<Json>(ok(await admin('restore', did, '--reason', 'resolved')));
     assert.equal(restored.action, 'restored');
 

@@ -49,6 +49,7 @@ export {
   type WatchesApi,
 } from './client/watches.js';
 export type {
+  AppealList,
   ModerationApi,
   ModerationAppeal,
   ModerationDecision,

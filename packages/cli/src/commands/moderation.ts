@@ -1,4 +1,4 @@
-import type { ModerationDecision, ReportReason, ReportList } from '@agent-registry/sdk';
+import type { AppealList, ModerationDecision, ReportReason, ReportList } from '@agent-registry/sdk';
 import { MODERATION_REASONS, RESTORATION_REASONS } from '@agent-registry/protocol/limits';
 import { Option, type Command } from 'commander';
 import { contextOf, type CliContext } from '../context.js';
@@ -88,6 +88,44 @@ export function registerReport(program: Command): void {
   );
 }
 
+export function registerAppeal(program: Command): void {
+  const command = program
+    .command('appeal')
+    .description(
+      "Appeal this agent's suspension, once per decision, signed with its key (its token is refused while suspended)",
+    )
+    .argument('<statement>', 'what the operator should know (at most 2,000 characters)')
+    .option(
+      '--decision <seq>',
+      'the suspension appealed (its seq in GET /api/moderation; default: the latest)',
+    )
+    .action(async (statement: string, options: { decision?: string }, self: Command) => {
+      const cli = contextOf(self);
+      const { client, did } = await agentClient(cli);
+      let decision = options.decision === undefined ? undefined : Number(options.decision);
+      if (decision !== undefined && !Number.isSafeInteger(decision))
+        throw new UsageError('--decision must be the seq of a decision, as GET /api/moderation lists it');
+      if (decision === undefined) {
+        const latest = (await client.moderation.decisions({ target: did, limit: 1 })).decisions[0];
+        if (latest === undefined || latest.action !== 'suspended')
+          throw new UsageError(`${did} is not suspended: there is nothing to appeal`, 'NOT_SUSPENDED');
+        decision = latest.seq;
+      }
+      const appeal = await client.appealSuspension(decision, statement);
+      cli.out.result(appeal, () =>
+        cli.out.fields([
+          ['appealed', `decision ${decision}`],
+          ['agent', did],
+        ]),
+      );
+    });
+  withExamples(
+    command,
+    'agent-registry appeal "The flagged tool was removed in version 2"',
+    'agent-registry appeal "Not our agent: see our domain proof" --decision 42',
+  );
+}
+
 export function registerAdmin(program: Command): void {
   const admin = program
     .command('admin')
@@ -145,6 +183,34 @@ export function registerAdmin(program: Command): void {
       },
     );
   withExamples(reports, 'FEDERATION_ADMIN_TOKEN=... agent-registry admin reports --state open');
+
+  const appeals = admin
+    .command('appeals')
+    .description("Suspended agents' appeals, newest first")
+    .option('--cursor <cursor>', 'next_cursor of the previous page')
+    .addOption(tokenOption())
+    .action(async (options: { cursor?: string; adminToken?: string }, self: Command) => {
+      const cli = contextOf(self);
+      const token = adminToken(cli, options.adminToken, 'admin appeals');
+      const client = await anonymousClient(cli);
+      const page: AppealList = await asOperator('GET /api/admin/appeals', () =>
+        client.moderation.appeals(token, options.cursor === undefined ? {} : { cursor: options.cursor }),
+      );
+      cli.out.result(page, () => {
+        cli.out.table(
+          page.appeals,
+          [
+            { header: 'decision', value: (appeal) => String(appeal.decision) },
+            { header: 'agent', value: (appeal) => appeal.did, max: 60 },
+            { header: 'at', value: (appeal) => new Date(appeal.created_at).toISOString() },
+            { header: 'statement', value: (appeal) => appeal.statement, max: 60 },
+          ],
+          'no appeals',
+        );
+        if (page.next_cursor !== null) cli.out.line(`(more: --cursor ${page.next_cursor})`);
+      });
+    });
+  withExamples(appeals, 'FEDERATION_ADMIN_TOKEN=... agent-registry admin appeals');
 
   const decide = (action: 'suspend' | 'restore', reasons: readonly string[], description: string) => {
     const command = admin

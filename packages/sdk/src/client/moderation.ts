@@ -13,6 +13,7 @@ export type RestoreRequest = RequestBodyOf<'/api/admin/agents/{did}/restore', 'p
 export type ModerationDecision = ResponseOf<'/api/admin/agents/{did}/suspend', 'post'>;
 export type ModerationDecisionList = ResponseOf<'/api/moderation', 'get'>;
 export type ModerationAppeal = ResponseOf<'/api/agents/{did}/appeal', 'post', 201>;
+export type AppealList = ResponseOf<'/api/admin/appeals', 'get'>;
 
 /**
  * A suspended agent's appeal of its suspension `decision` (its seq in GET /api/moderation), signed with
@@ -56,6 +57,8 @@ export interface ModerationApi {
   suspend(adminToken: string, did: string, request: SuspendRequest): Promise<ModerationDecision>;
   /** Operator: restores a suspended agent. */
   restore(adminToken: string, did: string, request: RestoreRequest): Promise<ModerationDecision>;
+  /** Operator: suspended agents' appeals, newest first. */
+  appeals(adminToken: string, query?: { limit?: number; cursor?: string }): Promise<AppealList>;
 }
 
 const operator = (adminToken: string) => ({ authorization: `Bearer ${adminToken}` });
@@ -76,5 +79,7 @@ export function moderationApi(transport: Transport): ModerationApi {
         headers: operator(adminToken),
         body: request,
       }),
+    appeals: (adminToken, query = {}) =>
+      transport.request('GET', '/api/admin/appeals', { headers: operator(adminToken), query: { ...query } }),
   };
 }
