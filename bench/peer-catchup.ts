@@ -101,7 +101,7 @@ async function hostilePeer(): Promise<{ url: string; bundles: () => number; clos
   const port = (server.address() as AddressInfo).port;
   name = `127.0.0.1:${port}/log`;
   did = `did:web:127.0.0.1%3A${port}:agent:${'c0'.repeat(16)}`;
-  profile = { did, name: 'Copycat', description: 'One agent logged 25.6 million times' };
+  profile = { did, name: 'Copycat', description: 'One agent logged 25.6 million times', status: 'active' };
   entry = leaf(did, profile);
   forged = leaf(did, { ...profile, name: 'Forged' });
   subtree.push(hashLeaf(entry));

@@ -6,6 +6,7 @@ import { CliError, EXIT, UsageError } from '../exit-codes.js';
 import { withExamples } from '../help.js';
 import { agentClient, anonymousClient } from '../registry.js';
 import { isRegistryError } from '../registry-error.js';
+import { isRemoteEntryId } from '../remote-entry.js';
 
 /** The operator's token from --admin-token or $FEDERATION_ADMIN_TOKEN; a usage error without one. */
 function adminToken(cli: CliContext, given: string | undefined, what: string): string {
@@ -216,7 +217,7 @@ export function registerAdmin(program: Command): void {
     const command = admin
       .command(action)
       .description(description)
-      .argument('<did>', "the agent's DID")
+      .argument('<target>', "the agent's DID, or a remote entry's id (a2a:..., mcp:..., peer:...)")
       .addOption(
         new Option('--reason <reason>', 'the reason class, public').choices(reasons).makeOptionMandatory(),
       )
@@ -232,13 +233,18 @@ export function registerAdmin(program: Command): void {
           const token = adminToken(cli, options.adminToken, `admin ${action}`);
           const client = (await anonymousClient(cli)).moderation;
           const body = { ...(options.note === undefined ? {} : { note: options.note }) };
-          const decision = await asOperator(`POST /api/admin/agents/{did}/${action}`, () =>
+          const entry = isRemoteEntryId(did);
+          const suspension = { ...body, reason: options.reason as ReportReason };
+          const restoration = { ...body, reason: options.reason as (typeof RESTORATION_REASONS)[number] };
+          const route = entry ? `/api/admin/entries/{id}/${action}` : `/api/admin/agents/{did}/${action}`;
+          const decision = await asOperator(`POST ${route}`, () =>
             action === 'suspend'
-              ? client.suspend(token, did, { ...body, reason: options.reason as ReportReason })
-              : client.restore(token, did, {
-                  ...body,
-                  reason: options.reason as (typeof RESTORATION_REASONS)[number],
-                }),
+              ? entry
+                ? client.suspendEntry(token, did, suspension)
+                : client.suspend(token, did, suspension)
+              : entry
+                ? client.restoreEntry(token, did, restoration)
+                : client.restore(token, did, restoration),
           );
           printDecision(cli, decision);
         },

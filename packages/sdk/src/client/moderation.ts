@@ -57,6 +57,10 @@ export interface ModerationApi {
   suspend(adminToken: string, did: string, request: SuspendRequest): Promise<ModerationDecision>;
   /** Operator: restores a suspended agent. */
   restore(adminToken: string, did: string, request: RestoreRequest): Promise<ModerationDecision>;
+  /** Operator: suspends a remote entry (its id from GET /api/federation/entries). */
+  suspendEntry(adminToken: string, id: string, request: SuspendRequest): Promise<ModerationDecision>;
+  /** Operator: restores a suspended remote entry. */
+  restoreEntry(adminToken: string, id: string, request: RestoreRequest): Promise<ModerationDecision>;
   /** Operator: suspended agents' appeals, newest first. */
   appeals(adminToken: string, query?: { limit?: number; cursor?: string }): Promise<AppealList>;
 }
@@ -76,6 +80,16 @@ export function moderationApi(transport: Transport): ModerationApi {
       }),
     restore: (adminToken, did, request) =>
       transport.request('POST', `/api/admin/agents/${enc(did)}/restore`, {
+        headers: operator(adminToken),
+        body: request,
+      }),
+    suspendEntry: (adminToken, id, request) =>
+      transport.request('POST', `/api/admin/entries/${enc(id)}/suspend`, {
+        headers: operator(adminToken),
+        body: request,
+      }),
+    restoreEntry: (adminToken, id, request) =>
+      transport.request('POST', `/api/admin/entries/${enc(id)}/restore`, {
         headers: operator(adminToken),
         body: request,
       }),

@@ -1595,6 +1595,68 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/admin/entries/{id}/suspend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: suspend a remote entry (for operators)
+     * @description Takes a mirrored or imported entry out of every federated search and listing, whatever its source sends next, and logs a `moderation.suspended` event (docs/moderation.md). The id is the entry's (GET /api/federation/entries), URL-encoded. Needs FEDERATION_ADMIN_TOKEN as a bearer token.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `404`: No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).
+     *     - `409`: The entry is already suspended (`NOT_SUSPENDABLE`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['suspendRemoteEntry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/admin/entries/{id}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Extension: restore a suspended remote entry (for operators)
+     * @description Lists the entry again (or keeps it shadowed, if another source owns its DID now) and logs a `moderation.restored` event (docs/moderation.md). Needs FEDERATION_ADMIN_TOKEN as a bearer token.
+     *
+     *     Responses:
+     *     - `200`: The request succeeded.
+     *     - `400`: The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted.
+     *     - `401`: No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`).
+     *     - `404`: No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).
+     *     - `409`: The entry is not suspended (`NOT_SUSPENDED`).
+     *     - `413`: The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes.
+     *     - `415`: The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`.
+     *     - `500`: Internal error (`INTERNAL_ERROR`); `details` carries the request id to report.
+     *     - `503`: The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one.
+     */
+    post: operations['restoreRemoteEntry'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/moderation': {
     parameters: {
       query?: never;
@@ -8135,6 +8197,258 @@ export interface operations {
         };
       };
       /** @description The agent is not suspended (`NOT_SUSPENDED`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  suspendRemoteEntry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reason: 'malware' | 'impersonation' | 'spam' | 'broken' | 'other';
+          /** @description The operator's public note, shown on the profile and in GET /api/moderation */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The change number of the decision: its event leaf in the transparency log */
+            seq: number;
+            target: string;
+            /** @enum {string} */
+            action: 'suspended' | 'restored';
+            /** @enum {string} */
+            reason:
+              'malware' | 'impersonation' | 'spam' | 'broken' | 'other' | 'resolved' | 'mistaken' | 'appeal';
+            note: string | null;
+            /** @description Milliseconds since the epoch */
+            decided_at: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The entry is already suspended (`NOT_SUSPENDABLE`). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is larger than the limit (`PAYLOAD_TOO_LARGE`): 256 KiB by default (BODY_LIMIT_BYTES), 1 MiB on invocation routes. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The body is not JSON (`UNSUPPORTED_MEDIA_TYPE`): send it with `Content-Type: application/json`. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Internal error (`INTERNAL_ERROR`); `details` carries the request id to report. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The database is unreachable (`DATABASE_UNAVAILABLE`) or this node is shutting down (`SHUTTING_DOWN`); retry after `Retry-After` seconds, on another node if there is one. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  restoreRemoteEntry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          reason: 'resolved' | 'mistaken' | 'appeal' | 'other';
+          /** @description The operator's public note, shown on the profile and in GET /api/moderation */
+          note?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The request succeeded. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The change number of the decision: its event leaf in the transparency log */
+            seq: number;
+            target: string;
+            /** @enum {string} */
+            action: 'suspended' | 'restored';
+            /** @enum {string} */
+            reason:
+              'malware' | 'impersonation' | 'spam' | 'broken' | 'other' | 'resolved' | 'mistaken' | 'appeal';
+            note: string | null;
+            /** @description Milliseconds since the epoch */
+            decided_at: number;
+          };
+        };
+      };
+      /** @description The request does not match this document: a path or query parameter, or a body field is missing, malformed or out of range, or the URL is not valid percent-encoded UTF-8 (`INVALID_URL_ENCODING`, any route); `details` names it and says what is accepted. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No FEDERATION_ADMIN_TOKEN is set, or the bearer token is not it (`INVALID_ADMIN_TOKEN`). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'WWW-Authenticate': components['headers']['WWWAuthenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The entry is not suspended (`NOT_SUSPENDED`). */
       409: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

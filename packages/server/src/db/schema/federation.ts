@@ -24,10 +24,11 @@ export interface RemoteEntriesTable {
   /** JSON text of the Provenance object (modules/agents/provenance-schemas.ts). */
   provenance: string;
   /**
-   * active (listed), removed (its source no longer lists it), or shadowed: kept but never listed, as
-   * its DID is registered here or another source owns it (docs/federation.md, "Whose DID").
+   * active (listed), removed (its source no longer lists it), shadowed: kept but never listed, as its
+   * DID is registered here or another source owns it (docs/federation.md, "Whose DID"), or suspended by
+   * the operator (docs/moderation.md): never listed, whatever its source sends, until restored.
    */
-  status: 'active' | 'removed' | 'shadowed';
+  status: 'active' | 'removed' | 'shadowed' | 'suspended';
   created_at: number;
   updated_at: number;
   /** Remote change number: the federated search index follows it as the local index follows change_seq. */

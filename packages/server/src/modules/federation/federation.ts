@@ -54,6 +54,11 @@ export class FederationService {
 
   async entry(id: string): Promise<RemoteEntry> {
     const row = await readRemoteEntry(this.deps.db, id);
+    if (row?.status === 'suspended')
+      throw new NotFoundError(
+        'REMOTE_ENTRY_NOT_FOUND',
+        `${JSON.stringify(id.slice(0, 200))} was suspended by this registry's operator; GET /api/moderation?target=<this id> says why and when`,
+      );
     if (row === undefined || row.status !== 'active') {
       throw new NotFoundError(
         'REMOTE_ENTRY_NOT_FOUND',

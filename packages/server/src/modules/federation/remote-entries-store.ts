@@ -73,6 +73,15 @@ export async function putRemoteEntry(
       return 'refused';
     }
     const seq = await nextSeq(trx);
+    // Suspended by the operator: its source may change it, but it stays out of every listing.
+    if (old !== undefined && old.status === 'suspended') {
+      await trx
+        .updateTable('remote_entries')
+        .set({ ...entry, home_report: entry.home_report ?? null, updated_at: now, seq })
+        .where('id', '=', entry.id)
+        .execute();
+      return 'shadowed';
+    }
     if (old === undefined) {
       await trx
         .insertInto('remote_entries')
@@ -141,7 +150,7 @@ async function relistDid(trx: Db, did: string, now: number): Promise<string[]> {
     .selectFrom('remote_entries')
     .select(['id', 'status', 'home_registry', 'created_at'])
     .where('did', '=', did)
-    .where('status', '!=', 'removed')
+    .where('status', 'not in', ['removed', 'suspended'])
     .execute();
   const registeredHere = (await findAgentStatus(trx, did)) !== undefined;
   const owner = registeredHere
@@ -239,6 +248,46 @@ export async function restampSource(
         .execute();
     }
   });
+}
+
+/**
+ * Suspends an entry (docs/moderation.md): it leaves every listing and the federated index at the next
+ * catch-up, and another source's claim of its DID may be listed instead. False if it is not listed or
+ * shadowed now (unknown, removed or suspended already).
+ */
+export async function suspendRemoteEntry(trx: Db, id: string, now: number): Promise<boolean> {
+  const old = await trx
+    .selectFrom('remote_entries')
+    .select(['did', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (old === undefined || (old.status !== 'active' && old.status !== 'shadowed')) return false;
+  const seq = await nextSeq(trx);
+  await trx
+    .updateTable('remote_entries')
+    .set({ status: 'suspended', updated_at: now, seq })
+    .where('id', '=', id)
+    .execute();
+  if (old.did !== null) await relistDid(trx, old.did, now);
+  return true;
+}
+
+/** Restores a suspended entry: listed again, or shadowed if another claim owns its DID. False if not suspended. */
+export async function restoreRemoteEntry(trx: Db, id: string, now: number): Promise<boolean> {
+  const old = await trx
+    .selectFrom('remote_entries')
+    .select(['did', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (old?.status !== 'suspended') return false;
+  const seq = await nextSeq(trx);
+  await trx
+    .updateTable('remote_entries')
+    .set({ status: 'active', updated_at: now, seq })
+    .where('id', '=', id)
+    .execute();
+  if (old.did !== null) await relistDid(trx, old.did, now);
+  return true;
 }
 
 /** A number no other key of the registry's advisory locks uses: remote-entry writes, one at a time. */

@@ -2,7 +2,12 @@ import type { Clock } from '../../kernel/clock.js';
 import type { Db } from '../../db/connect.js';
 import type { TransactionRunner } from '../../db/group-commit.js';
 import type { AgentStatus } from '../../db/schema/index.js';
-import { ConflictError, agentNotFound } from '../../kernel/errors.js';
+import { ConflictError, NotFoundError, agentNotFound } from '../../kernel/errors.js';
+import {
+  readRemoteEntry,
+  restoreRemoteEntry,
+  suspendRemoteEntry,
+} from '../federation/remote-entries-store.js';
 import { findAgentStatus } from '../agents/agents-store.js';
 import { stampAgentChange } from '../agents/change-feed-store.js';
 import { appendLogEvent } from '../agents/log-event-store.js';
@@ -52,6 +57,58 @@ export class ModerationService {
     return this.decide(rawDid, 'suspended', 'active', command);
   }
 
+  /** Suspends a remote entry: out of every federated listing, whatever its source sends, until restored. */
+  suspendEntry(id: string, command: SuspendRequest): Promise<Decision> {
+    return this.decideEntry(id, 'suspended', command);
+  }
+
+  restoreEntry(id: string, command: RestoreRequest): Promise<Decision> {
+    return this.decideEntry(id, 'restored', command);
+  }
+
+  private decideEntry(
+    id: string,
+    action: 'suspended' | 'restored',
+    command: SuspendRequest | RestoreRequest,
+  ): Promise<Decision> {
+    const now = this.deps.clock.now();
+    return this.deps.writes.run(async (trx) => {
+      const moved =
+        action === 'suspended'
+          ? await suspendRemoteEntry(trx, id, now)
+          : await restoreRemoteEntry(trx, id, now);
+      if (!moved) throw await entryRefusal(trx, id, action);
+      return this.record(trx, id, action, command, now);
+    });
+  }
+
+  /** The decision's event leaf, its row, and (for a suspension) the target's reports marked actioned. */
+  private async record(
+    trx: Db,
+    target: string,
+    action: 'suspended' | 'restored',
+    command: SuspendRequest | RestoreRequest,
+    now: number,
+  ): Promise<Decision> {
+    const seq = await appendLogEvent(trx, {
+      op: `moderation.${action}`,
+      subject: target,
+      time: now,
+      fields: { reason: command.reason },
+    });
+    const row: DecisionRow = {
+      seq,
+      target,
+      action,
+      reason: command.reason,
+      note: command.note === undefined || command.note === '' ? null : command.note,
+      decided_at: now,
+    };
+    await insertDecision(trx, row);
+    if (action === 'suspended') await markReportsActioned(trx, target);
+    return toDecision(row);
+  }
+
   /** Why the agent is suspended, for its profile; undefined when its latest decision is not a suspension. */
   async suspensionOf(did: string): Promise<ProfileModeration | undefined> {
     const row = await latestDecision(this.deps.db, did);
@@ -92,23 +149,7 @@ export class ModerationService {
       if (!(await moveAgentStatus(trx, did, from, to))) throw await refusal(trx, did, action);
       // The profile's own leaf first (its status), as a key rotation does, then the decision's.
       await stampAgentChange(trx, did, 'update');
-      const seq = await appendLogEvent(trx, {
-        op: `moderation.${action}`,
-        subject: did,
-        time: now,
-        fields: { reason: command.reason },
-      });
-      const row: DecisionRow = {
-        seq,
-        target: did,
-        action,
-        reason: command.reason,
-        note: command.note === undefined || command.note === '' ? null : command.note,
-        decided_at: now,
-      };
-      await insertDecision(trx, row);
-      if (action === 'suspended') await markReportsActioned(trx, did);
-      return toDecision(row);
+      return this.record(trx, did, action, command, now);
     });
   }
 }
@@ -126,6 +167,24 @@ async function refusal(db: Db, did: string, action: 'suspended' | 'restored'): P
   return new ConflictError(
     'NOT_SUSPENDED',
     `${did} is ${status}, not suspended: only a suspended agent is restored`,
+  );
+}
+
+async function entryRefusal(db: Db, id: string, action: 'suspended' | 'restored'): Promise<Error> {
+  const entry = await readRemoteEntry(db, id);
+  if (entry === undefined || entry.status === 'removed')
+    return new NotFoundError(
+      'REMOTE_ENTRY_NOT_FOUND',
+      `no remote entry has the id ${JSON.stringify(id.slice(0, 200))}; ids come from search results with scope=federated or from GET /api/federation/entries`,
+    );
+  if (action === 'suspended')
+    return new ConflictError(
+      'NOT_SUSPENDABLE',
+      `${id} is already suspended; POST /api/admin/entries/{id}/restore undoes it`,
+    );
+  return new ConflictError(
+    'NOT_SUSPENDED',
+    `${id} is listed, not suspended: only a suspended entry is restored`,
   );
 }
 

@@ -4,6 +4,7 @@ import type { App } from '../../http/types.js';
 import type { Config } from '../../kernel/config.js';
 import { authenticated, callerOf, type AuthenticatedRouteDeps } from '../agents/authenticate.js';
 import type { ModerationService } from './moderation.js';
+import { RemoteEntryParams } from '../federation/schemas.js';
 import type { ReportService } from './reports.js';
 import type { AppealService } from './appeals.js';
 import {
@@ -133,6 +134,54 @@ export function moderationRoutes(app: App, ctx: ModerationRouteDeps): void {
       },
     },
     async (request) => ctx.moderation.restoreAgent(request.params.did, request.body),
+  );
+
+  app.post(
+    '/api/admin/entries/:id/suspend',
+    {
+      onRequest: operator('POST /api/admin/entries/{id}/suspend'),
+      schema: {
+        tags,
+        operationId: 'suspendRemoteEntry',
+        summary: 'Extension: suspend a remote entry (for operators)',
+        description:
+          "Takes a mirrored or imported entry out of every federated search and listing, whatever its source sends next, and logs a `moderation.suspended` event (docs/moderation.md). The id is the entry's (GET /api/federation/entries), URL-encoded. Needs FEDERATION_ADMIN_TOKEN as a bearer token.",
+        security: operatorSecurity,
+        params: RemoteEntryParams,
+        body: SuspendRequest,
+        'x-status-reasons': {
+          401: OPERATOR_401,
+          404: 'No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).',
+          409: 'The entry is already suspended (`NOT_SUSPENDABLE`).',
+        },
+        response: { 200: Decision, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => ctx.moderation.suspendEntry(request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/admin/entries/:id/restore',
+    {
+      onRequest: operator('POST /api/admin/entries/{id}/restore'),
+      schema: {
+        tags,
+        operationId: 'restoreRemoteEntry',
+        summary: 'Extension: restore a suspended remote entry (for operators)',
+        description:
+          'Lists the entry again (or keeps it shadowed, if another source owns its DID now) and logs a `moderation.restored` event (docs/moderation.md). Needs FEDERATION_ADMIN_TOKEN as a bearer token.',
+        security: operatorSecurity,
+        params: RemoteEntryParams,
+        body: RestoreRequest,
+        'x-status-reasons': {
+          401: OPERATOR_401,
+          404: 'No remote entry has this id (`REMOTE_ENTRY_NOT_FOUND`).',
+          409: 'The entry is not suspended (`NOT_SUSPENDED`).',
+        },
+        response: { 200: Decision, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => ctx.moderation.restoreEntry(request.params.id, request.body),
   );
 
   app.get(

@@ -24,7 +24,12 @@ async function statuses(registry: TestRegistry): Promise<Map<string, SourceStatu
 async function hostilePeer(behaviour: ConstructorParameters<typeof FakePeer>[0] = {}): Promise<FakePeer> {
   const peer = await new FakePeer(behaviour).start();
   const did = peer.did('copycat');
-  const profile = { did, name: 'Copycat', description: 'One agent logged 25.6 million times' };
+  const profile = {
+    did,
+    name: 'Copycat',
+    description: 'One agent logged 25.6 million times',
+    status: 'active',
+  };
   peer.profiles.set(did, profile);
   peer.setLog(repeatedLog(leafFor(did, profile, 3500), CLAIMED));
   return peer;
@@ -36,7 +41,13 @@ async function honestPeer(count: number): Promise<FakePeer> {
   const leaves: Uint8Array[] = [];
   for (let i = 0; i < count; i += 1) {
     const did = peer.did(`honest-${i}`);
-    const profile = { did, name: `Honest ${i}`, description: 'Follows the rules', tags: ['honest'] };
+    const profile = {
+      did,
+      name: `Honest ${i}`,
+      description: 'Follows the rules',
+      tags: ['honest'],
+      status: 'active',
+    };
     peer.profiles.set(did, profile);
     leaves.push(leafFor(did, profile));
   }

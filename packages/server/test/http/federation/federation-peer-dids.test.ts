@@ -105,6 +105,7 @@ interface Entry {
 
 const PROFILE = (name: string): Record<string, unknown> => ({
   name,
+  status: 'active',
   description: `${name} keeps the books`,
   capabilities: [{ type: 'bookkeeping' }],
   tags: ['books'],
