@@ -190,6 +190,7 @@ describe('OpenAPI', () => {
       'available',
       'capability',
       'cursor',
+      'domain',
       'limit',
       'min_reputation',
       'min_success_rate',
