@@ -21,6 +21,7 @@ import type { FederationConfig } from '../../kernel/config.js';
 import type { WebhookNetworkPolicy } from '../../kernel/network-policy.js';
 import { provenanceJson, type Provenance } from '../agents/provenance-schemas.js';
 import { fetchRemote, RemoteFetchError, type FetchLimits } from './remote-fetch.js';
+import { checkPeerOrigin, parseObject } from './peer-answers.js';
 import { OneAtATime, refreshEach } from './source-rounds.js';
 import { entryId, mirroredEntry, peerDidRefusal, peerSourceId } from './peer-entries.js';
 import {
@@ -380,28 +381,4 @@ export class PeerFollower {
     if (answer.status !== 200) throw new RemoteFetchError(`${url.href} answered ${answer.status}`);
     return answer.body;
   }
-}
-
-/**
- * The origin a peer's log must carry, as a registry of this kind forms it: its public URL without the
- * scheme, then `/log` (C2SP tlog-checkpoint: a schema-less URL naming the log). A key or checkpoint
- * naming another log is another log's, and the peer is not followed.
- */
-function checkPeerOrigin(peer: string, origin: string, what: string): void {
-  const expected = `${new URL(peer).host}/log`;
-  if (origin !== expected)
-    throw new LogVerificationError(
-      `${what} ${JSON.stringify(origin.slice(0, 200))}, but the log of ${peer} is ${expected}`,
-    );
-}
-
-function parseObject(body: Buffer, what: string): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-      return parsed as Record<string, unknown>;
-  } catch {
-    // answered below
-  }
-  throw new RemoteFetchError(`${what} is not a JSON object`);
 }
